@@ -1,0 +1,89 @@
+"""The validator seam: how a tool's arguments are checked before it runs."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal, Protocol, TypeAlias, runtime_checkable
+
+from ._backend import maybe_await
+from ._types import ErrorInfo, JsonObject, ToolDefinition, ToolExecutionContext
+
+__all__ = [
+    "ToolArgumentValidationError",
+    "ToolArgumentValidationResult",
+    "ToolArgumentValidator",
+    "ToolValidator",
+    "create_tool_parameter_validator",
+]
+
+ToolValidator: TypeAlias = Callable[
+    [ToolDefinition, JsonObject, ToolExecutionContext],
+    "None | str | ErrorInfo | Awaitable[None | str | ErrorInfo]",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolArgumentValidationError:
+    """One problem: ``path`` is a JSON Pointer into the arguments (or ``None``)."""
+
+    path: str | None
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolArgumentValidationResult:
+    """``ok`` with no errors, or not ok with at least one error."""
+
+    ok: bool
+    errors: tuple[ToolArgumentValidationError, ...] = ()
+
+
+@runtime_checkable
+class ToolArgumentValidator(Protocol):
+    """Validates a value against a JSON Schema."""
+
+    def validate(self, schema: JsonObject, value: object) -> ToolArgumentValidationResult:
+        """Check ``value`` against ``schema``."""
+        ...
+
+
+def render_validation_errors(errors: tuple[ToolArgumentValidationError, ...]) -> str:
+    """``<path>: <message>`` joined by ``; `` (the path is omitted when unknown)."""
+    parts = [f"{e.path}: {e.message}" if e.path is not None else e.message for e in errors]
+    return "; ".join(parts) or "arguments are invalid"
+
+
+def create_tool_parameter_validator(
+    validator: ToolArgumentValidator,
+    *,
+    missing_schema: Literal["allow", "reject"] = "allow",
+) -> ToolValidator:
+    """Adapt a ``ToolArgumentValidator`` to the dispatch ``ToolValidator`` seam.
+
+    Tools without ``parameters`` pass with ``"allow"`` and are blocked with ``"reject"``.
+    """
+    if missing_schema not in ("allow", "reject"):
+        raise ValueError(f"missing_schema must be 'allow' or 'reject', not {missing_schema!r}")
+
+    async def validate(
+        tool: ToolDefinition, arguments: JsonObject, context: ToolExecutionContext
+    ) -> ErrorInfo | None:
+        schema = tool.parameters
+        if schema is None:
+            if missing_schema == "allow":
+                return None
+            return ErrorInfo(
+                code="validation_failed",
+                message=f"Tool {tool.name} has no parameter schema; calls are rejected",
+            )
+        result = await maybe_await(validator.validate(schema, arguments))
+        if result.ok:
+            return None
+        return ErrorInfo(
+            code="validation_failed",
+            message=render_validation_errors(result.errors),
+            details={"errors": [{"path": e.path, "message": e.message} for e in result.errors]},
+        )
+
+    return validate

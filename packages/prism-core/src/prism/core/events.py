@@ -1,0 +1,101 @@
+"""Events that dispatch emits, one stream per run, for UIs, logs and tests."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from ._types import ErrorInfo, ToolCall, ToolResult
+
+__all__ = [
+    "AgentEvent",
+    "BlockedReason",
+    "EventSink",
+    "ToolExecutionBlocked",
+    "ToolExecutionError",
+    "ToolExecutionFinished",
+    "ToolExecutionProgress",
+    "ToolExecutionStarted",
+]
+
+BlockedReason: TypeAlias = Literal[
+    "unknown_tool",
+    "tool_denied",
+    "invalid_arguments",
+    "permission_denied",
+    "validation_failed",
+    "middleware_failed",
+    "aborted",
+    "tool_round_limit",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolExecutionBlocked:
+    """The call was refused before its handler ran."""
+
+    session_id: str
+    run_id: str
+    call: ToolCall
+    reason: BlockedReason
+    error: ErrorInfo
+    duration_seconds: float
+    type: Literal["tool_execution_blocked"] = "tool_execution_blocked"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolExecutionStarted:
+    """The handler is about to run."""
+
+    session_id: str
+    run_id: str
+    call: ToolCall
+    type: Literal["tool_execution_started"] = "tool_execution_started"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolExecutionProgress:
+    """The handler reported progress through ``context.progress``."""
+
+    session_id: str
+    run_id: str
+    call: ToolCall
+    progress: float | None
+    message: str | None
+    type: Literal["tool_execution_progress"] = "tool_execution_progress"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolExecutionFinished:
+    """The handler returned (possibly an error result it chose to return)."""
+
+    session_id: str
+    run_id: str
+    call: ToolCall
+    result: ToolResult
+    duration_seconds: float
+    type: Literal["tool_execution_finished"] = "tool_execution_finished"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolExecutionError:
+    """The handler (or ``tool_result`` middleware) raised, or the call was cancelled."""
+
+    session_id: str
+    run_id: str
+    call: ToolCall
+    error: ErrorInfo
+    duration_seconds: float
+    type: Literal["tool_execution_error"] = "tool_execution_error"
+
+
+AgentEvent: TypeAlias = (
+    ToolExecutionBlocked
+    | ToolExecutionStarted
+    | ToolExecutionProgress
+    | ToolExecutionFinished
+    | ToolExecutionError
+)
+
+EventSink: TypeAlias = Callable[[AgentEvent], "None | Awaitable[None]"]

@@ -1,0 +1,3 @@
+"""Bounded, cached, injection-proof JSON Schema argument validation for Prism."""
+
+__all__: list[str] = []
