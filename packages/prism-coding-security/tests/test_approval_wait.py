@@ -44,10 +44,19 @@ async def test_true_approves_and_the_request_carries_the_action() -> None:
     assert not seen[0].signal.aborted
 
 
+def _answering(answer: object) -> Any:
+    """A deliberately mistyped callback, as a careless host would write it."""
+
+    def approve(request: ApprovalRequest) -> Any:
+        return answer
+
+    return approve
+
+
 @pytest.mark.parametrize("answer", [1, "yes", [True], 1.0, object()])
 async def test_truthy_values_that_are_not_true_deny(answer: object) -> None:
     with anyio.fail_after(5):
-        outcome = await ask_approval(lambda _: answer, _action(), reason="r", timeout_seconds=5)
+        outcome = await ask_approval(_answering(answer), _action(), reason="r", timeout_seconds=5)
     assert not outcome.approved
     assert outcome.reason is not None
     assert "only True approves" in outcome.reason
@@ -56,7 +65,7 @@ async def test_truthy_values_that_are_not_true_deny(answer: object) -> None:
 @pytest.mark.parametrize("answer", [False, None, 0, ""])
 async def test_falsy_answers_deny(answer: object) -> None:
     with anyio.fail_after(5):
-        outcome = await ask_approval(lambda _: answer, _action(), reason="r", timeout_seconds=5)
+        outcome = await ask_approval(_answering(answer), _action(), reason="r", timeout_seconds=5)
     assert not outcome.approved
     assert outcome.reason
 

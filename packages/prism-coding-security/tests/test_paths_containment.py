@@ -170,7 +170,7 @@ def test_canonicalize_roots_validates() -> None:
     with pytest.raises(ValueError, match="cannot be resolved"):
         canonicalize_roots(["/definitely/not/here"])
     with pytest.raises(ValueError, match="single path"):
-        canonicalize_roots("/tmp")  # type: ignore[arg-type]
+        canonicalize_roots("/tmp")
     with pytest.raises(ValueError, match="not a directory"):
         canonicalize_roots(["/etc/hostname"])
     assert canonicalize_roots([]) == ()
