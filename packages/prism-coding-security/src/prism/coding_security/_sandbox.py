@@ -24,7 +24,7 @@ RESULT_GRACE_SECONDS = 5.0
 """How long past its timeout a sandbox may take to report before it is cut off as timed out."""
 
 
-class SandboxUnavailableError(RuntimeError):
+class SandboxUnavailableError(OSError):
     """The sandbox could not start; the command did not run (fail closed, never unsandboxed)."""
 
 
