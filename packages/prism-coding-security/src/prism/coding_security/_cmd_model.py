@@ -1,0 +1,93 @@
+"""What the shell parser extracts: simple commands, redirects, notes, and the analysis budget."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import attrs
+
+from ._cmd_words import Word
+
+__all__ = ["AnalysisLimit", "Budget", "Collector", "Note", "Redirect", "SimpleCommand"]
+
+
+class AnalysisLimit(Exception):
+    """An analysis bound was reached; the decision degrades to approval (never to allow)."""
+
+
+@attrs.frozen
+class Note:
+    """A construct that is not plain; ``structural`` ones are relaxed by deny_metacharacters."""
+
+    kind: Literal["structural", "hard"]
+    text: str
+
+
+@attrs.frozen
+class Redirect:
+    """One redirection: operator, source fd, target word (None for heredocs) and its class."""
+
+    op: str
+    fd: str | None
+    target: Word | None
+    kind: Literal["write", "read", "dup", "heredoc", "herestring"]
+    body: str | None = None
+
+
+@attrs.frozen
+class SimpleCommand:
+    """One simple command as the shell would run it, with the context the decision needs."""
+
+    index: int
+    text: str
+    words: tuple[Word, ...]
+    assignments: tuple[str, ...] = ()
+    redirects: tuple[Redirect, ...] = ()
+    piped: bool = False
+    upstream: tuple[int, ...] = ()
+    pipeline: bool = False
+    background: bool = False
+    function: str | None = None
+    cwd: str | None = None
+    depth: int = 0
+    origin: str | None = None
+
+
+@attrs.define
+class Budget:
+    """Shared bounds for one analysis: nodes visited, commands extracted, wall time."""
+
+    max_nodes: int
+    max_commands: int
+    seconds: float
+    started: float = attrs.field(factory=time.monotonic)
+    nodes: int = 0
+
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise AnalysisLimit(f"more than {self.max_nodes} syntax nodes")
+        if self.nodes % 128 == 0 and time.monotonic() - self.started > self.seconds:
+            raise AnalysisLimit(f"analysis took longer than {self.seconds} s")
+
+
+@attrs.define
+class Collector:
+    """Everything extracted from one command line (nested ``bash -c`` strings included)."""
+
+    budget: Budget
+    commands: list[SimpleCommand] = attrs.field(factory=list)
+    notes: list[Note] = attrs.field(factory=list)
+    functions: set[str] = attrs.field(factory=set)
+
+    def note(self, kind: Literal["structural", "hard"], text: str) -> None:
+        item = Note(kind, text)
+        if item not in self.notes:
+            self.notes.append(item)
+
+    def add(self, command: SimpleCommand) -> int:
+        if len(self.commands) >= self.budget.max_commands:
+            raise AnalysisLimit(f"more than {self.budget.max_commands} simple commands")
+        self.commands.append(command)
+        return command.index

@@ -1,0 +1,342 @@
+"""Turn tree-sitter-bash word, redirect and assignment nodes into ``Word``/``Redirect`` values.
+
+De-quoting follows bash: backslashes, single quotes, double quotes, ``$'…'`` (ANSI-C) and
+``$"…"``; ``~``, ``$HOME`` and ``$PWD`` are known exactly; other expansions are unknown for the
+exact view and guessed (tracked variables, ``${x:-default}``, ``$IFS`` splitting) for deny checks.
+Substitutions met inside words are visited, so the commands they run are extracted too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+import attrs
+from tree_sitter import Node
+
+from ._cmd_model import Redirect
+from ._cmd_words import (
+    EXPANDED,
+    QUOTED,
+    UNKNOWN,
+    Arg,
+    Chars,
+    Word,
+    brace_expand,
+    chars_text,
+    decode_ansi_c,
+    has_glob,
+    lit,
+    split_fields,
+    unescape_double,
+    unescape_unquoted,
+)
+
+if TYPE_CHECKING:
+    from ._shell_parse import Ctx, Walker
+
+__all__ = ["WordBuilder"]
+
+DEFAULT_IFS = " \t\n"
+_EXACT_VARS = ("HOME", "PWD")
+_DEFAULTING = (":-", "-", ":=", "=")
+_WRITE_OPS = (">", ">>", ">|", "&>", "&>>", ">&")
+_OPERATORS = ("&>>", "&>", ">>", ">&-", "<&-", ">&", "<&", ">|", ">", "<")
+
+
+def _text(node: Node | None) -> str:
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", "replace")
+
+
+@attrs.define
+class _Acc:
+    exact: Chars | None = attrs.field(factory=list)
+    guess: Chars = attrs.field(factory=list)
+    subst: list[int] = attrs.field(factory=list)
+    procsub: bool = False
+    dynamic: str | None = None
+
+    def add(self, chars: Chars) -> None:
+        if self.exact is not None:
+            self.exact.extend(chars)
+        self.guess.extend(chars)
+
+    def unknown(self, reason: str, guess: Chars | None = None) -> None:
+        self.exact = None
+        self.dynamic = self.dynamic or reason
+        self.guess.extend(guess if guess is not None else [(UNKNOWN, QUOTED)])
+
+
+class WordBuilder:
+    """Evaluate word-level nodes in the walker's current scope."""
+
+    def __init__(self, walker: Walker, home: str | None) -> None:
+        self.walker = walker
+        self.home = home
+
+    # -- words ------------------------------------------------------------------------------
+    def build(self, nodes: list[Node], ctx: Ctx) -> Word:
+        acc = _Acc()
+        for position, node in enumerate(nodes):
+            following = nodes[position + 1] if position + 1 < len(nodes) else None
+            if node.type == "$" and following is not None and following.type == "string":
+                continue  # $"…" is a locale-translated string
+            self.node(node, ctx, acc, quoted=False)
+        raw = "".join(_text(node) for node in nodes)
+        self._tilde(raw, acc, ctx)
+        ifs = ctx.scope.vars.get("IFS")
+        guess_ifs = ifs if isinstance(ifs, str) else DEFAULT_IFS
+        subst = tuple(acc.subst)
+        exact = None
+        if acc.exact is not None:
+            exact = self._fields(acc.exact, DEFAULT_IFS, subst, acc.procsub)
+        dynamic = acc.dynamic if exact is not None or acc.dynamic else "brace expansion too large"
+        guess = self._fields(acc.guess, guess_ifs, subst, acc.procsub) or (
+            Arg(chars_text(acc.guess), subst=subst, procsub=acc.procsub),
+        )
+        return Word(raw, exact, guess, subst, acc.procsub, None if exact is not None else dynamic)
+
+    @staticmethod
+    def _fields(chars: Chars, ifs: str, subst: tuple[int, ...], procsub: bool) -> tuple[Arg, ...]:
+        result: list[Arg] = []
+        for field in split_fields(chars, ifs):
+            expanded = brace_expand(field)
+            for item in expanded if expanded is not None else [field]:
+                result.append(Arg(chars_text(item), has_glob(item), subst, procsub))
+        return tuple(result)
+
+    def _tilde(self, raw: str, acc: _Acc, ctx: Ctx) -> None:
+        if not raw.startswith("~") or not acc.guess or acc.guess[0] != ("~", 0):
+            return
+        end = 0
+        while end < len(acc.guess) and acc.guess[end] != ("/", 0):
+            end += 1
+        name = chars_text(acc.guess[1:end])
+        if not all(ch.isalnum() or ch in "._+-" for ch in name):
+            return
+        home = ctx.scope.vars.get("HOME")
+        value: str | None
+        if name == "":
+            value = home
+        elif name == "+":
+            value = ctx.scope.cwd
+        else:
+            value = "/root" if name == "root" else None
+        replacement = lit(value if value is not None else UNKNOWN, QUOTED)
+        acc.guess[:end] = replacement
+        if acc.exact is not None:
+            if value is None or name not in ("", "+"):
+                acc.exact = None
+                acc.dynamic = acc.dynamic or f"`~{name}` expands to another user's home"
+            else:
+                acc.exact[:end] = replacement
+
+    def node(self, node: Node, ctx: Ctx, acc: _Acc, *, quoted: bool) -> None:
+        kind = node.type
+        text = _text(node)
+        flag = QUOTED if quoted else 0
+        if kind == "word":
+            acc.add(lit(text, QUOTED) if quoted else unescape_unquoted(text))
+        elif kind in ("number", "brace_expression", "$", "file_descriptor"):
+            acc.add(lit(text, flag))
+        elif kind == "raw_string":
+            acc.add(lit(text[1:-1], QUOTED))
+        elif kind == "ansi_c_string":
+            acc.add(lit(decode_ansi_c(text[2:-1]), QUOTED))
+        elif kind in ("string", "translated_string"):
+            self._sequence(node, ctx, acc, quoted=True, inner=True)
+        elif kind == "concatenation":
+            self._sequence(node, ctx, acc, quoted=quoted, inner=False)
+        elif kind == "string_content":
+            acc.add(unescape_double(text))
+        elif kind == "simple_expansion":
+            self._variable(text[1:], ctx, acc, quoted)
+        elif kind == "expansion":
+            self._expansion(node, ctx, acc, quoted)
+        elif kind in ("command_substitution", "process_substitution"):
+            acc.subst.extend(self.substitution(node, ctx))
+            acc.procsub = acc.procsub or kind == "process_substitution"
+            acc.unknown(f"the value of `{text[:40]}` is only known at run time")
+        elif kind == "extglob_pattern":
+            acc.unknown("an extended glob pattern", lit(text))
+        else:
+            self._nested(node, ctx, acc)
+            acc.unknown(f"`{text[:40]}` is only known at run time")
+
+    def _nested(self, node: Node, ctx: Ctx, acc: _Acc) -> None:
+        """Visit substitutions anywhere below ``node`` (they run even if the value is unknown)."""
+        for child in node.named_children:
+            if child.type in ("command_substitution", "process_substitution"):
+                acc.subst.extend(self.substitution(child, ctx))
+            else:
+                self._nested(child, ctx, acc)
+
+    def _sequence(self, node: Node, ctx: Ctx, acc: _Acc, *, quoted: bool, inner: bool) -> None:
+        children = node.children
+        cursor = node.start_byte + (1 if inner else 0)
+        source = node.text or b""
+        for position, child in enumerate(children):
+            if inner and child.type == '"' and position in (0, len(children) - 1):
+                cursor = max(cursor, child.end_byte)
+                continue
+            if inner and position == 0 and child.type == "$":
+                cursor = child.end_byte
+                continue
+            if child.start_byte > cursor:
+                gap = source[cursor - node.start_byte : child.start_byte - node.start_byte]
+                gap_text = gap.decode("utf-8", "replace")
+                acc.add(unescape_double(gap_text) if quoted else unescape_unquoted(gap_text))
+            self.node(child, ctx, acc, quoted=quoted)
+            cursor = child.end_byte
+
+    def _variable(self, name: str, ctx: Ctx, acc: _Acc, quoted: bool) -> None:
+        flags = EXPANDED | (QUOTED if quoted else 0)
+        value = ctx.scope.vars.get(name)
+        if name in _EXACT_VARS and value is not None:
+            acc.add(lit(value, flags))
+        elif value is not None:
+            acc.unknown(f"`${name}` is only known at run time", lit(value, flags))
+        else:
+            acc.unknown(f"`${name}` is only known at run time", [(UNKNOWN, flags)])
+
+    def _expansion(self, node: Node, ctx: Ctx, acc: _Acc, quoted: bool) -> None:
+        children = node.named_children
+        names = [c for c in children if c.type in ("variable_name", "special_variable_name")]
+        operators = [
+            node.children[i]
+            for i in range(node.child_count)
+            if node.field_name_for_child(i) == "operator"
+        ]
+        if not names or len(names) != 1 or any(c.type == "subscript" for c in children):
+            self._nested(node, ctx, acc)
+            acc.unknown(f"`{_text(node)[:40]}` is only known at run time")
+            return
+        name = _text(names[0])
+        if not operators:
+            self._variable(name, ctx, acc, quoted)
+            return
+        operator = _text(operators[0])
+        default = _Acc()
+        after = [c for c in children if c.start_byte >= operators[0].end_byte]
+        for child in after:
+            self.node(child, ctx, default, quoted=quoted)
+        acc.subst.extend(default.subst)
+        value = ctx.scope.vars.get(name)
+        if operator in _DEFAULTING and names[0].start_byte < operators[0].start_byte:
+            flags = EXPANDED | (QUOTED if quoted else 0)
+            guess = lit(value, flags) if value is not None else default.guess
+            acc.unknown(f"`{_text(node)[:40]}` is only known at run time", guess)
+            return
+        acc.unknown(f"`{_text(node)[:40]}` is only known at run time")
+
+    # -- substitutions, assignments, redirects ------------------------------------------------
+    def substitution(self, node: Node, ctx: Ctx) -> tuple[int, ...]:
+        out = self.walker.out
+        text = _text(node)
+        if node.type == "command_substitution":
+            form = "backticks" if text.startswith("`") else "`$(…)`"
+            out.note("structural", f"a command substitution ({form})")
+            piped = False
+        else:
+            out.note("structural", f"a process substitution `{text[:2]}…)`")
+            piped = text.startswith(">")
+        inner = attrs.evolve(
+            ctx, scope=ctx.scope.copy(), piped=piped, upstream=(), pipeline=False, background=False
+        )
+        before = len(out.commands)
+        for child in node.named_children:
+            self.walker.visit(child, inner)
+        return tuple(range(before, len(out.commands)))
+
+    def assignment(self, node: Node, ctx: Ctx) -> tuple[str | None, str | None]:
+        """Evaluate ``NAME=value`` (visiting substitutions); return the name and guessed value."""
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        acc = _Acc()
+        if name_node is not None and name_node.type == "subscript":
+            self._nested(name_node, ctx, acc)
+            name = None
+        else:
+            name = _text(name_node) if name_node is not None else None
+        if value_node is None:
+            return name, ""
+        if value_node.type == "array":
+            self._nested(value_node, ctx, acc)
+            return name, None
+        self.node(value_node, ctx, acc, quoted=True)
+        return name, chars_text(acc.guess)
+
+    def redirect(
+        self,
+        node: Node,
+        ctx: Ctx,
+        out: list[Redirect],
+        groups: list[list[Node]],
+        tails: list[Node],
+    ) -> None:
+        if node.has_error:
+            self.walker.out.note("hard", "the command does not parse cleanly (syntax error)")
+        if node.type == "herestring_redirect":
+            self.walker.out.note("structural", "a here-string `<<<`")
+            value = list(node.named_children)
+            word = self.build(value[:1], ctx) if value else Word("", (), ())
+            body = " ".join(a.text for a in word.guess)
+            out.append(Redirect("<<<", None, word, "herestring", body))
+            return
+        if node.type == "heredoc_redirect":
+            self._heredoc(node, ctx, out, groups, tails)
+            return
+        descriptor = node.child_by_field_name("descriptor")
+        operator = next((_text(c) for c in node.children if _text(c) in _OPERATORS), ">")
+        destinations = node.children_by_field_name("destination")
+        grouped: list[list[Node]] = []
+        for dest in destinations:
+            if grouped and dest.start_byte == grouped[-1][-1].end_byte:
+                grouped[-1].append(dest)
+            else:
+                grouped.append([dest])
+        target = self.build(grouped[0], ctx) if grouped else None
+        groups.extend(grouped[1:])
+        kind: Literal["write", "read", "dup"]
+        target_text = target.raw if target is not None else "-"
+        if operator in (">&-", "<&-") or (
+            operator in (">&", "<&") and (target_text.isdigit() or target_text == "-")
+        ):
+            kind = "dup"
+        elif operator in ("<", "<&"):
+            kind = "read"
+        else:
+            kind = "write"
+        fd = _text(descriptor) if descriptor is not None else None
+        out.append(Redirect(operator, fd, target, kind))
+
+    def _heredoc(
+        self,
+        node: Node,
+        ctx: Ctx,
+        out: list[Redirect],
+        groups: list[list[Node]],
+        tails: list[Node],
+    ) -> None:
+        self.walker.out.note("structural", "a heredoc `<<`")
+        start = next((c for c in node.children if c.type == "heredoc_start"), None)
+        quoted_delimiter = any(ch in _text(start) for ch in "'\"\\")
+        body_node = next((c for c in node.children if c.type == "heredoc_body"), None)
+        body = _text(body_node)
+        if any(c.type == "<<-" for c in node.children):
+            body = "\n".join(line.lstrip("\t") for line in body.split("\n"))
+        if body_node is not None and not quoted_delimiter:
+            self._nested(body_node, ctx, _Acc())
+        out.append(Redirect("<<", None, None, "heredoc", body))
+        for child in node.named_children:
+            if child.type in ("heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content"):
+                continue
+            if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                self.redirect(child, ctx, out, groups, tails)
+            else:
+                tails.append(child)
+
+    @staticmethod
+    def write_operator(op: str) -> bool:
+        return op in _WRITE_OPS
