@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 import pytest
+
 from prism.coding_security._approval import ApprovalCache, ApprovalRequest, ask_approval
 from prism.core import AbortController, ExecutionAction
 

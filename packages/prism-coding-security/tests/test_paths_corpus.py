@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from prism.coding_security._paths import canonicalize_roots, check_path
 
 CORPUS = Path(__file__).parents[3] / ".." / "shared" / "corpus" / "paths.jsonl"

@@ -6,7 +6,10 @@ rail that catches mistakes and obvious attacks before anything runs. See docs/se
 
 from ._approval import ApprovalCallback, ApprovalRequest
 from ._bwrap import BubblewrapSandbox
+from ._commands import CommandVerdict, analyze_command
 from ._paths import canonicalize_roots, check_path
+from ._policy import CodingApprovalPolicy, create_coding_approval_policy
+from ._rules import CommandRule
 from ._sandbox import (
     Sandbox,
     SandboxCapabilities,
@@ -18,10 +21,15 @@ __all__ = [
     "ApprovalCallback",
     "ApprovalRequest",
     "BubblewrapSandbox",
+    "CodingApprovalPolicy",
+    "CommandRule",
+    "CommandVerdict",
     "Sandbox",
     "SandboxCapabilities",
     "SandboxUnavailableError",
+    "analyze_command",
     "canonicalize_roots",
     "check_path",
+    "create_coding_approval_policy",
     "create_sandbox_bash_operations",
 ]

@@ -10,6 +10,7 @@ from typing import Literal, TypeAlias
 
 import anyio
 import attrs
+
 from prism.core import AbortController, AbortSignal, ExecutionAction
 
 from ._paths import show
