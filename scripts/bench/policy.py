@@ -25,7 +25,7 @@ import anyio
 import tree_sitter
 import tree_sitter_bash
 
-from prism.coding_security import BubblewrapSandbox, create_coding_approval_policy
+from prism.coding_security import BubblewrapSandbox, check_path, create_coding_approval_policy
 from prism.core import ExecutionAction, ExecutionDecision
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "commands.jsonl"
@@ -65,6 +65,21 @@ def _parses_per_second(commands: list[str], rounds: int) -> float:
     return rounds * len(encoded) / (time.perf_counter() - started)
 
 
+def _path_rates(root: str, rounds: int) -> tuple[float, float]:
+    """``check_path`` on in-root paths (existing, new, symlinked) vs ``os.path.realpath``."""
+    paths = ["src/app.py", "src/new/deep/file.py", "link/app.py", f"{root}/src/../src/app.py"]
+    started = time.perf_counter()
+    for _ in range(rounds):
+        for path in paths:
+            assert check_path(path, cwd=root, roots=(root,), mutating=True) is None
+    ours = rounds * len(paths) / (time.perf_counter() - started)
+    started = time.perf_counter()
+    for _ in range(rounds):
+        for path in paths:
+            os.path.realpath(os.path.join(root, path))
+    return ours, rounds * len(paths) / (time.perf_counter() - started)
+
+
 async def _local_true(root: str) -> None:
     process = await anyio.open_process(
         ["bash", "-c", "true"], stdin=subprocess.DEVNULL, cwd=root, start_new_session=True
@@ -91,6 +106,9 @@ async def _per_call(run: Callable[[], Awaitable[None]], count: int) -> float:
 def _workspace(tmp: str) -> str:
     root = os.path.realpath(tmp)
     os.makedirs(os.path.join(root, "src"))
+    with open(os.path.join(root, "src", "app.py"), "w") as handle:
+        handle.write("x = 1\n")
+    os.symlink(os.path.join(root, "src"), os.path.join(root, "link"))
     return root
 
 
@@ -108,6 +126,15 @@ async def main() -> None:
                 f"{parse_rate / policy_rate:.1f}x slower",
             )
         ]
+        ours, real = _path_rates(root, 2000)
+        rows.append(
+            (
+                "path checks/s (existing, new, symlinked, `..`)",
+                f"{ours:,.0f} (check_path)",
+                f"{real:,.0f} (os.path.realpath)",
+                f"{real / ours:.1f}x slower",
+            )
+        )
         local = min([await _per_call(lambda: _local_true(root), 30) for _ in range(3)])
         if shutil.which("bwrap"):
             sandbox = BubblewrapSandbox(root=root)
