@@ -278,3 +278,17 @@ async def test_bwrap_diagnostics_become_the_error_not_output(workspace: Path) ->
             "true", cwd=str(workspace / "missing"), env={}, on_data=chunks.append
         )
     assert chunks == []
+
+
+@needs_bwrap
+async def test_a_symlink_swapped_in_after_the_check_still_cannot_write_outside(
+    workspace: Path, outside: Path
+) -> None:
+    """The TOCTOU residual of path checks: the sandbox's read-only mounts close it."""
+    checked = workspace / "build"
+    checked.mkdir()
+    script = f"rmdir build && ln -s {outside} build && echo pwned > build/canary; true"
+    _, output = await _run(BubblewrapSandbox(root=workspace), script, workspace)
+    assert (workspace / "build").is_symlink()
+    assert not (outside / "canary").exists()
+    assert "Read-only file system" in output
