@@ -11,6 +11,7 @@ from ._execution import (
     ExecutionPolicy,
     assert_execution_allowed,
 )
+from ._function_tools import to_strict_json_schema, tool
 from ._types import (
     AudioContent,
     Content,
@@ -63,4 +64,6 @@ __all__ = [
     "ToolValidator",
     "assert_execution_allowed",
     "create_tool_parameter_validator",
+    "to_strict_json_schema",
+    "tool",
 ]

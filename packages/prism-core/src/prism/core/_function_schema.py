@@ -1,0 +1,405 @@
+"""Type annotation -> JSON Schema, plus the converter that turns matching JSON back into Python.
+
+Each supported annotation compiles once, at decoration time, into a ``SchemaNode``: the schema the
+model sees and a converter that checks a JSON value against the annotation while rebuilding the
+Python value (Enum members, dataclass instances, tuples). The converter accepts exactly what the
+schema accepts, so a tool is safe to call even when no JSON Schema validator is configured.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from typing import Annotated, Any, Literal, NotRequired, Required, Union
+
+from ._docstrings import docstring_summary
+from ._function_values import (
+    ToolArgumentsError,
+    is_json_scalar,
+    json_equal,
+    json_type,
+    pointer,
+    to_json,
+)
+
+__all__ = [
+    "NO_DEFAULT",
+    "Field",
+    "SchemaNode",
+    "compile_annotation",
+    "json_default",
+    "object_node",
+]
+
+NO_DEFAULT: Any = object()
+Convert = Callable[[object, str], object]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SchemaNode:
+    """A compiled annotation: its JSON Schema and the JSON -> Python converter."""
+
+    schema: dict[str, Any]
+    convert: Convert
+    nullable: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Field:
+    """One property of an object schema (a parameter, a TypedDict key, a dataclass field)."""
+
+    name: str
+    node: SchemaNode
+    required: bool
+    default: Any = NO_DEFAULT
+    description: str | None = None
+
+
+def _mismatch(path: str, expected: str, value: object) -> ToolArgumentsError:
+    return ToolArgumentsError(path, f"expected {expected}, got {json_type(value)}")
+
+
+def _scalar(type_name: str, check: Callable[[object], object | None]) -> SchemaNode:
+    def convert(value: object, path: str) -> object:
+        converted = check(value)
+        if converted is None:
+            raise _mismatch(path, type_name, value)
+        return converted
+
+    return SchemaNode({"type": type_name}, convert)
+
+
+def _check_int(value: object) -> object | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _check_float(value: object) -> object | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _identity(value: object, path: str) -> object:
+    return value
+
+
+def _null(value: object, path: str) -> object:
+    if value is not None:
+        raise _mismatch(path, "null", value)
+    return None
+
+
+_SCALARS: tuple[tuple[object, SchemaNode], ...] = (
+    (str, _scalar("string", lambda v: v if isinstance(v, str) else None)),
+    (bool, _scalar("boolean", lambda v: v if isinstance(v, bool) else None)),
+    (int, _scalar("integer", _check_int)),
+    (float, _scalar("number", _check_float)),
+)
+_ENUM_GENERATED_DOCS = (
+    "An enumeration.",
+    "A collection of name/value pairs.",
+    "Create a collection of name/value pairs.",
+)
+_ANY = SchemaNode({}, _identity, nullable=True)
+_NULL = SchemaNode({"type": "null"}, _null, nullable=True)
+
+
+def compile_annotation(
+    annotation: object, *, where: str, stack: tuple[type, ...] = ()
+) -> SchemaNode:
+    """Compile ``annotation``; raise ``TypeError`` starting with ``where`` if it is unsupported."""
+    if annotation is Any:
+        return _ANY
+    if annotation is None or annotation is type(None):
+        return _NULL
+    for scalar, node in _SCALARS:
+        if annotation is scalar:
+            return node
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is Annotated:
+        return _annotated(args, where, stack)
+    if origin is Required or origin is NotRequired:
+        return compile_annotation(args[0], where=where, stack=stack)
+    if origin is Literal:
+        return _choices(list(args), list(args), where, None)
+    if origin is Union or origin is types.UnionType:
+        return _union(args, where, stack)
+    if origin in (list, Sequence) and len(args) == 1:
+        return _array(compile_annotation(args[0], where=where, stack=stack), list)
+    if origin is tuple and annotation is not typing.Tuple:  # noqa: UP006 (bare Tuple)
+        return _tuple(args, where, stack)
+    if origin in (dict, Mapping) and len(args) == 2:
+        return _dict(args, where, stack)
+    if isinstance(annotation, type):
+        return _class(annotation, where, stack)
+    raise TypeError(f"{where}: unsupported type annotation {annotation!r}")
+
+
+def _class(cls: type, where: str, stack: tuple[type, ...]) -> SchemaNode:
+    if cls in stack:
+        raise TypeError(f"{where}: recursive type {cls.__qualname__} is not supported")
+    if issubclass(cls, enum.Enum):
+        members = list(cls)
+        node = _choices([m.value for m in members], members, where, cls.__qualname__)
+        return _describe(node, _class_doc(cls))
+    if typing.is_typeddict(cls):
+        return _typed_dict(cls, where, (*stack, cls))
+    if dataclasses.is_dataclass(cls):
+        return _dataclass(cls, where, (*stack, cls))
+    if cls in (list, tuple, dict, Sequence, Mapping):
+        raise TypeError(
+            f"{where}: {cls.__name__} needs item types, e.g. list[str], tuple[int, ...], "
+            "dict[str, int]"
+        )
+    raise TypeError(f"{where}: unsupported type annotation {cls.__qualname__}")
+
+
+def _class_doc(cls: type) -> str | None:
+    doc = vars(cls).get("__doc__")
+    if not isinstance(doc, str):
+        return None
+    if dataclasses.is_dataclass(cls) and doc.startswith(f"{cls.__name__}("):
+        return None  # the signature dataclasses writes when there is no docstring
+    if issubclass(cls, enum.Enum) and doc.startswith(_ENUM_GENERATED_DOCS):
+        return None  # the docstring some Python versions generate for an Enum
+    return docstring_summary(doc)
+
+
+def _describe(node: SchemaNode, description: str | None) -> SchemaNode:
+    if not description:
+        return node
+    return dataclasses.replace(node, schema={**node.schema, "description": description})
+
+
+def _annotated(args: tuple[Any, ...], where: str, stack: tuple[type, ...]) -> SchemaNode:
+    base, *metadata = args
+    for item in metadata:
+        if not isinstance(item, str):
+            raise TypeError(
+                f"{where}: Annotated metadata {item!r} is not supported; "
+                "only description strings are (Annotated[int, 'what it means'])"
+            )
+    node = compile_annotation(base, where=where, stack=stack)
+    return _describe(node, " ".join(m.strip() for m in metadata if m.strip()))
+
+
+def _choices(
+    values: Sequence[object], python_values: Sequence[object], where: str, name: str | None
+) -> SchemaNode:
+    json_values = [v.value if isinstance(v, enum.Enum) else v for v in values]
+    if not json_values:
+        raise TypeError(f"{where}: {name or 'Literal'} has no values")
+    type_names: list[str] = []
+    for value in json_values:
+        if not is_json_scalar(value):
+            raise TypeError(
+                f"{where}: {name or 'Literal'} value {value!r} is not a JSON string, number, "
+                "boolean or null"
+            )
+        if json_type(value) not in type_names:
+            type_names.append(json_type(value))
+    pairs = list(zip(json_values, python_values, strict=True))
+    shown = ", ".join(repr(v) for v in json_values[:10]) + (", ..." if len(pairs) > 10 else "")
+
+    def convert(value: object, path: str) -> object:
+        for candidate, python_value in pairs:
+            if json_equal(value, candidate):
+                return python_value
+        raise ToolArgumentsError(path, f"expected one of {shown}")
+
+    type_schema: str | list[str] = type_names[0] if len(type_names) == 1 else type_names
+    return SchemaNode(
+        {"type": type_schema, "enum": json_values}, convert, nullable=None in json_values
+    )
+
+
+def _union(args: tuple[Any, ...], where: str, stack: tuple[type, ...]) -> SchemaNode:
+    nodes = [compile_annotation(arg, where=where, stack=stack) for arg in args]
+    expected = " or ".join(_expected(node.schema) for node in nodes)
+
+    def convert(value: object, path: str) -> object:
+        for node in nodes:
+            try:
+                return node.convert(value, path)
+            except ToolArgumentsError:
+                continue
+        raise ToolArgumentsError(path, f"expected {expected}, got {json_type(value)}")
+
+    return SchemaNode(
+        {"anyOf": [node.schema for node in nodes]},
+        convert,
+        nullable=any(node.nullable for node in nodes),
+    )
+
+
+def _expected(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type", "any value")
+    return kind if isinstance(kind, str) else "/".join(kind)
+
+
+def _array(item: SchemaNode, build: Callable[[list[object]], object]) -> SchemaNode:
+    def convert(value: object, path: str) -> object:
+        if not isinstance(value, list | tuple):
+            raise _mismatch(path, "array", value)
+        return build([item.convert(v, pointer(path, i)) for i, v in enumerate(value)])
+
+    return SchemaNode({"type": "array", "items": item.schema}, convert)
+
+
+def _tuple(args: tuple[Any, ...], where: str, stack: tuple[type, ...]) -> SchemaNode:
+    if len(args) == 2 and args[1] is Ellipsis:
+        return _array(compile_annotation(args[0], where=where, stack=stack), tuple)
+    if Ellipsis in args:
+        raise TypeError(f"{where}: only tuple[T, ...] may use '...'")
+    items = [compile_annotation(arg, where=where, stack=stack) for arg in args]
+
+    def convert(value: object, path: str) -> object:
+        if not isinstance(value, list | tuple):
+            raise _mismatch(path, "array", value)
+        if len(value) != len(items):
+            raise ToolArgumentsError(path, f"expected {len(items)} items, got {len(value)}")
+        return tuple(
+            node.convert(v, pointer(path, i))
+            for i, (node, v) in enumerate(zip(items, value, strict=True))
+        )
+
+    schema = {
+        "type": "array",
+        "prefixItems": [node.schema for node in items],
+        "minItems": len(items),
+        "maxItems": len(items),
+    }
+    return SchemaNode(schema, convert)
+
+
+def _dict(args: tuple[Any, ...], where: str, stack: tuple[type, ...]) -> SchemaNode:
+    if args[0] is not str:
+        raise TypeError(f"{where}: dict keys must be str (JSON object keys), not {args[0]!r}")
+    values = compile_annotation(args[1], where=where, stack=stack)
+
+    def convert(value: object, path: str) -> object:
+        if not isinstance(value, Mapping):
+            raise _mismatch(path, "object", value)
+        return {k: values.convert(v, pointer(path, k)) for k, v in value.items()}
+
+    return SchemaNode({"type": "object", "additionalProperties": values.schema}, convert)
+
+
+def _hints(cls: type, where: str) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(cls, include_extras=True)
+    except Exception as exc:  # NameError for unresolvable forward references, and friends
+        raise TypeError(
+            f"{where}: cannot resolve the type hints of {cls.__qualname__}: {exc}"
+        ) from None
+
+
+def _typed_dict(cls: type, where: str, stack: tuple[type, ...]) -> SchemaNode:
+    required_keys: frozenset[str] = getattr(cls, "__required_keys__", frozenset())
+    fields = [
+        Field(
+            name=key,
+            node=compile_annotation(
+                hint, where=f"{where} (key {key!r} of {cls.__qualname__})", stack=stack
+            ),
+            required=key in required_keys,
+        )
+        for key, hint in _hints(cls, where).items()
+    ]
+    return _describe(object_node(fields, dict), _class_doc(cls))
+
+
+def _dataclass(cls: type, where: str, stack: tuple[type, ...]) -> SchemaNode:
+    hints = _hints(cls, where)
+    for key, hint in hints.items():
+        if isinstance(hint, dataclasses.InitVar):
+            raise TypeError(
+                f"{where}: InitVar field {key!r} of {cls.__qualname__} is not supported"
+            )
+    fields: list[Field] = []
+    for item in dataclasses.fields(cls):
+        if not item.init:
+            continue
+        node = compile_annotation(
+            hints[item.name],
+            where=f"{where} (field {item.name!r} of {cls.__qualname__})",
+            stack=stack,
+        )
+        has_default = item.default is not dataclasses.MISSING
+        required = not has_default and item.default_factory is dataclasses.MISSING
+        default = json_default(item.default, node) if has_default else NO_DEFAULT
+        fields.append(Field(name=item.name, node=node, required=required, default=default))
+
+    def build(values: dict[str, object]) -> object:
+        try:
+            return cls(**values)
+        except (TypeError, ValueError) as exc:
+            raise ToolArgumentsError("", f"{cls.__qualname__}: {exc}") from None
+
+    return _describe(object_node(fields, build), _class_doc(cls))
+
+
+def object_node(
+    fields: Sequence[Field], build: Callable[[dict[str, object]], object]
+) -> SchemaNode:
+    """An object with exactly ``fields`` (``additionalProperties: false``), built by ``build``."""
+    properties: dict[str, Any] = {}
+    for item in fields:
+        prop = item.node.schema
+        if item.description and "description" not in prop:
+            prop = {**prop, "description": item.description}
+        if item.default is not NO_DEFAULT:
+            prop = {**prop, "default": item.default}
+        properties[item.name] = prop
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    required = [item.name for item in fields if item.required]
+    if required:
+        schema["required"] = required
+    schema["additionalProperties"] = False
+    by_name = {item.name: item for item in fields}
+
+    def convert(value: object, path: str) -> object:
+        if not isinstance(value, Mapping):
+            raise _mismatch(path, "object", value)
+        out: dict[str, object] = {}
+        for key, item in value.items():
+            known = by_name.get(key)
+            if known is None:
+                raise ToolArgumentsError(path, f"unexpected property {_short(key)}")
+            if item is None and not known.required and not known.node.nullable:
+                continue  # null for an optional property means "use the default" (strict mode)
+            out[key] = known.node.convert(item, pointer(path, key))
+        for name in required:
+            if name not in out:
+                raise ToolArgumentsError(path, f"missing required property {name!r}")
+        try:
+            return build(out)
+        except ToolArgumentsError as exc:
+            raise ToolArgumentsError(path, exc.problem) from None
+
+    return SchemaNode(schema, convert)
+
+
+def _short(key: object) -> str:
+    text = repr(key)
+    return text if len(text) <= 66 else text[:60] + "...'"
+
+
+def json_default(default: object, node: SchemaNode) -> Any:
+    """The JSON form of ``default`` for the schema, or ``NO_DEFAULT`` if it has none that fits."""
+    try:
+        encoded = to_json(default)
+        node.convert(encoded, "")
+    except (TypeError, ValueError):
+        return NO_DEFAULT
+    return encoded
