@@ -6,10 +6,12 @@ with dashes) and reST/Sphinx (``:param name: ...``). Anything it does not recogn
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import inspect
 import re
 
-__all__ = ["docstring_params", "docstring_summary"]
+__all__ = ["class_description", "docstring_params", "docstring_summary"]
 
 _GOOGLE_PARAM_HEADERS = frozenset(
     {"args", "arguments", "parameters", "params", "keyword args", "keyword arguments"}
@@ -23,6 +25,11 @@ _REST_PARAM = re.compile(
     r"\s*(?P<text>.*)$"
 )
 _REST_FIELD = re.compile(r"^:\w[^:]*:")
+_ENUM_GENERATED_DOCS = (
+    "An enumeration.",
+    "A collection of name/value pairs.",
+    "Create a collection of name/value pairs.",
+)
 
 
 def docstring_summary(doc: str | None) -> str | None:
@@ -146,3 +153,15 @@ def _rest_params(lines: list[str]) -> dict[str, str]:
         elif name is not None:
             found[name] = _join([found[name], stripped])
     return found
+
+
+def class_description(cls: type) -> str | None:
+    """The summary of the docstring ``cls`` itself defines (not a generated one), or ``None``."""
+    doc = vars(cls).get("__doc__")
+    if not isinstance(doc, str):
+        return None
+    if dataclasses.is_dataclass(cls) and doc.startswith(f"{cls.__name__}("):
+        return None  # the signature dataclasses writes when there is no docstring
+    if issubclass(cls, enum.Enum) and doc.startswith(_ENUM_GENERATED_DOCS):
+        return None  # the docstring some Python versions generate for an Enum
+    return docstring_summary(doc)

@@ -15,7 +15,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal, NotRequired, Required, Union
 
-from ._docstrings import docstring_summary
+from ._docstrings import class_description
 from ._function_values import (
     ToolArgumentsError,
     is_json_scalar,
@@ -29,6 +29,7 @@ __all__ = [
     "NO_DEFAULT",
     "Field",
     "SchemaNode",
+    "Scope",
     "compile_annotation",
     "json_default",
     "object_node",
@@ -84,7 +85,10 @@ def _check_int(value: object) -> object | None:
 
 def _check_float(value: object) -> object | None:
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an integer beyond float range
+            return None
     return None
 
 
@@ -104,19 +108,29 @@ _SCALARS: tuple[tuple[object, SchemaNode], ...] = (
     (int, _scalar("integer", _check_int)),
     (float, _scalar("number", _check_float)),
 )
-_ENUM_GENERATED_DOCS = (
-    "An enumeration.",
-    "A collection of name/value pairs.",
-    "Create a collection of name/value pairs.",
-)
 _ANY = SchemaNode({}, _identity, nullable=True)
 _NULL = SchemaNode({"type": "null"}, _null, nullable=True)
 
 
-def compile_annotation(
-    annotation: object, *, where: str, stack: tuple[type, ...] = ()
-) -> SchemaNode:
-    """Compile ``annotation``; raise ``TypeError`` starting with ``where`` if it is unsupported."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class Scope:
+    """Where an annotation sits (for messages), the classes being compiled, and strict mode."""
+
+    where: str
+    strict: bool = False
+    stack: tuple[type, ...] = ()
+
+    def at(self, where: str) -> Scope:
+        """The same scope, described as ``where``."""
+        return dataclasses.replace(self, where=where)
+
+    def inside(self, cls: type) -> Scope:
+        """The scope for the fields of ``cls`` (to refuse recursive types)."""
+        return dataclasses.replace(self, stack=(*self.stack, cls))
+
+
+def compile_annotation(annotation: object, scope: Scope) -> SchemaNode:
+    """Compile ``annotation``; raise ``TypeError`` naming ``scope.where`` if it is unsupported."""
     if annotation is Any:
         return _ANY
     if annotation is None or annotation is type(None):
@@ -127,52 +141,41 @@ def compile_annotation(
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is Annotated:
-        return _annotated(args, where, stack)
+        return _annotated(args, scope)
     if origin is Required or origin is NotRequired:
-        return compile_annotation(args[0], where=where, stack=stack)
+        return compile_annotation(args[0], scope)
     if origin is Literal:
-        return _choices(list(args), list(args), where, None)
+        return _choices(list(args), list(args), scope, None)
     if origin is Union or origin is types.UnionType:
-        return _union(args, where, stack)
+        return _union(args, scope)
     if origin in (list, Sequence) and len(args) == 1:
-        return _array(compile_annotation(args[0], where=where, stack=stack), list)
+        return _array(compile_annotation(args[0], scope), list)
     if origin is tuple and annotation is not typing.Tuple:  # noqa: UP006 (bare Tuple)
-        return _tuple(args, where, stack)
+        return _tuple(args, scope)
     if origin in (dict, Mapping) and len(args) == 2:
-        return _dict(args, where, stack)
+        return _dict(args, scope)
     if isinstance(annotation, type):
-        return _class(annotation, where, stack)
-    raise TypeError(f"{where}: unsupported type annotation {annotation!r}")
+        return _class(annotation, scope)
+    raise TypeError(f"{scope.where}: unsupported type annotation {annotation!r}")
 
 
-def _class(cls: type, where: str, stack: tuple[type, ...]) -> SchemaNode:
-    if cls in stack:
-        raise TypeError(f"{where}: recursive type {cls.__qualname__} is not supported")
+def _class(cls: type, scope: Scope) -> SchemaNode:
+    if cls in scope.stack:
+        raise TypeError(f"{scope.where}: recursive type {cls.__qualname__} is not supported")
     if issubclass(cls, enum.Enum):
         members = list(cls)
-        node = _choices([m.value for m in members], members, where, cls.__qualname__)
-        return _describe(node, _class_doc(cls))
+        node = _choices([m.value for m in members], members, scope, cls.__qualname__)
+        return _describe(node, class_description(cls))
     if typing.is_typeddict(cls):
-        return _typed_dict(cls, where, (*stack, cls))
+        return _typed_dict(cls, scope.inside(cls))
     if dataclasses.is_dataclass(cls):
-        return _dataclass(cls, where, (*stack, cls))
+        return _dataclass(cls, scope.inside(cls))
     if cls in (list, tuple, dict, Sequence, Mapping):
         raise TypeError(
-            f"{where}: {cls.__name__} needs item types, e.g. list[str], tuple[int, ...], "
+            f"{scope.where}: {cls.__name__} needs item types, e.g. list[str], tuple[int, ...], "
             "dict[str, int]"
         )
-    raise TypeError(f"{where}: unsupported type annotation {cls.__qualname__}")
-
-
-def _class_doc(cls: type) -> str | None:
-    doc = vars(cls).get("__doc__")
-    if not isinstance(doc, str):
-        return None
-    if dataclasses.is_dataclass(cls) and doc.startswith(f"{cls.__name__}("):
-        return None  # the signature dataclasses writes when there is no docstring
-    if issubclass(cls, enum.Enum) and doc.startswith(_ENUM_GENERATED_DOCS):
-        return None  # the docstring some Python versions generate for an Enum
-    return docstring_summary(doc)
+    raise TypeError(f"{scope.where}: unsupported type annotation {cls.__qualname__}")
 
 
 def _describe(node: SchemaNode, description: str | None) -> SchemaNode:
@@ -181,29 +184,29 @@ def _describe(node: SchemaNode, description: str | None) -> SchemaNode:
     return dataclasses.replace(node, schema={**node.schema, "description": description})
 
 
-def _annotated(args: tuple[Any, ...], where: str, stack: tuple[type, ...]) -> SchemaNode:
+def _annotated(args: tuple[Any, ...], scope: Scope) -> SchemaNode:
     base, *metadata = args
     for item in metadata:
         if not isinstance(item, str):
             raise TypeError(
-                f"{where}: Annotated metadata {item!r} is not supported; "
+                f"{scope.where}: Annotated metadata {item!r} is not supported; "
                 "only description strings are (Annotated[int, 'what it means'])"
             )
-    node = compile_annotation(base, where=where, stack=stack)
+    node = compile_annotation(base, scope)
     return _describe(node, " ".join(m.strip() for m in metadata if m.strip()))
 
 
 def _choices(
-    values: Sequence[object], python_values: Sequence[object], where: str, name: str | None
+    values: Sequence[object], python_values: Sequence[object], scope: Scope, name: str | None
 ) -> SchemaNode:
     json_values = [v.value if isinstance(v, enum.Enum) else v for v in values]
     if not json_values:
-        raise TypeError(f"{where}: {name or 'Literal'} has no values")
+        raise TypeError(f"{scope.where}: {name or 'Literal'} has no values")
     type_names: list[str] = []
     for value in json_values:
         if not is_json_scalar(value):
             raise TypeError(
-                f"{where}: {name or 'Literal'} value {value!r} is not a JSON string, number, "
+                f"{scope.where}: {name or 'Literal'} value {value!r} is not a JSON string, number, "
                 "boolean or null"
             )
         if json_type(value) not in type_names:
@@ -223,8 +226,8 @@ def _choices(
     )
 
 
-def _union(args: tuple[Any, ...], where: str, stack: tuple[type, ...]) -> SchemaNode:
-    nodes = [compile_annotation(arg, where=where, stack=stack) for arg in args]
+def _union(args: tuple[Any, ...], scope: Scope) -> SchemaNode:
+    nodes = [compile_annotation(arg, scope) for arg in args]
     expected = " or ".join(_expected(node.schema) for node in nodes)
 
     def convert(value: object, path: str) -> object:
@@ -256,12 +259,12 @@ def _array(item: SchemaNode, build: Callable[[list[object]], object]) -> SchemaN
     return SchemaNode({"type": "array", "items": item.schema}, convert)
 
 
-def _tuple(args: tuple[Any, ...], where: str, stack: tuple[type, ...]) -> SchemaNode:
+def _tuple(args: tuple[Any, ...], scope: Scope) -> SchemaNode:
     if len(args) == 2 and args[1] is Ellipsis:
-        return _array(compile_annotation(args[0], where=where, stack=stack), tuple)
+        return _array(compile_annotation(args[0], scope), tuple)
     if Ellipsis in args:
-        raise TypeError(f"{where}: only tuple[T, ...] may use '...'")
-    items = [compile_annotation(arg, where=where, stack=stack) for arg in args]
+        raise TypeError(f"{scope.where}: only tuple[T, ...] may use '...'")
+    items = [compile_annotation(arg, scope) for arg in args]
 
     def convert(value: object, path: str) -> object:
         if not isinstance(value, list | tuple):
@@ -273,6 +276,8 @@ def _tuple(args: tuple[Any, ...], where: str, stack: tuple[type, ...]) -> Schema
             for i, (node, v) in enumerate(zip(items, value, strict=True))
         )
 
+    if not items:  # tuple[()]: prefixItems may not be empty
+        return SchemaNode({"type": "array", "maxItems": 0}, convert)
     schema = {
         "type": "array",
         "prefixItems": [node.schema for node in items],
@@ -282,10 +287,10 @@ def _tuple(args: tuple[Any, ...], where: str, stack: tuple[type, ...]) -> Schema
     return SchemaNode(schema, convert)
 
 
-def _dict(args: tuple[Any, ...], where: str, stack: tuple[type, ...]) -> SchemaNode:
+def _dict(args: tuple[Any, ...], scope: Scope) -> SchemaNode:
     if args[0] is not str:
-        raise TypeError(f"{where}: dict keys must be str (JSON object keys), not {args[0]!r}")
-    values = compile_annotation(args[1], where=where, stack=stack)
+        raise TypeError(f"{scope.where}: dict keys must be str (JSON object keys), not {args[0]!r}")
+    values = compile_annotation(args[1], scope)
 
     def convert(value: object, path: str) -> object:
         if not isinstance(value, Mapping):
@@ -295,36 +300,36 @@ def _dict(args: tuple[Any, ...], where: str, stack: tuple[type, ...]) -> SchemaN
     return SchemaNode({"type": "object", "additionalProperties": values.schema}, convert)
 
 
-def _hints(cls: type, where: str) -> dict[str, Any]:
+def _hints(cls: type, scope: Scope) -> dict[str, Any]:
     try:
         return typing.get_type_hints(cls, include_extras=True)
     except Exception as exc:  # NameError for unresolvable forward references, and friends
         raise TypeError(
-            f"{where}: cannot resolve the type hints of {cls.__qualname__}: {exc}"
+            f"{scope.where}: cannot resolve the type hints of {cls.__qualname__}: {exc}"
         ) from None
 
 
-def _typed_dict(cls: type, where: str, stack: tuple[type, ...]) -> SchemaNode:
+def _typed_dict(cls: type, scope: Scope) -> SchemaNode:
     required_keys: frozenset[str] = getattr(cls, "__required_keys__", frozenset())
     fields = [
         Field(
             name=key,
             node=compile_annotation(
-                hint, where=f"{where} (key {key!r} of {cls.__qualname__})", stack=stack
+                hint, scope.at(f"{scope.where} (key {key!r} of {cls.__qualname__})")
             ),
             required=key in required_keys,
         )
-        for key, hint in _hints(cls, where).items()
+        for key, hint in _hints(cls, scope).items()
     ]
-    return _describe(object_node(fields, dict), _class_doc(cls))
+    return _describe(object_node(fields, dict, strict=scope.strict), class_description(cls))
 
 
-def _dataclass(cls: type, where: str, stack: tuple[type, ...]) -> SchemaNode:
-    hints = _hints(cls, where)
+def _dataclass(cls: type, scope: Scope) -> SchemaNode:
+    hints = _hints(cls, scope)
     for key, hint in hints.items():
         if isinstance(hint, dataclasses.InitVar):
             raise TypeError(
-                f"{where}: InitVar field {key!r} of {cls.__qualname__} is not supported"
+                f"{scope.where}: InitVar field {key!r} of {cls.__qualname__} is not supported"
             )
     fields: list[Field] = []
     for item in dataclasses.fields(cls):
@@ -332,8 +337,7 @@ def _dataclass(cls: type, where: str, stack: tuple[type, ...]) -> SchemaNode:
             continue
         node = compile_annotation(
             hints[item.name],
-            where=f"{where} (field {item.name!r} of {cls.__qualname__})",
-            stack=stack,
+            scope.at(f"{scope.where} (field {item.name!r} of {cls.__qualname__})"),
         )
         has_default = item.default is not dataclasses.MISSING
         required = not has_default and item.default_factory is dataclasses.MISSING
@@ -346,13 +350,17 @@ def _dataclass(cls: type, where: str, stack: tuple[type, ...]) -> SchemaNode:
         except (TypeError, ValueError) as exc:
             raise ToolArgumentsError("", f"{cls.__qualname__}: {exc}") from None
 
-    return _describe(object_node(fields, build), _class_doc(cls))
+    return _describe(object_node(fields, build, strict=scope.strict), class_description(cls))
 
 
 def object_node(
-    fields: Sequence[Field], build: Callable[[dict[str, object]], object]
+    fields: Sequence[Field], build: Callable[[dict[str, object]], object], *, strict: bool
 ) -> SchemaNode:
-    """An object with exactly ``fields`` (``additionalProperties: false``), built by ``build``."""
+    """An object with exactly ``fields`` (``additionalProperties: false``), built by ``build``.
+
+    With ``strict``, ``null`` for an optional property means "not given" (the strict-mode form of
+    the schema makes optional properties required and nullable).
+    """
     properties: dict[str, Any] = {}
     for item in fields:
         prop = item.node.schema
@@ -376,8 +384,8 @@ def object_node(
             known = by_name.get(key)
             if known is None:
                 raise ToolArgumentsError(path, f"unexpected property {_short(key)}")
-            if item is None and not known.required and not known.node.nullable:
-                continue  # null for an optional property means "use the default" (strict mode)
+            if strict and item is None and not known.required and not known.node.nullable:
+                continue
             out[key] = known.node.convert(item, pointer(path, key))
         for name in required:
             if name not in out:

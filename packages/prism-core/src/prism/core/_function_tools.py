@@ -16,7 +16,14 @@ from types import MappingProxyType
 from typing import Annotated, Any, overload
 
 from ._docstrings import docstring_params, docstring_summary
-from ._function_schema import NO_DEFAULT, Field, compile_annotation, json_default, object_node
+from ._function_schema import (
+    NO_DEFAULT,
+    Field,
+    Scope,
+    compile_annotation,
+    json_default,
+    object_node,
+)
 from ._function_values import ToolArgumentsError, to_json
 from ._strict_schema import to_strict_json_schema
 from ._types import (
@@ -114,8 +121,8 @@ def _build(
     if inspect.isasyncgenfunction(target) or inspect.isgeneratorfunction(target):
         raise TypeError(f"tool {tool_name!r}: generator functions are not supported; return a list")
     doc = target.__doc__ if inspect.isroutine(target) else None
-    fields, context_names = _parameters(fn, target, tool_name, docstring_params(doc))
-    arguments = object_node(fields, dict)
+    fields, context_names = _parameters(fn, target, tool_name, docstring_params(doc), strict)
+    arguments = object_node(fields, dict, strict=strict)
     parameters: dict[str, Any] = arguments.schema
     if strict:
         try:
@@ -146,7 +153,7 @@ def _is_async(fn: Callable[..., Any], target: Any) -> bool:
 
 
 def _parameters(
-    fn: Callable[..., Any], target: Any, tool_name: str, docs: Mapping[str, str]
+    fn: Callable[..., Any], target: Any, tool_name: str, docs: Mapping[str, str], strict: bool
 ) -> tuple[list[Field], list[str]]:
     try:
         hints = typing.get_type_hints(target, include_extras=True)
@@ -166,7 +173,7 @@ def _parameters(
         if _is_context(hint):
             context_names.append(parameter.name)
             continue
-        node = compile_annotation(hint, where=where)
+        node = compile_annotation(hint, Scope(where, strict=strict))
         required = parameter.default is parameter.empty
         fields.append(
             Field(

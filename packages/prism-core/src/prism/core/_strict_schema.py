@@ -101,6 +101,8 @@ def _strict(node: object, path: str, depth: int) -> dict[str, Any]:
         out.update(_strict_object(node, path, depth))
     if "items" in node:
         out["items"] = _strict(node["items"], f"{path}/items", depth + 1)
+    elif kind == "array" or (isinstance(kind, list) and "array" in kind):
+        raise ValueError(f"{where}: strict mode needs 'items' for an array")
     if "anyOf" in node:
         branches = node["anyOf"]
         if not isinstance(branches, list | tuple):
