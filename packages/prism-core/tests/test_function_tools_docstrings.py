@@ -3,6 +3,7 @@
 from typing import Annotated, Any
 
 import pytest
+
 from prism.core import ToolDefinition, tool
 from prism.core._docstrings import docstring_params, docstring_summary
 

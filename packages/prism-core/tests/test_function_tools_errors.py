@@ -7,6 +7,7 @@ import re
 from typing import Annotated, Any, Literal, TypedDict
 
 import pytest
+
 from prism.core import ToolDefinition, ToolExecutionContext, ToolResult, tool
 from prism.core._abort import AbortController
 

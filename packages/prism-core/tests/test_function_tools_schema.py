@@ -26,6 +26,7 @@ from typing import (
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from prism.core import ToolDefinition, ToolExecutionContext, ToolResult, tool
 from prism.core._abort import AbortController
 from prism.core._function_values import ToolArgumentsError, to_json
@@ -419,7 +420,8 @@ def _valid(schema: Mapping[str, Any], noise: bool) -> st.SearchStrategy[Any]:
         "null": st.none(),
         "boolean": st.booleans(),
         "integer": st.integers(min_value=-(2**63), max_value=2**63),
-        "number": st.integers(min_value=-(2**63), max_value=2**63)
+        # integers a float parameter receives as float: exact up to 2**53, like float(x)
+        "number": st.integers(min_value=-(2**53), max_value=2**53)
         | st.floats(allow_nan=False, allow_infinity=False),
         "string": st.text(max_size=6),
     }[kind]

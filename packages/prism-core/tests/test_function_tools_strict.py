@@ -5,6 +5,7 @@ import dataclasses
 from typing import Any, Literal, TypedDict
 
 import pytest
+
 from prism.core import ToolExecutionContext, ToolResult, to_strict_json_schema, tool
 from prism.core._abort import AbortController
 

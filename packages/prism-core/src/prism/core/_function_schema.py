@@ -18,10 +18,9 @@ from typing import Annotated, Any, Literal, NotRequired, Required, Union
 from ._docstrings import class_description
 from ._function_values import (
     ToolArgumentsError,
+    choice_key,
     is_json_scalar,
-    json_equal,
     json_type,
-    pointer,
     to_json,
 )
 
@@ -36,7 +35,7 @@ __all__ = [
 ]
 
 NO_DEFAULT: Any = object()
-Convert = Callable[[object, str], object]
+Convert = Callable[[object], object]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -59,15 +58,15 @@ class Field:
     description: str | None = None
 
 
-def _mismatch(path: str, expected: str, value: object) -> ToolArgumentsError:
-    return ToolArgumentsError(path, f"expected {expected}, got {json_type(value)}")
+def _mismatch(expected: str, value: object) -> ToolArgumentsError:
+    return ToolArgumentsError(f"expected {expected}, got {json_type(value)}")
 
 
 def _scalar(type_name: str, check: Callable[[object], object | None]) -> SchemaNode:
-    def convert(value: object, path: str) -> object:
+    def convert(value: object) -> object:
         converted = check(value)
         if converted is None:
-            raise _mismatch(path, type_name, value)
+            raise _mismatch(type_name, value)
         return converted
 
     return SchemaNode({"type": type_name}, convert)
@@ -92,13 +91,13 @@ def _check_float(value: object) -> object | None:
     return None
 
 
-def _identity(value: object, path: str) -> object:
+def _identity(value: object) -> object:
     return value
 
 
-def _null(value: object, path: str) -> object:
+def _null(value: object) -> object:
     if value is not None:
-        raise _mismatch(path, "null", value)
+        raise _mismatch("null", value)
     return None
 
 
@@ -211,14 +210,18 @@ def _choices(
             )
         if json_type(value) not in type_names:
             type_names.append(json_type(value))
-    pairs = list(zip(json_values, python_values, strict=True))
-    shown = ", ".join(repr(v) for v in json_values[:10]) + (", ..." if len(pairs) > 10 else "")
+    lookup: dict[object, object] = {}
+    for json_value, python_value in zip(json_values, python_values, strict=True):
+        lookup.setdefault(choice_key(json_value), python_value)
+    shown = ", ".join(repr(v) for v in json_values[:10]) + (
+        ", ..." if len(json_values) > 10 else ""
+    )
 
-    def convert(value: object, path: str) -> object:
-        for candidate, python_value in pairs:
-            if json_equal(value, candidate):
-                return python_value
-        raise ToolArgumentsError(path, f"expected one of {shown}")
+    def convert(value: object) -> object:
+        key = choice_key(value)
+        if key is None or key not in lookup:
+            raise ToolArgumentsError(f"expected one of {shown}")
+        return lookup[key]
 
     type_schema: str | list[str] = type_names[0] if len(type_names) == 1 else type_names
     return SchemaNode(
@@ -230,13 +233,13 @@ def _union(args: tuple[Any, ...], scope: Scope) -> SchemaNode:
     nodes = [compile_annotation(arg, scope) for arg in args]
     expected = " or ".join(_expected(node.schema) for node in nodes)
 
-    def convert(value: object, path: str) -> object:
+    def convert(value: object) -> object:
         for node in nodes:
             try:
-                return node.convert(value, path)
+                return node.convert(value)
             except ToolArgumentsError:
                 continue
-        raise ToolArgumentsError(path, f"expected {expected}, got {json_type(value)}")
+        raise ToolArgumentsError(f"expected {expected}, got {json_type(value)}")
 
     return SchemaNode(
         {"anyOf": [node.schema for node in nodes]},
@@ -251,10 +254,16 @@ def _expected(schema: Mapping[str, Any]) -> str:
 
 
 def _array(item: SchemaNode, build: Callable[[list[object]], object]) -> SchemaNode:
-    def convert(value: object, path: str) -> object:
+    def convert(value: object) -> object:
         if not isinstance(value, list | tuple):
-            raise _mismatch(path, "array", value)
-        return build([item.convert(v, pointer(path, i)) for i, v in enumerate(value)])
+            raise _mismatch("array", value)
+        out: list[object] = []
+        try:
+            for entry in value:
+                out.append(item.convert(entry))
+        except ToolArgumentsError as exc:
+            raise exc.inside(len(out)) from None
+        return build(out)
 
     return SchemaNode({"type": "array", "items": item.schema}, convert)
 
@@ -266,15 +275,18 @@ def _tuple(args: tuple[Any, ...], scope: Scope) -> SchemaNode:
         raise TypeError(f"{scope.where}: only tuple[T, ...] may use '...'")
     items = [compile_annotation(arg, scope) for arg in args]
 
-    def convert(value: object, path: str) -> object:
+    def convert(value: object) -> object:
         if not isinstance(value, list | tuple):
-            raise _mismatch(path, "array", value)
+            raise _mismatch("array", value)
         if len(value) != len(items):
-            raise ToolArgumentsError(path, f"expected {len(items)} items, got {len(value)}")
-        return tuple(
-            node.convert(v, pointer(path, i))
-            for i, (node, v) in enumerate(zip(items, value, strict=True))
-        )
+            raise ToolArgumentsError(f"expected {len(items)} items, got {len(value)}")
+        out: list[object] = []
+        try:
+            for node, entry in zip(items, value, strict=True):
+                out.append(node.convert(entry))
+        except ToolArgumentsError as exc:
+            raise exc.inside(len(out)) from None
+        return tuple(out)
 
     if not items:  # tuple[()]: prefixItems may not be empty
         return SchemaNode({"type": "array", "maxItems": 0}, convert)
@@ -292,10 +304,17 @@ def _dict(args: tuple[Any, ...], scope: Scope) -> SchemaNode:
         raise TypeError(f"{scope.where}: dict keys must be str (JSON object keys), not {args[0]!r}")
     values = compile_annotation(args[1], scope)
 
-    def convert(value: object, path: str) -> object:
+    def convert(value: object) -> object:
         if not isinstance(value, Mapping):
-            raise _mismatch(path, "object", value)
-        return {k: values.convert(v, pointer(path, k)) for k, v in value.items()}
+            raise _mismatch("object", value)
+        out: dict[str, object] = {}
+        key: Any = None
+        try:
+            for key, entry in value.items():
+                out[key] = values.convert(entry)
+        except ToolArgumentsError as exc:
+            raise exc.inside(key) from None
+        return out
 
     return SchemaNode({"type": "object", "additionalProperties": values.schema}, convert)
 
@@ -348,7 +367,7 @@ def _dataclass(cls: type, scope: Scope) -> SchemaNode:
         try:
             return cls(**values)
         except (TypeError, ValueError) as exc:
-            raise ToolArgumentsError("", f"{cls.__qualname__}: {exc}") from None
+            raise ToolArgumentsError(f"{cls.__qualname__}: {exc}") from None
 
     return _describe(object_node(fields, build, strict=scope.strict), class_description(cls))
 
@@ -358,8 +377,8 @@ def object_node(
 ) -> SchemaNode:
     """An object with exactly ``fields`` (``additionalProperties: false``), built by ``build``.
 
-    With ``strict``, ``null`` for an optional property means "not given" (the strict-mode form of
-    the schema makes optional properties required and nullable).
+    With ``strict`` (matching the strict-mode form of the schema) every property must be present,
+    and ``null`` for an optional one means "not given".
     """
     properties: dict[str, Any] = {}
     for item in fields:
@@ -375,25 +394,30 @@ def object_node(
         schema["required"] = required
     schema["additionalProperties"] = False
     by_name = {item.name: item for item in fields}
+    present = list(by_name) if strict else required  # strict mode requires every property
 
-    def convert(value: object, path: str) -> object:
+    def convert(value: object) -> object:
         if not isinstance(value, Mapping):
-            raise _mismatch(path, "object", value)
+            raise _mismatch("object", value)
         out: dict[str, object] = {}
-        for key, item in value.items():
-            known = by_name.get(key)
-            if known is None:
-                raise ToolArgumentsError(path, f"unexpected property {_short(key)}")
-            if strict and item is None and not known.required and not known.node.nullable:
-                continue
-            out[key] = known.node.convert(item, pointer(path, key))
-        for name in required:
-            if name not in out:
-                raise ToolArgumentsError(path, f"missing required property {name!r}")
+        key: Any = None
+        known: Field | None = None
         try:
-            return build(out)
+            for key, entry in value.items():
+                known = by_name.get(key)
+                if known is None:
+                    raise ToolArgumentsError(f"unexpected property {_short(key)}")
+                if strict and entry is None and not known.required and not known.node.nullable:
+                    continue
+                out[key] = known.node.convert(entry)
         except ToolArgumentsError as exc:
-            raise ToolArgumentsError(path, exc.problem) from None
+            if known is None:
+                raise
+            raise exc.inside(key) from None
+        for name in present:
+            if name not in value:
+                raise ToolArgumentsError(f"missing required property {name!r}")
+        return build(out)
 
     return SchemaNode(schema, convert)
 
@@ -407,7 +431,7 @@ def json_default(default: object, node: SchemaNode) -> Any:
     """The JSON form of ``default`` for the schema, or ``NO_DEFAULT`` if it has none that fits."""
     try:
         encoded = to_json(default)
-        node.convert(encoded, "")
+        node.convert(encoded)
     except (TypeError, ValueError):
         return NO_DEFAULT
     return encoded

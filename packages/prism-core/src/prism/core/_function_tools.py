@@ -133,7 +133,7 @@ def _build(
         parameters = to_json(parameters)  # a private deep copy: no schema node is shared
 
     def bind(values: JsonObject, context: ToolExecutionContext) -> dict[str, object]:
-        kwargs = typing.cast(dict[str, object], arguments.convert(values, ""))
+        kwargs = typing.cast(dict[str, object], arguments.convert(values))
         for context_name in context_names:
             kwargs[context_name] = context
         return kwargs

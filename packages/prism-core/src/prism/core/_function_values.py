@@ -10,8 +10,8 @@ from typing import Any
 
 __all__ = [
     "ToolArgumentsError",
+    "choice_key",
     "is_json_scalar",
-    "json_equal",
     "json_type",
     "pointer",
     "to_json",
@@ -25,11 +25,24 @@ class ToolArgumentsError(ValueError):
 
     code = "invalid_arguments"
 
-    def __init__(self, path: str, problem: str) -> None:
-        self.path = path
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
         self.problem = problem
-        where = f"{path}: " if path else ""
-        super().__init__(f"Invalid arguments: {where}{problem}")
+        self._keys: list[object] = []  # innermost first, added while the error unwinds
+
+    def inside(self, key: object) -> ToolArgumentsError:
+        """Record that the problem sits under ``key`` (an object key or array index)."""
+        self._keys.append(key)
+        return self
+
+    @property
+    def path(self) -> str:
+        """Where the problem is, as a JSON Pointer into the arguments (``""`` for the root)."""
+        return "".join(pointer("", key) for key in reversed(self._keys))
+
+    def __str__(self) -> str:
+        where = f"{self.path}: " if self._keys else ""
+        return f"Invalid arguments: {where}{self.problem}"
 
 
 def json_type(value: object) -> str:
@@ -63,13 +76,15 @@ def is_json_scalar(value: object) -> bool:
     return value is None or isinstance(value, str | int)
 
 
-def json_equal(left: object, right: object) -> bool:
-    """Equality as JSON Schema ``enum`` sees it: ``1 == 1.0`` but ``true != 1``."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return left == right
-    return type(left) is type(right) and left == right
+def choice_key(value: object) -> tuple[str, object] | None:
+    """A hashable key with JSON Schema ``enum`` equality: ``1`` matches ``1.0``, never ``true``."""
+    if value is None or isinstance(value, bool):
+        return ("literal", value)
+    if isinstance(value, int | float):
+        return ("number", value)
+    if isinstance(value, str):
+        return ("string", value)
+    return None
 
 
 def to_json(value: object, depth: int = 0) -> Any:
