@@ -242,6 +242,16 @@ def test_union_mismatch_lists_the_alternatives() -> None:
     assert "/value: expected integer or array or null, got string" in refusal(pick, {"value": "x"})
 
 
+def test_union_mismatch_inside_the_one_member_of_that_type_keeps_its_detail() -> None:
+    @tool
+    def aim(target: Positive | None = None, targets: list[Positive] | int = 0) -> None: ...
+
+    assert "/target/value: expected integer, got string" in refusal(aim, {"target": {"value": "1"}})
+    assert "/targets/1: Positive: value must be positive" in refusal(
+        aim, {"targets": [{"value": 1}, {"value": -1}]}
+    )
+
+
 def test_non_json_return_values_raise_a_clear_type_error() -> None:
     @tool
     def odd() -> object:

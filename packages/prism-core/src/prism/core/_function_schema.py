@@ -16,57 +16,29 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal, NotRequired, Required, Union
 
 from ._docstrings import class_description
+from ._function_objects import (
+    NO_DEFAULT,
+    Field,
+    SchemaNode,
+    json_default,
+    mismatch,
+    object_node,
+)
 from ._function_values import (
     ToolArgumentsError,
     choice_key,
     is_json_scalar,
     json_type,
-    to_json,
 )
 
-__all__ = [
-    "NO_DEFAULT",
-    "Field",
-    "SchemaNode",
-    "Scope",
-    "compile_annotation",
-    "json_default",
-    "object_node",
-]
-
-NO_DEFAULT: Any = object()
-Convert = Callable[[object], object]
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class SchemaNode:
-    """A compiled annotation: its JSON Schema and the JSON -> Python converter."""
-
-    schema: dict[str, Any]
-    convert: Convert
-    nullable: bool = False
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Field:
-    """One property of an object schema (a parameter, a TypedDict key, a dataclass field)."""
-
-    name: str
-    node: SchemaNode
-    required: bool
-    default: Any = NO_DEFAULT
-    description: str | None = None
-
-
-def _mismatch(expected: str, value: object) -> ToolArgumentsError:
-    return ToolArgumentsError(f"expected {expected}, got {json_type(value)}")
+__all__ = ["Scope", "compile_annotation"]
 
 
 def _scalar(type_name: str, check: Callable[[object], object | None]) -> SchemaNode:
     def convert(value: object) -> object:
         converted = check(value)
         if converted is None:
-            raise _mismatch(type_name, value)
+            raise mismatch(type_name, value)
         return converted
 
     return SchemaNode({"type": type_name}, convert)
@@ -97,7 +69,7 @@ def _identity(value: object) -> object:
 
 def _null(value: object) -> object:
     if value is not None:
-        raise _mismatch("null", value)
+        raise mismatch("null", value)
     return None
 
 
@@ -234,11 +206,15 @@ def _union(args: tuple[Any, ...], scope: Scope) -> SchemaNode:
     expected = " or ".join(_expected(node.schema) for node in nodes)
 
     def convert(value: object) -> object:
+        near: list[ToolArgumentsError] = []
         for node in nodes:
             try:
                 return node.convert(value)
-            except ToolArgumentsError:
-                continue
+            except ToolArgumentsError as exc:
+                if _same_type(node.schema, value):
+                    near.append(exc)
+        if len(near) == 1:  # one member has the value's JSON type: its message says more
+            raise near[0]
         raise ToolArgumentsError(f"expected {expected}, got {json_type(value)}")
 
     return SchemaNode(
@@ -246,6 +222,13 @@ def _union(args: tuple[Any, ...], scope: Scope) -> SchemaNode:
         convert,
         nullable=any(node.nullable for node in nodes),
     )
+
+
+def _same_type(schema: Mapping[str, Any], value: object) -> bool:
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    actual = json_type(value)
+    return actual in kinds or (actual == "integer" and "number" in kinds)
 
 
 def _expected(schema: Mapping[str, Any]) -> str:
@@ -256,7 +239,7 @@ def _expected(schema: Mapping[str, Any]) -> str:
 def _array(item: SchemaNode, build: Callable[[list[object]], object]) -> SchemaNode:
     def convert(value: object) -> object:
         if not isinstance(value, list | tuple):
-            raise _mismatch("array", value)
+            raise mismatch("array", value)
         out: list[object] = []
         try:
             for entry in value:
@@ -277,7 +260,7 @@ def _tuple(args: tuple[Any, ...], scope: Scope) -> SchemaNode:
 
     def convert(value: object) -> object:
         if not isinstance(value, list | tuple):
-            raise _mismatch("array", value)
+            raise mismatch("array", value)
         if len(value) != len(items):
             raise ToolArgumentsError(f"expected {len(items)} items, got {len(value)}")
         out: list[object] = []
@@ -306,7 +289,7 @@ def _dict(args: tuple[Any, ...], scope: Scope) -> SchemaNode:
 
     def convert(value: object) -> object:
         if not isinstance(value, Mapping):
-            raise _mismatch("object", value)
+            raise mismatch("object", value)
         out: dict[str, object] = {}
         key: Any = None
         try:
@@ -370,68 +353,3 @@ def _dataclass(cls: type, scope: Scope) -> SchemaNode:
             raise ToolArgumentsError(f"{cls.__qualname__}: {exc}") from None
 
     return _describe(object_node(fields, build, strict=scope.strict), class_description(cls))
-
-
-def object_node(
-    fields: Sequence[Field], build: Callable[[dict[str, object]], object], *, strict: bool
-) -> SchemaNode:
-    """An object with exactly ``fields`` (``additionalProperties: false``), built by ``build``.
-
-    With ``strict`` (matching the strict-mode form of the schema) every property must be present,
-    and ``null`` for an optional one means "not given".
-    """
-    properties: dict[str, Any] = {}
-    for item in fields:
-        prop = item.node.schema
-        if item.description and "description" not in prop:
-            prop = {**prop, "description": item.description}
-        if item.default is not NO_DEFAULT:
-            prop = {**prop, "default": item.default}
-        properties[item.name] = prop
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    required = [item.name for item in fields if item.required]
-    if required:
-        schema["required"] = required
-    schema["additionalProperties"] = False
-    by_name = {item.name: item for item in fields}
-    present = list(by_name) if strict else required  # strict mode requires every property
-
-    def convert(value: object) -> object:
-        if not isinstance(value, Mapping):
-            raise _mismatch("object", value)
-        out: dict[str, object] = {}
-        key: Any = None
-        known: Field | None = None
-        try:
-            for key, entry in value.items():
-                known = by_name.get(key)
-                if known is None:
-                    raise ToolArgumentsError(f"unexpected property {_short(key)}")
-                if strict and entry is None and not known.required and not known.node.nullable:
-                    continue
-                out[key] = known.node.convert(entry)
-        except ToolArgumentsError as exc:
-            if known is None:
-                raise
-            raise exc.inside(key) from None
-        for name in present:
-            if name not in value:
-                raise ToolArgumentsError(f"missing required property {name!r}")
-        return build(out)
-
-    return SchemaNode(schema, convert)
-
-
-def _short(key: object) -> str:
-    text = repr(key)
-    return text if len(text) <= 66 else text[:60] + "...'"
-
-
-def json_default(default: object, node: SchemaNode) -> Any:
-    """The JSON form of ``default`` for the schema, or ``NO_DEFAULT`` if it has none that fits."""
-    try:
-        encoded = to_json(default)
-        node.convert(encoded)
-    except (TypeError, ValueError):
-        return NO_DEFAULT
-    return encoded

@@ -16,14 +16,8 @@ from types import MappingProxyType
 from typing import Annotated, Any, overload
 
 from ._docstrings import docstring_params, docstring_summary
-from ._function_schema import (
-    NO_DEFAULT,
-    Field,
-    Scope,
-    compile_annotation,
-    json_default,
-    object_node,
-)
+from ._function_objects import NO_DEFAULT, Field, json_default, object_node
+from ._function_schema import Scope, compile_annotation
 from ._function_values import ToolArgumentsError, to_json
 from ._strict_schema import to_strict_json_schema
 from ._types import (
