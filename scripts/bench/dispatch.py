@@ -210,7 +210,8 @@ async def pai_noop() -> None:
 
 async def pai_function_toolset_subject(plan: Plan) -> Callable[[], Awaitable[float]]:
     """pydantic-ai ``ToolManager`` over a ``FunctionToolset``, prepared by ``for_run_step``."""
-    toolset = FunctionToolset([pai_noop])
+    toolset: FunctionToolset[None] = FunctionToolset()
+    toolset.add_function(pai_noop, name="noop")
     model = FunctionModel(lambda messages, info: PaiResponse(parts=[TextPart("done")]))
     ctx = RunContext(deps=None, model=model, usage=RunUsage(), run_step=1)
     manager = await ToolManager(toolset).for_run_step(ctx)

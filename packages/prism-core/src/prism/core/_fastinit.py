@@ -45,5 +45,5 @@ def fast_init(cls: C) -> C:
     init.__module__ = cls.__module__
     init.__annotations__ = {f.name: f.type for f in dataclasses.fields(cls)}
     init.__annotations__["return"] = None
-    cls.__init__ = init  # type: ignore[misc, method-assign]
+    cls.__init__ = init  # type: ignore[method-assign]
     return cls
