@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import prism.core
 
 
@@ -23,10 +25,6 @@ def test_import_does_not_load_async_backends() -> None:
 def test_every_public_name_resolves_and_unknown_names_fail() -> None:
     for name in prism.core.__all__:
         assert getattr(prism.core, name) is not None
-    try:
+    with pytest.raises(AttributeError, match="no_such_thing"):
         prism.core.no_such_thing  # type: ignore[attr-defined]  # noqa: B018
-    except AttributeError as exc:
-        assert "no_such_thing" in str(exc)
-    else:
-        raise AssertionError("unknown attribute did not raise")
     assert set(prism.core.__all__) <= set(dir(prism.core))
