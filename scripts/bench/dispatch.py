@@ -601,6 +601,10 @@ def summary(targets: Sequence[tuple[str, str, bool]]) -> str:
     )
 
 
+def progress(section: str, began: float) -> None:
+    print(f"[{time.perf_counter() - began:5.1f} s] {section} done", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smoke run (< 20 s)")
@@ -609,9 +613,13 @@ def main() -> None:
     plan = QUICK if args.quick else FULL
     began = time.perf_counter()
     dispatch, dispatch_targets = dispatch_table(asyncio.run(measure_dispatch(plan)))
+    progress("dispatch", began)
     loop, loop_targets = loop_table(asyncio.run(measure_loop(plan)))
+    progress("agent loop", began)
     batches, batch_targets = batch_table(measure_batches(plan))
+    progress("64 x 20 ms", began)
     imports, import_targets = import_table(measure_imports(plan))
+    progress("imports", began)
     mode = " --quick" if args.quick else ""
     print(f"Command: `{COMMAND}{mode}` — {machine_line()}, medians of interleaved repeats "
           f"({time.perf_counter() - began:.0f} s).\n")  # fmt: skip
