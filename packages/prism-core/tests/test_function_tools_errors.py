@@ -3,6 +3,7 @@
 import dataclasses
 import enum
 import functools
+import inspect
 import re
 from typing import Annotated, Any, Literal, TypedDict
 
@@ -289,3 +290,31 @@ def test_partials_keep_their_remaining_parameters() -> None:
     result = double.execute({"value": 21}, context())
     assert isinstance(result, ToolResult)
     assert result.value == 42
+
+
+def test_unresolvable_string_annotations_are_reported_at_decoration() -> None:
+    def later(when: "NotDefinedAnywhere") -> None: ...  # type: ignore[name-defined]  # noqa: F821
+
+    with pytest.raises(TypeError, match="tool 'later': cannot resolve the type hints"):
+        tool(later)
+
+
+def test_callable_objects_need_a_name_and_keep_sync_or_async() -> None:
+    class Counter:
+        def __call__(self, step: int) -> int:
+            return step + 1
+
+    class AsyncCounter:
+        async def __call__(self, step: int) -> int:
+            return step + 1
+
+    with pytest.raises(ValueError, match="pass name="):
+        tool(Counter())
+    counter = tool(Counter(), name="counter")
+    assert counter.parameters is not None
+    assert counter.parameters["required"] == ["step"]
+    result = counter.execute({"step": 1}, context())
+    assert isinstance(result, ToolResult)
+    assert result.value == 2
+    assert inspect.iscoroutinefunction(tool(AsyncCounter(), name="async_counter").execute)
+    assert not inspect.iscoroutinefunction(counter.execute)
