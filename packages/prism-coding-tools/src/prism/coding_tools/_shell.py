@@ -165,20 +165,24 @@ async def _exec_guarded(
 ) -> ExecResult:
     """Call ``operations.exec``; if it overruns its timeout or ignores an abort, cancel it."""
     results: list[ExecResult] = []
+    failures: list[Exception] = []
     with anyio.move_on_after(timeout + _GUARD_SECONDS):
         async with anyio.create_task_group() as group:
 
             async def execute() -> None:
-                results.append(
-                    await operations.exec(
-                        command,
-                        cwd=cwd,
-                        env=env,
-                        on_data=on_data,
-                        signal=signal,
-                        timeout_seconds=timeout,
+                try:
+                    results.append(
+                        await operations.exec(
+                            command,
+                            cwd=cwd,
+                            env=env,
+                            on_data=on_data,
+                            signal=signal,
+                            timeout_seconds=timeout,
+                        )
                     )
-                )
+                except Exception as exc:  # re-raised below, outside the task group
+                    failures.append(exc)
                 group.cancel_scope.cancel()
 
             async def watchdog() -> None:
@@ -188,6 +192,8 @@ async def _exec_guarded(
 
             group.start_soon(execute)
             group.start_soon(watchdog)
+    if failures:
+        raise failures[0]
     if results:
         return results[0]
     if signal.aborted:
@@ -251,11 +257,12 @@ def _result(
             f"Command timed out after {timeout:g}s; it and everything it started were "
             "killed",
         )
-    elif outcome.aborted or outcome.exit_code is None:
+    elif outcome.aborted:
         error = ("aborted", "Command aborted; it and everything it started were killed")
-    else:
-        if outcome.exit_code != 0:
-            notes.append(_describe_exit(outcome.exit_code))
+    elif outcome.exit_code is None:
+        error = ("shell_failed", "Command ended without an exit code (it was killed)")
+    elif outcome.exit_code != 0:
+        notes.append(_describe_exit(outcome.exit_code))
     body = tail.text.removesuffix("\n") if tail.text else "(no output)"
     text = body + ("\n\n" + "\n".join(notes) if notes else "")
     if error is not None:
