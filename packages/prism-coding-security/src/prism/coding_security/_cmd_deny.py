@@ -140,8 +140,6 @@ def _network_exec(name: str, args: list[str]) -> str | None:
                 return f"attaches a program to a network socket ({name} {text}): a reverse shell"
     if name == "socat" and any(re.search(r"(^|[,!])(exec|system):", a, re.I) for a in args):
         return "attaches a program to a socket (socat EXEC:/SYSTEM:): a reverse shell"
-    if any("/dev/tcp/" in a or "/dev/udp/" in a for a in args):
-        return "opens a network connection through /dev/tcp or /dev/udp (a reverse-shell pattern)"
     return None
 
 

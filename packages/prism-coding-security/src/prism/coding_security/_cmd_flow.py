@@ -48,6 +48,8 @@ _SPAWN = re.compile(
 )
 
 Table = Mapping[int, Unwrapped]
+MAX_UPSTREAM = 64
+"""Upstream pipeline commands inspected for secrets (data reaches a stage only through them)."""
 
 
 def _first_operand(args: Sequence[Arg]) -> Arg | None:
@@ -67,6 +69,8 @@ def _code_source(inv: Invocation) -> str | None:
         if reads_stdin or (not code and first is not None and first.text in _STDIN_PATHS):
             return "stdin"
         return "procsub" if not code and first is not None and first.procsub else None
+    if inv.name in ("at", "batch") and not any(a.text.startswith("-f") for a in inv.args):
+        return "stdin"
     if inv.name in ("source", "."):
         first = _first_operand(inv.args)
         if first is not None and first.text in _STDIN_PATHS:
@@ -78,6 +82,10 @@ def _code_source(inv: Invocation) -> str | None:
 def code_denials(inv: Invocation) -> list[str]:
     """A shell or interpreter running piped or process-substituted text as its program."""
     source = _code_source(inv)
+    if inv.name in SHELLS and "xargs" in inv.wrappers:
+        mode, code, _ = shell_mode(inv.args)
+        if mode != "command" or (code is not None and "{}" in code.text):
+            return [f"runs its input lines as code (`xargs {inv.name}`)"]
     if source == "stdin" and inv.piped:
         return [
             f"runs its piped input as code (`… | {inv.name}`); save the script to a file in "
@@ -162,7 +170,7 @@ def exfiltration_denials(
     if inv.name not in NETWORK:
         return []
     why = f"sends secrets over the network (`{inv.name}`)"
-    sources = list(command.upstream) if inv.piped else []
+    sources = list(command.upstream[-MAX_UPSTREAM:]) if inv.piped else []
     sources += [i for arg in inv.args for i in arg.subst]
     if any(_secret_source(commands[i], table, checker) for i in sources if i < len(commands)):
         return [f"{why}: credential files or the environment flow into it"]

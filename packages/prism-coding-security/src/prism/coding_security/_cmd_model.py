@@ -45,7 +45,8 @@ class SimpleCommand:
     assignments: tuple[str, ...] = ()
     redirects: tuple[Redirect, ...] = ()
     piped: bool = False
-    upstream: tuple[int, ...] = ()
+    upstream: range = range(0)
+    """Indices of the commands in earlier stages of the same pipeline (they feed its stdin)."""
     pipeline: bool = False
     background: bool = False
     function: str | None = None
@@ -68,7 +69,11 @@ class Budget:
         self.nodes += 1
         if self.nodes > self.max_nodes:
             raise AnalysisLimit(f"more than {self.max_nodes} syntax nodes")
-        if self.nodes % 128 == 0 and time.monotonic() - self.started > self.seconds:
+        if self.nodes % 128 == 0:
+            self.check_time()
+
+    def check_time(self) -> None:
+        if time.monotonic() - self.started > self.seconds:
             raise AnalysisLimit(f"analysis took longer than {self.seconds} s")
 
 

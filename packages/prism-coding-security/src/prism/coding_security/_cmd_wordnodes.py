@@ -22,6 +22,7 @@ from ._cmd_words import (
     Chars,
     Word,
     brace_expand,
+    brace_sample,
     chars_text,
     decode_ansi_c,
     has_glob,
@@ -47,6 +48,21 @@ def _text(node: Node | None) -> str:
     if node is None or node.text is None:
         return ""
     return node.text.decode("utf-8", "replace")
+
+
+def _fields(
+    chars: Chars, ifs: str, subst: tuple[int, ...], procsub: bool, *, exact: bool
+) -> tuple[Arg, ...] | None:
+    """Field-split and brace-expand; None (exact view) when the expansion is too large."""
+    result: list[Arg] = []
+    for field in split_fields(chars, ifs):
+        expanded = brace_expand(field)
+        if expanded is None:
+            if exact:
+                return None
+            expanded = brace_sample(field)
+        result.extend(Arg(chars_text(item), has_glob(item), subst, procsub) for item in expanded)
+    return tuple(result)
 
 
 @attrs.define
@@ -90,21 +106,12 @@ class WordBuilder:
         subst = tuple(acc.subst)
         exact = None
         if acc.exact is not None:
-            exact = self._fields(acc.exact, DEFAULT_IFS, subst, acc.procsub)
-        dynamic = acc.dynamic if exact is not None or acc.dynamic else "brace expansion too large"
-        guess = self._fields(acc.guess, guess_ifs, subst, acc.procsub) or (
+            exact = _fields(acc.exact, DEFAULT_IFS, subst, acc.procsub, exact=True)
+        dynamic = acc.dynamic or "a brace expansion with too many words"
+        guess = _fields(acc.guess, guess_ifs, subst, acc.procsub, exact=False) or (
             Arg(chars_text(acc.guess), subst=subst, procsub=acc.procsub),
         )
         return Word(raw, exact, guess, subst, acc.procsub, None if exact is not None else dynamic)
-
-    @staticmethod
-    def _fields(chars: Chars, ifs: str, subst: tuple[int, ...], procsub: bool) -> tuple[Arg, ...]:
-        result: list[Arg] = []
-        for field in split_fields(chars, ifs):
-            expanded = brace_expand(field)
-            for item in expanded if expanded is not None else [field]:
-                result.append(Arg(chars_text(item), has_glob(item), subst, procsub))
-        return tuple(result)
 
     def _tilde(self, raw: str, acc: _Acc, ctx: Ctx) -> None:
         if not raw.startswith("~") or not acc.guess or acc.guess[0] != ("~", 0):
@@ -155,14 +162,35 @@ class WordBuilder:
         elif kind == "expansion":
             self._expansion(node, ctx, acc, quoted)
         elif kind in ("command_substitution", "process_substitution"):
-            acc.subst.extend(self.substitution(node, ctx))
+            ids = self.substitution(node, ctx)
+            acc.subst.extend(ids)
             acc.procsub = acc.procsub or kind == "process_substitution"
-            acc.unknown(f"the value of `{text[:40]}` is only known at run time")
+            output = self._static_output(ids) if kind == "command_substitution" else None
+            guess = lit(output, EXPANDED | flag) if output is not None else None
+            acc.unknown(f"the value of `{text[:40]}` is only known at run time", guess)
         elif kind == "extglob_pattern":
             acc.unknown("an extended glob pattern", lit(text))
         else:
             self._nested(node, ctx, acc)
             acc.unknown(f"`{text[:40]}` is only known at run time")
+
+    def _static_output(self, ids: tuple[int, ...]) -> str | None:
+        """What ``$(echo …)``, ``$(printf word)`` or ``$(pwd)`` prints (guess view only)."""
+        if len(ids) != 1:
+            return None
+        command = self.walker.out.commands[ids[0]]
+        argv = [arg.text for word in command.words for arg in word.guess]
+        if command.redirects or not argv or any(UNKNOWN in text for text in argv):
+            return None
+        if argv[0] == "pwd":
+            return command.cwd
+        if argv[0] == "echo":
+            while len(argv) > 1 and argv[1] in ("-n", "-e", "-E"):
+                argv.pop(1)
+            return " ".join(argv[1:])
+        if argv[0] == "printf" and len(argv) == 2 and not any(c in argv[1] for c in "%\\"):
+            return argv[1]
+        return None
 
     def _nested(self, node: Node, ctx: Ctx, acc: _Acc) -> None:
         """Visit substitutions anywhere below ``node`` (they run even if the value is unknown)."""
@@ -223,6 +251,9 @@ class WordBuilder:
             self.node(child, ctx, default, quoted=quoted)
         acc.subst.extend(default.subst)
         value = ctx.scope.vars.get(name)
+        if operator in (":?", "?") and names[0].start_byte < operators[0].start_byte:
+            self._variable(name, ctx, acc, quoted)
+            return
         if operator in _DEFAULTING and names[0].start_byte < operators[0].start_byte:
             flags = EXPANDED | (QUOTED if quoted else 0)
             guess = lit(value, flags) if value is not None else default.guess
@@ -242,7 +273,12 @@ class WordBuilder:
             out.note("structural", f"a process substitution `{text[:2]}…)`")
             piped = text.startswith(">")
         inner = attrs.evolve(
-            ctx, scope=ctx.scope.copy(), piped=piped, upstream=(), pipeline=False, background=False
+            ctx,
+            scope=ctx.scope.copy(),
+            piped=piped,
+            upstream=range(0),
+            pipeline=False,
+            background=False,
         )
         before = len(out.commands)
         for child in node.named_children:

@@ -19,6 +19,7 @@ __all__ = [
     "Chars",
     "Word",
     "brace_expand",
+    "brace_sample",
     "chars_text",
     "decode_ansi_c",
     "has_glob",
@@ -204,7 +205,12 @@ def _brace_parts(chars: Chars, open_at: int) -> tuple[int, list[Chars]] | None:
     return None
 
 
+class _TooLarge(Exception):
+    pass
+
+
 def _sequence(body: str) -> list[str] | None:
+    """``1..5`` / ``a..e`` / ``1..9..2``; None when ``body`` is no sequence (too large raises)."""
     pieces = body.split("..")
     if len(pieces) not in (2, 3):
         return None
@@ -218,7 +224,7 @@ def _sequence(body: str) -> list[str] | None:
             return None
         start, end, numeric = ord(pieces[0]), ord(pieces[1]), False
     if abs(end - start) // step > MAX_BRACE_WORDS:
-        return None
+        raise _TooLarge
     direction = 1 if end >= start else -1
     values = range(start, end + direction, step * direction)
     return [str(v) if numeric else chr(v) for v in values]
@@ -226,6 +232,31 @@ def _sequence(body: str) -> list[str] | None:
 
 def brace_expand(chars: Chars, limit: int = MAX_BRACE_WORDS) -> list[Chars] | None:
     """Bash brace expansion (``{a,b}``, ``{1..3}``); None when it would exceed ``limit`` words."""
+    try:
+        return _brace_expand(chars, limit)
+    except _TooLarge:
+        return None
+
+
+def brace_sample(chars: Chars, limit: int = MAX_BRACE_WORDS) -> list[Chars]:
+    """For a too-large expansion: every alternative of each brace group, the others at their
+    first alternative (linear in size). Used only for the speculative (deny) view."""
+    for open_at, item in enumerate(chars):
+        if not _is_active(item, "{"):
+            continue
+        found = _brace_parts(chars, open_at)
+        if found is None:
+            continue
+        close_at, parts = found
+        alternatives = parts if len(parts) > 1 else [parts[0]]
+        prefix, rest = chars[:open_at], brace_sample(chars[close_at + 1 :], limit)
+        variants = [prefix + alt + rest[0] for alt in alternatives[:limit]]
+        variants += [prefix + alternatives[0] + tail for tail in rest[1:limit]]
+        return variants
+    return [chars]
+
+
+def _brace_expand(chars: Chars, limit: int) -> list[Chars]:
     for open_at, item in enumerate(chars):
         if not _is_active(item, "{"):
             continue
@@ -248,11 +279,8 @@ def brace_expand(chars: Chars, limit: int = MAX_BRACE_WORDS) -> list[Chars] | No
         prefix, suffix = chars[:open_at], chars[close_at + 1 :]
         results: list[Chars] = []
         for alternative in alternatives:
-            expanded = brace_expand(prefix + alternative + suffix, limit)
-            if expanded is None:
-                return None
-            results.extend(expanded)
+            results.extend(_brace_expand(prefix + alternative + suffix, limit))
             if len(results) > limit:
-                return None
+                raise _TooLarge
         return results
     return [chars]

@@ -183,6 +183,34 @@ def _script(inv: Invocation, out: Unwrapped) -> Inner:
     return []
 
 
+_GIT_COMMAND_KEYS = (
+    "core.pager",
+    "core.sshcommand",
+    "core.editor",
+    "core.fsmonitor",
+    "core.askpass",
+    "diff.external",
+    "sequence.editor",
+    "gpg.program",
+    "credential.helper",
+    "pager.",
+    "alias.",
+)
+
+
+def _git(inv: Invocation, out: Unwrapped) -> Inner:
+    """``git -c core.pager='…'`` and ``-c alias.x='!…'``: configuration values that are commands."""
+    args = list(inv.args)
+    for position, arg in enumerate(args[:-1]):
+        if arg.text != "-c":
+            continue
+        key, _, value = args[position + 1].text.partition("=")
+        if key.casefold().startswith(_GIT_COMMAND_KEYS) and value:
+            code = value[1:] if value.startswith("!") else value
+            out.reparse.append(Reparse(code, f"`git -c {key}` value", inv.command))
+    return []
+
+
 def _awk_program(args: Sequence[Arg]) -> list[Arg]:
     programs: list[Arg] = []
     index = 0
@@ -237,6 +265,7 @@ _HANDLERS: dict[str, Callable[[Invocation, Unwrapped], Inner]] = {
     "trap": _eval,
     "alias": _eval,
     "script": _script,
+    "git": _git,
     "runuser": _script,
     "sg": _script,
 }

@@ -277,6 +277,35 @@ def _value_writers(inv: Invocation, out: Effects) -> None:
             out.writes.append(Target(Arg(text[2:], arg.glob, arg.subst)))
 
 
+_REMOTE_VALUES = {"rsync": "efTBM", "scp": "cFiJloPSDX"}
+
+
+def _remote_copy(inv: Invocation, out: Effects) -> None:
+    """rsync/scp: the last operand is the destination when it is local (no ``host:``)."""
+    args = list(inv.args)
+    values = _REMOTE_VALUES[inv.name]
+    operands: list[Arg] = []
+    index = 0
+    while index < len(args):
+        text = args[index].text
+        if text.startswith("-") and not text.startswith("--") and text[-1] in values:
+            index += 2
+            continue
+        if not text.startswith("-"):
+            operands.append(args[index])
+        index += 1
+    if len(operands) >= 2 and ":" not in operands[-1].text:
+        out.writes.append(Target(operands[-1]))
+        out.reads.extend(operands[:-1])
+
+
+def _unzip(inv: Invocation, out: Effects) -> None:
+    args = list(inv.args)
+    for position, arg in enumerate(args[:-1]):
+        if arg.text == "-d":
+            out.writes.append(Target(args[position + 1]))
+
+
 def _sed(inv: Invocation, out: Effects) -> None:
     found = sed_effects(inv.args)
     out.writes.extend(Target(arg) for arg in found.writes)
@@ -308,6 +337,9 @@ _HANDLERS = {
     "git": _git,
     "tar": _tar,
     "sed": _sed,
+    "rsync": _remote_copy,
+    "scp": _remote_copy,
+    "unzip": _unzip,
 }
 for _name in _VALUE_WRITES:
     _HANDLERS[_name] = _value_writers

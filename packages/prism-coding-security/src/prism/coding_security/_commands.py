@@ -33,12 +33,13 @@ from ._cmd_flow import (
     from_output_denials,
     reverse_shell_code,
 )
-from ._cmd_model import AnalysisLimit, Budget, Collector, SimpleCommand
+from ._cmd_model import AnalysisLimit, Budget, Collector, Redirect, SimpleCommand
 from ._cmd_paths import absolute, device_write
 from ._cmd_unwrap import (
     INTERPRETERS,
     SHELLS,
     Invocation,
+    Reparse,
     Unwrapped,
     interpreter_code,
     literals,
@@ -53,10 +54,10 @@ from ._shell_parse import parse_into
 __all__ = ["CommandVerdict", "analyze_command"]
 
 MAX_COMMAND_CHARS = 65_536
-MAX_NODES = 50_000
-MAX_COMMANDS = 1_000
+MAX_NODES = 400_000
+MAX_COMMANDS = 40_000
 MAX_DEPTH = 6
-ANALYSIS_SECONDS = 2.0
+ANALYSIS_SECONDS = 5.0
 
 
 @attrs.frozen
@@ -100,14 +101,18 @@ class _Analysis:
         except AnalysisLimit as limit:
             self.limit = str(limit)
         index = 0
-        while index < len(self.out.commands):
-            self._expand(self.out.commands[index])
-            index += 1
+        try:
+            while index < len(self.out.commands):
+                self.out.budget.check_time()
+                self._expand(self.out.commands[index])
+                index += 1
+        except AnalysisLimit as limit:
+            self.limit = self.limit or str(limit)
 
     def _stdin_items(self, command: SimpleCommand) -> list[str] | None:
         if not command.piped or not command.upstream:
             return None
-        source = self.out.commands[max(command.upstream)]
+        source = self.out.commands[command.upstream[-1]]
         argv = [a for w in source.words for a in w.guess]
         if not argv or argv[0].text not in ("echo", "printf"):
             return None
@@ -132,13 +137,17 @@ class _Analysis:
                 self._nested(literal, command, "a string literal in interpreter code")
         for redirect in command.redirects:
             if redirect.kind in ("heredoc", "herestring") and redirect.body:
-                self._fed(redirect.body, command, unwrapped)
+                self._fed(redirect, command, unwrapped)
 
-    def _fed(self, body: str, command: SimpleCommand, unwrapped: Unwrapped) -> None:
+    def _fed(self, redirect: Redirect, command: SimpleCommand, unwrapped: Unwrapped) -> None:
         """Heredoc/here-string text given to a shell (parsed) or interpreter (literals)."""
+        body = redirect.body or ""
+        subst = redirect.target.subst if redirect.target is not None else ()
         for inv in unwrapped.invocations:
             if inv.name in SHELLS and shell_mode(inv.args)[0] == "stdin":
                 self._nested(body, command, f"a heredoc fed to `{inv.name}`")
+                origin = f"here-string fed to `{inv.name}`"
+                unwrapped.reparse.append(Reparse(body, origin, command.index, subst))
             elif inv.name in INTERPRETERS and interpreter_code(inv.name, inv.args)[1]:
                 unwrapped.literals.append((body, command.index))
                 for literal in literals(body):
@@ -165,7 +174,15 @@ class _Analysis:
 
     # -- step 1: deny -------------------------------------------------------------------------
     def denial(self) -> str | None:
+        try:
+            return self._denial()
+        except AnalysisLimit as limit:
+            self.limit = self.limit or str(limit)
+            return None
+
+    def _denial(self) -> str | None:
         for command in self.out.commands:
+            self.out.budget.check_time()
             reason = self._deny_command(command)
             if reason is not None:
                 where = f" (inside {command.origin})" if command.origin else ""
@@ -241,6 +258,16 @@ class _Analysis:
 
     # -- steps 2 and 3: allow or approval -----------------------------------------------------
     def approval(self) -> str | None:
+        try:
+            reason = self._approval()
+        except AnalysisLimit as limit:
+            self.limit = self.limit or str(limit)
+            reason = None
+        if self.limit is not None:
+            return f"the command is too complex to analyse ({self.limit}); it needs approval"
+        return reason
+
+    def _approval(self) -> str | None:
         if self.limit is not None:
             return f"the command is too complex to analyse ({self.limit}); it needs approval"
         for command in self.out.commands:
@@ -251,7 +278,10 @@ class _Analysis:
                         why = rule.reason or f"matches the host rule `{rule.pattern}`"
                         return f"`{_clip(command.text)}` {why}; it needs approval"
         if "\n" in self.command or "\r" in self.command:
-            return "the command contains a line break, which separates commands; it needs approval"
+            return (
+                "the command contains a newline or carriage return (a newline separates "
+                "commands); it needs approval"
+            )
         for note in self.out.notes:
             if note.kind == "hard" or self.strict:
                 return (
@@ -259,6 +289,7 @@ class _Analysis:
                     "it needs approval"
                 )
         for command in self.out.commands:
+            self.out.budget.check_time()
             reason = self._allow_command(command)
             if reason is not None:
                 return f"`{_clip(command.text)}` {reason}; it needs approval"

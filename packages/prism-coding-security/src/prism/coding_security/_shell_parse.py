@@ -22,6 +22,8 @@ __all__ = ["LANGUAGE", "Ctx", "Scope", "Walker", "parse_into"]
 
 LANGUAGE = Language(tree_sitter_bash.language())
 
+MAX_PIPES = 1000
+"""``|`` characters allowed in one parsed text (long pipelines parse in quadratic time)."""
 MAX_NESTING = 120
 """Syntax-tree nesting the walker follows before giving up (keeps Python's stack bounded)."""
 
@@ -58,7 +60,7 @@ class Ctx:
     depth: int
     origin: str | None
     piped: bool = False
-    upstream: tuple[int, ...] = ()
+    upstream: range = range(0)
     pipeline: bool = False
     background: bool = False
     function: str | None = None
@@ -185,19 +187,18 @@ class Walker:
                 self.words.build([child], ctx)
 
     def pipeline(self, node: Node, ctx: Ctx) -> None:
-        produced: list[int] = []
         stages = [child for child in node.named_children if child.type != "comment"]
+        first = ctx.upstream.start if len(ctx.upstream) else len(self.out.commands)
         for position, stage in enumerate(stages):
-            before = len(self.out.commands)
+            upstream = range(first, len(self.out.commands)) if position else ctx.upstream
             stage_ctx = attrs.evolve(
                 ctx,
                 scope=ctx.scope.copy(),
                 piped=ctx.piped or position > 0,
-                upstream=ctx.upstream + tuple(produced),
+                upstream=upstream,
                 pipeline=True,
             )
             self.visit(stage, stage_ctx)
-            produced.extend(range(before, len(self.out.commands)))
 
     def redirected(self, node: Node, ctx: Ctx) -> None:
         body = node.child_by_field_name("body")
@@ -272,7 +273,7 @@ class Walker:
         for tail in tails:
             piped = tail.type == "pipeline"
             tail_ctx = attrs.evolve(
-                ctx, piped=piped or ctx.piped, upstream=(index,), pipeline=piped
+                ctx, piped=piped or ctx.piped, upstream=range(index, index + 1), pipeline=piped
             )
             self.visit(tail, tail_ctx)
 
@@ -282,7 +283,8 @@ def _key(node: Node) -> tuple[int, int, str]:
 
 
 def _followed_by_amp(children: list[Node], position: int) -> bool:
-    for later in children[position + 1 :]:
+    for index in range(position + 1, len(children)):
+        later = children[index]
         if later.is_named:
             return False
         if later.type == "&":
@@ -298,7 +300,7 @@ def _text(node: Node | None) -> str:
 
 def _text_with(node: Node | None, redirects: list[Node]) -> str:
     parts = [_text(node)] if node is not None else []
-    parts.extend(_text(r).split("\n", 1)[0] for r in redirects if r.parent is not node)
+    parts.extend(_text(r).split("\n", 1)[0] for r in redirects if r.parent != node)
     return " ".join(part for part in parts if part)
 
 
@@ -332,6 +334,9 @@ def parse_into(
     variables: dict[str, str | None] | None = None,
 ) -> None:
     """Parse ``source`` and append its simple commands; raise ``AnalysisLimit`` on a bound."""
+    if source.count("|") > MAX_PIPES:
+        # tree-sitter-bash parses a pipeline in time quadratic in its stages; bound it first.
+        raise AnalysisLimit(f"more than {MAX_PIPES} `|` characters")
     parser = Parser(LANGUAGE)
     tree = parser.parse(source.encode("utf-8", "surrogatepass"))
     if tree.root_node.has_error:
