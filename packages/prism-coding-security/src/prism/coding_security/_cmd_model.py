@@ -22,6 +22,8 @@ class Note:
 
     kind: Literal["structural", "hard"]
     text: str
+    where: str = ""
+    """The source text of the construct (quoted in the reason)."""
 
 
 @attrs.frozen
@@ -86,10 +88,10 @@ class Collector:
     notes: list[Note] = attrs.field(factory=list)
     functions: set[str] = attrs.field(factory=set)
 
-    def note(self, kind: Literal["structural", "hard"], text: str) -> None:
-        item = Note(kind, text)
-        if item not in self.notes:
-            self.notes.append(item)
+    def note(self, kind: Literal["structural", "hard"], text: str, where: str = "") -> None:
+        if any(note.kind == kind and note.text == text for note in self.notes):
+            return
+        self.notes.append(Note(kind, text, " ".join(where.split())[:120]))
 
     def add(self, command: SimpleCommand) -> int:
         if len(self.commands) >= self.budget.max_commands:

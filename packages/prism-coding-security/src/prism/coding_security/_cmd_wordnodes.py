@@ -135,11 +135,12 @@ class WordBuilder:
         if acc.exact is not None:
             if value is None or name not in ("", "+"):
                 acc.exact = None
-                acc.dynamic = acc.dynamic or f"`~{name}` expands to another user's home"
+                acc.dynamic = acc.dynamic or f"`~{name}`, another user's home directory"
             else:
                 acc.exact[:end] = replacement
 
     def node(self, node: Node, ctx: Ctx, acc: _Acc, *, quoted: bool) -> None:
+        self.walker.out.budget.tick()
         kind = node.type
         text = _text(node)
         flag = QUOTED if quoted else 0
@@ -167,12 +168,12 @@ class WordBuilder:
             acc.procsub = acc.procsub or kind == "process_substitution"
             output = self._static_output(ids) if kind == "command_substitution" else None
             guess = lit(output, EXPANDED | flag) if output is not None else None
-            acc.unknown(f"the value of `{text[:40]}` is only known at run time", guess)
+            acc.unknown(f"`{text[:40]}`, whose value is only known at run time", guess)
         elif kind == "extglob_pattern":
             acc.unknown("an extended glob pattern", lit(text))
         else:
             self._nested(node, ctx, acc)
-            acc.unknown(f"`{text[:40]}` is only known at run time")
+            acc.unknown(f"`{text[:40]}`, whose value is only known at run time")
 
     def _static_output(self, ids: tuple[int, ...]) -> str | None:
         """What ``$(echo …)``, ``$(printf word)`` or ``$(pwd)`` prints (guess view only)."""
@@ -224,9 +225,9 @@ class WordBuilder:
         if name in _EXACT_VARS and value is not None:
             acc.add(lit(value, flags))
         elif value is not None:
-            acc.unknown(f"`${name}` is only known at run time", lit(value, flags))
+            acc.unknown(f"`${name}`, whose value is only known at run time", lit(value, flags))
         else:
-            acc.unknown(f"`${name}` is only known at run time", [(UNKNOWN, flags)])
+            acc.unknown(f"`${name}`, whose value is only known at run time", [(UNKNOWN, flags)])
 
     def _expansion(self, node: Node, ctx: Ctx, acc: _Acc, quoted: bool) -> None:
         children = node.named_children
@@ -238,7 +239,7 @@ class WordBuilder:
         ]
         if not names or len(names) != 1 or any(c.type == "subscript" for c in children):
             self._nested(node, ctx, acc)
-            acc.unknown(f"`{_text(node)[:40]}` is only known at run time")
+            acc.unknown(f"`{_text(node)[:40]}`, whose value is only known at run time")
             return
         name = _text(names[0])
         if not operators:
@@ -257,9 +258,9 @@ class WordBuilder:
         if operator in _DEFAULTING and names[0].start_byte < operators[0].start_byte:
             flags = EXPANDED | (QUOTED if quoted else 0)
             guess = lit(value, flags) if value is not None else default.guess
-            acc.unknown(f"`{_text(node)[:40]}` is only known at run time", guess)
+            acc.unknown(f"`{_text(node)[:40]}`, whose value is only known at run time", guess)
             return
-        acc.unknown(f"`{_text(node)[:40]}` is only known at run time")
+        acc.unknown(f"`{_text(node)[:40]}`, whose value is only known at run time")
 
     # -- substitutions, assignments, redirects ------------------------------------------------
     def substitution(self, node: Node, ctx: Ctx) -> tuple[int, ...]:
@@ -267,10 +268,10 @@ class WordBuilder:
         text = _text(node)
         if node.type == "command_substitution":
             form = "backticks" if text.startswith("`") else "`$(…)`"
-            out.note("structural", f"a command substitution ({form})")
+            out.note("structural", f"a command substitution ({form})", text)
             piped = False
         else:
-            out.note("structural", f"a process substitution `{text[:2]}…)`")
+            out.note("structural", f"a process substitution `{text[:2]}…)`", text)
             piped = text.startswith(">")
         inner = attrs.evolve(
             ctx,
@@ -312,9 +313,9 @@ class WordBuilder:
         tails: list[Node],
     ) -> None:
         if node.has_error:
-            self.walker.out.note("hard", "the command does not parse cleanly (syntax error)")
+            self.walker.out.note("hard", "a syntax error", _text(node))
         if node.type == "herestring_redirect":
-            self.walker.out.note("structural", "a here-string `<<<`")
+            self.walker.out.note("structural", "a here-string `<<<`", _text(node))
             value = list(node.named_children)
             word = self.build(value[:1], ctx) if value else Word("", (), ())
             body = " ".join(a.text for a in word.guess)
@@ -355,7 +356,7 @@ class WordBuilder:
         groups: list[list[Node]],
         tails: list[Node],
     ) -> None:
-        self.walker.out.note("structural", "a heredoc `<<`")
+        self.walker.out.note("structural", "a heredoc `<<`", _text(node).split("\n", 1)[0])
         start = next((c for c in node.children if c.type == "heredoc_start"), None)
         quoted_delimiter = any(ch in _text(start) for ch in "'\"\\")
         body_node = next((c for c in node.children if c.type == "heredoc_body"), None)

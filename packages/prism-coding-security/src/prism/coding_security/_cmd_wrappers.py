@@ -100,7 +100,11 @@ def _xargs(inv: Invocation, out: Unwrapped, items: list[str] | None) -> Inner:
 
 def _flock(inv: Invocation, out: Unwrapped) -> Inner:
     parsed, rest = _parse("flock", inv.args)
-    for code in parsed.values("-c"):
+    codes = parsed.values("-c")
+    if len(rest) > 2 and rest[1].text in ("-c", "--command"):
+        codes.append(rest[2])
+        rest = rest[:1]
+    for code in codes:
         out.reparse.append(Reparse(code.text, "`flock -c` string", inv.command, code.subst))
     return [(tuple(rest[1:]), inv.cwd, False)] if len(rest) > 1 else []
 

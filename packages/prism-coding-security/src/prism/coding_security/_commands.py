@@ -12,7 +12,8 @@
 background ``&``, heredocs/here-strings and redirections to files — are never allowed without
 approval. ``False``: those constructs are looked through and their commands, operands and
 redirect targets judged like any other. Either way control flow, functions, assignments,
-environment prefixes, line breaks, parse errors and path-qualified executables need approval.
+environment prefixes, line breaks, parse errors, path-qualified executables and any word whose
+value is only known at run time (a substitution result, ``$VAR``) need approval.
 """
 
 from __future__ import annotations
@@ -190,8 +191,8 @@ class _Analysis:
         bomb = fork_bomb(self.out.commands)
         if bomb is not None:
             return (
-                f"denied: the function `{bomb.function}` is a fork bomb (it runs copies of itself "
-                "in a pipeline or in the background)"
+                f"denied: `{_clip(self.command)}` is a fork bomb: the function `{bomb.function}` "
+                "runs copies of itself in a pipeline or in the background"
             )
         return None
 
@@ -264,12 +265,13 @@ class _Analysis:
             self.limit = self.limit or str(limit)
             reason = None
         if self.limit is not None:
-            return f"the command is too complex to analyse ({self.limit}); it needs approval"
+            return (
+                f"`{_clip(self.command, 60)}` is too complex to analyse ({self.limit}); "
+                "it needs approval"
+            )
         return reason
 
     def _approval(self) -> str | None:
-        if self.limit is not None:
-            return f"the command is too complex to analyse ({self.limit}); it needs approval"
         for command in self.out.commands:
             for inv in self.table.get(command.index, Unwrapped()).invocations:
                 texts = [normalized_text(inv.argv, canonical=True)]
@@ -277,15 +279,17 @@ class _Analysis:
                     if rule.action == "ask" and rule_matches(rule, texts, canonical=True):
                         why = rule.reason or f"matches the host rule `{rule.pattern}`"
                         return f"`{_clip(command.text)}` {why}; it needs approval"
+        first_line = _clip(self.command.replace("\r", "\n").split("\n", 1)[0])
         if "\n" in self.command or "\r" in self.command:
             return (
-                "the command contains a newline or carriage return (a newline separates "
+                f"`{first_line}…` spans several lines (a newline or carriage return separates "
                 "commands); it needs approval"
             )
         for note in self.out.notes:
             if note.kind == "hard" or self.strict:
+                where = note.where or first_line
                 return (
-                    f"the command uses {note.text}, which cannot be checked statically; "
+                    f"`{where}` uses {note.text}, which cannot be checked statically; "
                     "it needs approval"
                 )
         for command in self.out.commands:
@@ -325,7 +329,7 @@ class _Analysis:
             return reason
         for word in command.words:
             if word.exact is None:
-                return f"uses a value only known at run time ({word.dynamic})"
+                return f"uses {word.dynamic}"
         argv = [a for word in command.words for a in word.exact or ()]
         peeled = strict_unwrap(argv)
         if isinstance(peeled, str):
@@ -384,7 +388,8 @@ def analyze_command(
     if len(command) > MAX_COMMAND_CHARS:
         return CommandVerdict(
             "needs-approval",
-            f"the command is longer than {MAX_COMMAND_CHARS} characters and cannot be analysed; "
+            f"`{_clip(command, 60)}` is longer than {MAX_COMMAND_CHARS} characters and cannot "
+            "be analysed; "
             "it needs approval",
         )
     analysis = _Analysis(

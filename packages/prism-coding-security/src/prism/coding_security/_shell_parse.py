@@ -94,7 +94,7 @@ class Walker:
                 return
             self.command(None, ctx, pending, text=_text(node))
         if node.is_error or node.is_missing:
-            self.out.note("hard", "the command does not parse cleanly (syntax error)")
+            self.out.note("hard", "a syntax error", _text(node))
         if kind == "command":
             self.command(node, ctx, [])
         elif kind == "pipeline":
@@ -104,7 +104,7 @@ class Walker:
         elif kind in ("program", "list", "do_group", "else_clause", "elif_clause", "ERROR"):
             self.sequence(node, ctx)
         elif kind == "subshell":
-            self.out.note("structural", "a subshell `( … )`")
+            self.out.note("structural", "a subshell `( … )`", _text(node))
             self.sequence(node, attrs.evolve(ctx, scope=ctx.scope.copy()))
         elif kind == "compound_statement":
             self.compound(node, ctx)
@@ -113,10 +113,10 @@ class Walker:
         elif kind in ("variable_assignment", "variable_assignments"):
             self.assignment(node, ctx)
         elif kind == "declaration_command":
-            self.out.note("hard", f"a declaration `{_clip(_text(node))}` changes shell state")
+            self.out.note("hard", "a declaration that changes shell state", _text(node))
             self.assignment(node, ctx)
         elif kind == "unset_command":
-            self.out.note("hard", f"`{_clip(_text(node))}` changes shell state")
+            self.out.note("hard", "`unset`, which changes shell state", _text(node))
             for child in node.named_children:
                 ctx.scope.vars[_text(child)] = None
         elif kind in ("command_substitution", "process_substitution"):
@@ -128,9 +128,9 @@ class Walker:
 
     def other(self, node: Node, ctx: Ctx) -> None:
         if node.type in _CONTROL:
-            self.out.note("hard", f"control flow ({_CONTROL[node.type]})")
+            self.out.note("hard", f"control flow ({_CONTROL[node.type]})", _text(node))
         elif node.type not in ("heredoc_body", "case_item"):
-            self.out.note("hard", f"unsupported shell construct `{node.type}`")
+            self.out.note("hard", f"an unsupported shell construct ({node.type})", _text(node))
         if node.type == "for_statement":
             variable = node.child_by_field_name("variable")
             if variable is not None:
@@ -139,23 +139,23 @@ class Walker:
             self.visit(child, ctx)
 
     def sequence(self, node: Node, ctx: Ctx) -> None:
-        children = node.children
+        children = _flatten_lists(node) if node.type == "list" else node.children
         for position, child in enumerate(children):
             if not child.is_named:
                 if child.type == "&":
-                    self.out.note("structural", "a background job `&`")
+                    self.out.note("structural", "a background job `&`", _text(node))
                 if child.is_missing or child.type == "ERROR":
-                    self.out.note("hard", "the command does not parse cleanly (syntax error)")
+                    self.out.note("hard", "a syntax error", _text(node))
                 continue
             background = ctx.background or _followed_by_amp(children, position)
             self.visit(child, attrs.evolve(ctx, background=background))
 
     def compound(self, node: Node, ctx: Ctx) -> None:
         if _text(node).startswith("(("):
-            self.out.note("hard", "an arithmetic command `(( … ))`")
+            self.out.note("hard", "an arithmetic command `(( … ))`", _text(node))
             self.other_children(node, ctx)
             return
-        self.out.note("structural", "a command group `{ …; }`")
+        self.out.note("structural", "a command group `{ …; }`", _text(node))
         self.sequence(node, ctx)
 
     def other_children(self, node: Node, ctx: Ctx) -> None:
@@ -165,7 +165,7 @@ class Walker:
     def function(self, node: Node, ctx: Ctx) -> None:
         name_node = node.child_by_field_name("name")
         name = _text(name_node) if name_node is not None else "?"
-        self.out.note("hard", f"a function definition `{name}`")
+        self.out.note("hard", "a function definition", _text(node))
         self.out.functions.add(name)
         body = node.child_by_field_name("body")
         if body is not None:
@@ -173,7 +173,7 @@ class Walker:
 
     def assignment(self, node: Node, ctx: Ctx) -> None:
         if node.type == "variable_assignment":
-            self.out.note("hard", f"a variable assignment `{_clip(_text(node))}`")
+            self.out.note("hard", "a variable assignment", _text(node))
             name, value = self.words.assignment(node, ctx)
             if name is not None:
                 ctx.scope.vars[name] = value
@@ -243,9 +243,8 @@ class Walker:
             elif child.is_named:
                 self.visit(child, ctx)
         if assignments:
-            self.out.note(
-                "hard", f"an environment assignment `{_clip(assignments[0])}` before a command"
-            )
+            where = _text(node) if node is not None else assignments[0]
+            self.out.note("hard", f"an environment assignment (`{_clip(assignments[0])}`)", where)
         redirects: list[Redirect] = []
         tails: list[Node] = []
         for redirect in own_redirects:
@@ -276,6 +275,19 @@ class Walker:
                 ctx, piped=piped or ctx.piped, upstream=range(index, index + 1), pipeline=piped
             )
             self.visit(tail, tail_ctx)
+
+
+def _flatten_lists(node: Node) -> list[Node]:
+    """``a && b || c`` nests lists to the left; walk them as one flat sequence (no recursion)."""
+    flat: list[Node] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "list":
+            stack.extend(reversed(current.children))
+        else:
+            flat.append(current)
+    return flat
 
 
 def _key(node: Node) -> tuple[int, int, str]:
@@ -340,7 +352,7 @@ def parse_into(
     parser = Parser(LANGUAGE)
     tree = parser.parse(source.encode("utf-8", "surrogatepass"))
     if tree.root_node.has_error:
-        collector.note("hard", "the command does not parse cleanly (syntax error)")
+        collector.note("hard", "a syntax error", source)
     scope_vars: dict[str, str | None] = {"IFS": " \t\n", "PWD": cwd}
     if home is not None:
         scope_vars["HOME"] = home
