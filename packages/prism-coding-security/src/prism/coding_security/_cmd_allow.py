@@ -8,24 +8,29 @@ delete (``find -delete``) or follow symlinks out of the tree (``grep -R``, ``fin
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 
+from ._cmd_check import PathChecker, Unverified
+from ._cmd_model import SimpleCommand
 from ._cmd_options import parse_args
+from ._cmd_paths import absolute, device_write
 from ._cmd_specs import GIT_SPECS, SPECS
 from ._cmd_words import Arg, names
-from ._rules import ALLOWLIST, GIT_READONLY
+from ._cmd_wrappers import strict_unwrap
+from ._cmd_writes import Target
+from ._rules import ALLOWLIST, GIT_READONLY, CommandRule, normalized_text, rule_matches
 
-__all__ = ["allowlisted", "path_like_operands"]
+__all__ = ["allow_reason", "allowlisted", "path_like_operands"]
 
 Verdict = tuple[list[Arg], str | None]
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 _FIND_FORBIDDEN = names(
-    "-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls -L -follow"
+    "-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls -L -follow -files0-from"
 )
-_FIND_PATH_ARGS = names("-newer -anewer -cnewer -samefile -files0-from")
+_FIND_PATH_ARGS = names("-newer -anewer -cnewer -samefile")
 _GIT_GLOBAL = names(
-    "--no-pager -P --no-optional-locks --no-replace-objects --literal-pathspecs --glob- "
-    "pathspecs --noglob-pathspecs --icase-pathspecs"
+    "--no-pager -P --no-optional-locks --no-replace-objects --literal-pathspecs "
+    "--glob-pathspecs --noglob-pathspecs --icase-pathspecs"
 )
 _GIT_BRANCH_OK = names(
     "-a -r -l -v -vv -q -i --all --remotes --list --verbose --quiet --show-current "
@@ -39,7 +44,9 @@ def _files(name: str) -> Callable[[Sequence[Arg]], Verdict]:
 
     def check(args: Sequence[Arg]) -> Verdict:
         parsed = parse_args(args, SPECS[name])
-        return list(parsed.operands) + parsed.values("--files0-from"), None
+        if parsed.has("--files0-from"):
+            return [], "reads file names from a list (--files0-from)"
+        return list(parsed.operands), None
 
     return check
 
@@ -113,8 +120,8 @@ def _git(args: Sequence[Arg]) -> Verdict:
         name = arg.text.split("=", 1)[0]
         if name.startswith("--") and len(name) >= 5 and "--output".startswith(name):
             return [], "writes a file (--output)"
-        if name in ("--ext-diff", "--open-files-in-pager", "-O"):
-            return [], f"can run external programs ({name})"
+        if name in ("--ext-diff", "--open-files-in-pager") or name.startswith("-O"):
+            return [], f"can run external programs or read other files ({name})"
     parsed = parse_args(before, GIT_SPECS[sub])
     operands = list(parsed.operands)
     if parsed.has("--no-index"):
@@ -152,12 +159,19 @@ assert set(_VALIDATORS) == ALLOWLIST
 
 
 def allowlisted(argv: Sequence[Arg]) -> Verdict:
-    """(path operands, None) when ``argv`` is a read-only allowlisted call, else ([], reason)."""
+    """(path operands, None) when ``argv`` is a read-only allowlisted call, else ([], reason).
+
+    Every globbed word counts as a path: ``grep * x`` turns file names into the pattern *and*
+    into more files to read, wherever the glob stands.
+    """
     name = argv[0].text
     validator = _VALIDATORS.get(name)
     if validator is None:
         return [], "is not on the read-only allowlist"
-    return validator(argv[1:])
+    paths, reason = validator(argv[1:])
+    if reason is None and name not in ("echo", "pwd", "which"):
+        paths += [arg for arg in argv[1:] if arg.glob and arg not in paths]
+    return paths, reason
 
 
 def path_like_operands(argv: Sequence[Arg]) -> list[Arg]:
@@ -174,3 +188,71 @@ def path_like_operands(argv: Sequence[Arg]) -> list[Arg]:
         if text.startswith(("/", "~", "./", "../")) or text in ("..", ".") or "/" in text:
             found.append(Arg(text, arg.glob, arg.subst))
     return found
+
+
+def _redirects_reason(command: SimpleCommand, checker: PathChecker, strict: bool) -> str | None:
+    for redirect in command.redirects:
+        if redirect.kind in ("dup", "heredoc", "herestring"):
+            continue
+        word = redirect.target
+        if word is None or word.exact is None or len(word.exact) != 1:
+            return "redirects to a target only known at run time"
+        text = word.exact[0].text
+        path = absolute(text, command.cwd)
+        if redirect.kind == "write":
+            if path is not None and device_write(path) == "safe":
+                continue
+            if strict:
+                return f"redirects output to `{text}` (a file write)"
+            try:
+                if checker.write(Target(word.exact[0]), command.cwd) is None:
+                    continue
+            except Unverified:
+                pass
+            return f"redirects output to `{text}`, which cannot be verified"
+        if command.cwd is None or checker.read_outside(word.exact[0], command.cwd):
+            return f"reads `{text}`, which is outside the workspace"
+    return None
+
+
+def allow_reason(
+    command: SimpleCommand,
+    *,
+    checker: PathChecker,
+    rules: Sequence[CommandRule],
+    strict: bool,
+    functions: Set[str],
+    cwd: str,
+) -> str | None:
+    """Why ``command`` is not provably read-only and contained (None: it may be allowed)."""
+    reason = _redirects_reason(command, checker, strict)
+    if reason is not None or not command.words:
+        return reason
+    for word in command.words:
+        if word.exact is None:
+            return f"uses {word.dynamic}"
+    argv = [a for word in command.words for a in word.exact or ()]
+    peeled = strict_unwrap(argv)
+    if isinstance(peeled, str):
+        return peeled
+    inner, _ = peeled
+    texts = [normalized_text(argv, canonical=False), normalized_text(inner, canonical=False)]
+    if any(r.action == "allow" and rule_matches(r, texts, canonical=False) for r in rules):
+        paths = path_like_operands(inner)
+    elif "/" in inner[0].text:
+        return (
+            "runs a program by path; only allowlisted commands found on PATH run without approval"
+        )
+    elif inner[0].text in functions:
+        return "calls a function defined in the same command"
+    else:
+        paths, why = allowlisted(inner)
+        if why is not None:
+            return why
+    if paths and command.cwd is None:
+        return "runs after a directory change that cannot be followed"
+    for path in paths:
+        outside = checker.read_outside(path, command.cwd or cwd)
+        if outside is not None:
+            return f"reads outside the workspace: {outside}"
+    return None

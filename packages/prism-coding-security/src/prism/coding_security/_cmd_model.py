@@ -9,7 +9,16 @@ import attrs
 
 from ._cmd_words import Word
 
-__all__ = ["AnalysisLimit", "Budget", "Collector", "Note", "Redirect", "SimpleCommand"]
+__all__ = [
+    "AnalysisLimit",
+    "Budget",
+    "Collector",
+    "Ctx",
+    "Note",
+    "Redirect",
+    "Scope",
+    "SimpleCommand",
+]
 
 
 class AnalysisLimit(Exception):
@@ -98,3 +107,31 @@ class Collector:
             raise AnalysisLimit(f"more than {self.budget.max_commands} simple commands")
         self.commands.append(command)
         return command.index
+
+
+class Scope:
+    """Per-subshell state the walker tracks speculatively: working directory and variables."""
+
+    __slots__ = ("cwd", "vars")
+
+    def __init__(self, cwd: str | None, variables: dict[str, str | None]) -> None:
+        self.cwd = cwd
+        self.vars = variables
+
+    def copy(self) -> Scope:
+        return Scope(self.cwd, dict(self.vars))
+
+
+@attrs.frozen
+class Ctx:
+    """Where a node sits: pipe input, upstream commands, background, enclosing function."""
+
+    scope: Scope
+    depth: int
+    origin: str | None
+    piped: bool = False
+    upstream: range = range(0)
+    pipeline: bool = False
+    background: bool = False
+    function: str | None = None
+    nesting: int = 0

@@ -8,13 +8,15 @@ literals of interpreter one-liners to be scanned for denied commands.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Sequence
 
 import attrs
 
-from ._cmd_words import Arg, names
+from ._cmd_paths import expand
+from ._cmd_words import UNKNOWN, Arg, names
 
 __all__ = [
     "INTERPRETERS",
@@ -23,6 +25,8 @@ __all__ = [
     "Reparse",
     "Unwrapped",
     "canonical_name",
+    "empty_expansion_variants",
+    "glob_name_variants",
     "interpreter_code",
     "literals",
     "shell_mode",
@@ -160,3 +164,24 @@ def literals(code: str) -> list[str]:
         if len(found) >= MAX_LITERALS:
             break
     return found
+
+
+def empty_expansion_variants(argv: list[Arg]) -> list[list[Arg]]:
+    """The command lines that run if unknown expansions in the command name are empty."""
+    variants: list[list[Arg]] = []
+    if argv and UNKNOWN in argv[0].text and argv[0].text.strip(UNKNOWN):
+        variants.append([Arg(argv[0].text.replace(UNKNOWN, ""), argv[0].glob), *argv[1:]])
+    rest = argv
+    while len(rest) > 1 and len(variants) < 4 and rest[0].text.strip(UNKNOWN) == "":
+        rest = rest[1:]
+        variants.append(rest)
+    return variants
+
+
+def glob_name_variants(argv: list[Arg], cwd: str | None) -> list[list[Arg]]:
+    """``* -rf /`` runs the first matching file name as the command."""
+    if not argv or not argv[0].glob or cwd is None:
+        return []
+    matches = expand(argv[0], cwd)
+    names = sorted(m for m in matches or () if m != argv[0].text)[:16]
+    return [[Arg(os.path.basename(name)), *argv[1:]] for name in names]

@@ -8,12 +8,11 @@ Substitutions met inside words are visited, so the commands they run are extract
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import attrs
 from tree_sitter import Node
 
-from ._cmd_model import Redirect
 from ._cmd_words import (
     EXPANDED,
     QUOTED,
@@ -33,15 +32,14 @@ from ._cmd_words import (
 )
 
 if TYPE_CHECKING:
-    from ._shell_parse import Ctx, Walker
+    from ._cmd_model import Ctx
+    from ._shell_parse import Walker
 
 __all__ = ["WordBuilder"]
 
 DEFAULT_IFS = " \t\n"
 _EXACT_VARS = ("HOME", "PWD")
 _DEFAULTING = (":-", "-", ":=", "=")
-_WRITE_OPS = (">", ">>", ">|", "&>", "&>>", ">&")
-_OPERATORS = ("&>>", "&>", ">>", ">&-", "<&-", ">&", "<&", ">|", ">", "<")
 
 
 def _text(node: Node | None) -> str:
@@ -63,6 +61,25 @@ def _fields(
             expanded = brace_sample(field)
         result.extend(Arg(chars_text(item), has_glob(item), subst, procsub) for item in expanded)
     return tuple(result)
+
+
+_EXPANDS_AFTER_DOLLAR = frozenset("!@#?$*-_{(" + "0123456789")
+
+
+def _stray_dollars(acc: _Acc) -> None:
+    """A literal ``$`` that tree-sitter left before ``!``, a name … (``a$!b``) is an expansion."""
+    guess = acc.guess
+    for index in range(len(guess) - 2, -1, -1):
+        (ch, flags), (after, after_flags) = guess[index], guess[index + 1]
+        if (
+            ch == "$"
+            and not flags
+            and not after_flags
+            and (after in _EXPANDS_AFTER_DOLLAR or after.isalpha())
+        ):
+            guess[index : index + 2] = [(UNKNOWN, QUOTED)]
+            acc.exact = None
+            acc.dynamic = acc.dynamic or f"`${after}`, whose value is only known at run time"
 
 
 @attrs.define
@@ -94,12 +111,17 @@ class WordBuilder:
     # -- words ------------------------------------------------------------------------------
     def build(self, nodes: list[Node], ctx: Ctx) -> Word:
         acc = _Acc()
+        data = self.walker.data
         for position, node in enumerate(nodes):
             following = nodes[position + 1] if position + 1 < len(nodes) else None
             if node.type == "$" and following is not None and following.type == "string":
                 continue  # $"…" is a locale-translated string
+            if position and node.start_byte > nodes[position - 1].end_byte:
+                gap = data[nodes[position - 1].end_byte : node.start_byte]
+                acc.add(unescape_unquoted(gap.decode("utf-8", "replace")))
             self.node(node, ctx, acc, quoted=False)
         raw = "".join(_text(node) for node in nodes)
+        _stray_dollars(acc)
         self._tilde(raw, acc, ctx)
         ifs = ctx.scope.vars.get("IFS")
         guess_ifs = ifs if isinstance(ifs, str) else DEFAULT_IFS
@@ -108,9 +130,7 @@ class WordBuilder:
         if acc.exact is not None:
             exact = _fields(acc.exact, DEFAULT_IFS, subst, acc.procsub, exact=True)
         dynamic = acc.dynamic or "a brace expansion with too many words"
-        guess = _fields(acc.guess, guess_ifs, subst, acc.procsub, exact=False) or (
-            Arg(chars_text(acc.guess), subst=subst, procsub=acc.procsub),
-        )
+        guess = _fields(acc.guess, guess_ifs, subst, acc.procsub, exact=False) or ()
         return Word(raw, exact, guess, subst, acc.procsub, None if exact is not None else dynamic)
 
     def _tilde(self, raw: str, acc: _Acc, ctx: Ctx) -> None:
@@ -146,18 +166,26 @@ class WordBuilder:
         flag = QUOTED if quoted else 0
         if kind == "word":
             acc.add(lit(text, QUOTED) if quoted else unescape_unquoted(text))
+        elif kind == "$" and text != "$":
+            acc.unknown(f"`{text}`, whose value is only known at run time")  # `$$`: the PID
         elif kind in ("number", "brace_expression", "$", "file_descriptor"):
             acc.add(lit(text, flag))
         elif kind == "raw_string":
             acc.add(lit(text[1:-1], QUOTED))
         elif kind == "ansi_c_string":
             acc.add(lit(decode_ansi_c(text[2:-1]), QUOTED))
+        elif kind == "variable_name":
+            acc.add(lit(text, flag) if quoted else unescape_unquoted(text))
+        elif kind == "variable_assignment":
+            self._sequence(node, ctx, acc, quoted=quoted, inner=False)
         elif kind in ("string", "translated_string"):
             self._sequence(node, ctx, acc, quoted=True, inner=True)
         elif kind == "concatenation":
             self._sequence(node, ctx, acc, quoted=quoted, inner=False)
         elif kind == "string_content":
             acc.add(unescape_double(text))
+        elif kind == "simple_expansion" and text[1:2].isspace():
+            acc.add(lit("$", flag))  # tree-sitter reads `$ x` as an expansion; bash: a literal $
         elif kind == "simple_expansion":
             self._variable(text[1:], ctx, acc, quoted)
         elif kind == "expansion":
@@ -169,6 +197,10 @@ class WordBuilder:
             output = self._static_output(ids) if kind == "command_substitution" else None
             guess = lit(output, EXPANDED | flag) if output is not None else None
             acc.unknown(f"`{text[:40]}`, whose value is only known at run time", guess)
+        elif kind == "``":
+            self.walker.out.note("structural", "a command substitution (backticks)", text)
+        elif not node.is_named:
+            acc.add(lit(text, flag) if quoted else unescape_unquoted(text))
         elif kind == "extglob_pattern":
             acc.unknown("an extended glob pattern", lit(text))
         else:
@@ -215,7 +247,17 @@ class WordBuilder:
             if child.start_byte > cursor:
                 gap = source[cursor - node.start_byte : child.start_byte - node.start_byte]
                 gap_text = gap.decode("utf-8", "replace")
-                acc.add(unescape_double(gap_text) if quoted else unescape_unquoted(gap_text))
+                if quoted:
+                    acc.add(unescape_double(gap_text))
+                else:
+                    # An unquoted blank inside a tree-sitter "concatenation" (`a ``b`) still
+                    # separates words for bash: mark it as a field separator.
+                    acc.add(
+                        [
+                            (ch, EXPANDED) if ch in " \t" and not f else (ch, f)
+                            for ch, f in unescape_unquoted(gap_text)
+                        ]
+                    )
             self.node(child, ctx, acc, quoted=quoted)
             cursor = child.end_byte
 
@@ -304,76 +346,6 @@ class WordBuilder:
         self.node(value_node, ctx, acc, quoted=True)
         return name, chars_text(acc.guess)
 
-    def redirect(
-        self,
-        node: Node,
-        ctx: Ctx,
-        out: list[Redirect],
-        groups: list[list[Node]],
-        tails: list[Node],
-    ) -> None:
-        if node.has_error:
-            self.walker.out.note("hard", "a syntax error", _text(node))
-        if node.type == "herestring_redirect":
-            self.walker.out.note("structural", "a here-string `<<<`", _text(node))
-            value = list(node.named_children)
-            word = self.build(value[:1], ctx) if value else Word("", (), ())
-            body = " ".join(a.text for a in word.guess)
-            out.append(Redirect("<<<", None, word, "herestring", body))
-            return
-        if node.type == "heredoc_redirect":
-            self._heredoc(node, ctx, out, groups, tails)
-            return
-        descriptor = node.child_by_field_name("descriptor")
-        operator = next((_text(c) for c in node.children if _text(c) in _OPERATORS), ">")
-        destinations = node.children_by_field_name("destination")
-        grouped: list[list[Node]] = []
-        for dest in destinations:
-            if grouped and dest.start_byte == grouped[-1][-1].end_byte:
-                grouped[-1].append(dest)
-            else:
-                grouped.append([dest])
-        target = self.build(grouped[0], ctx) if grouped else None
-        groups.extend(grouped[1:])
-        kind: Literal["write", "read", "dup"]
-        target_text = target.raw if target is not None else "-"
-        if operator in (">&-", "<&-") or (
-            operator in (">&", "<&") and (target_text.isdigit() or target_text == "-")
-        ):
-            kind = "dup"
-        elif operator in ("<", "<&"):
-            kind = "read"
-        else:
-            kind = "write"
-        fd = _text(descriptor) if descriptor is not None else None
-        out.append(Redirect(operator, fd, target, kind))
-
-    def _heredoc(
-        self,
-        node: Node,
-        ctx: Ctx,
-        out: list[Redirect],
-        groups: list[list[Node]],
-        tails: list[Node],
-    ) -> None:
-        self.walker.out.note("structural", "a heredoc `<<`", _text(node).split("\n", 1)[0])
-        start = next((c for c in node.children if c.type == "heredoc_start"), None)
-        quoted_delimiter = any(ch in _text(start) for ch in "'\"\\")
-        body_node = next((c for c in node.children if c.type == "heredoc_body"), None)
-        body = _text(body_node)
-        if any(c.type == "<<-" for c in node.children):
-            body = "\n".join(line.lstrip("\t") for line in body.split("\n"))
-        if body_node is not None and not quoted_delimiter:
-            self._nested(body_node, ctx, _Acc())
-        out.append(Redirect("<<", None, None, "heredoc", body))
-        for child in node.named_children:
-            if child.type in ("heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content"):
-                continue
-            if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
-                self.redirect(child, ctx, out, groups, tails)
-            else:
-                tails.append(child)
-
-    @staticmethod
-    def write_operator(op: str) -> bool:
-        return op in _WRITE_OPS
+    def visit_substitutions(self, node: Node, ctx: Ctx) -> None:
+        """Run the walker over substitutions below ``node`` (a heredoc body, say)."""
+        self._nested(node, ctx, _Acc())

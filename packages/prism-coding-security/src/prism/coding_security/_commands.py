@@ -24,7 +24,7 @@ from typing import Literal
 
 import attrs
 
-from ._cmd_allow import allowlisted, path_like_operands
+from ._cmd_allow import allow_reason
 from ._cmd_check import PathChecker, Unverified
 from ._cmd_deny import invocation_denials
 from ._cmd_flow import (
@@ -35,19 +35,20 @@ from ._cmd_flow import (
     reverse_shell_code,
 )
 from ._cmd_model import AnalysisLimit, Budget, Collector, Redirect, SimpleCommand
-from ._cmd_paths import absolute, device_write
 from ._cmd_unwrap import (
     INTERPRETERS,
     SHELLS,
     Invocation,
     Reparse,
     Unwrapped,
+    empty_expansion_variants,
+    glob_name_variants,
     interpreter_code,
     literals,
     shell_mode,
 )
 from ._cmd_words import Arg
-from ._cmd_wrappers import strict_unwrap, unwrap
+from ._cmd_wrappers import unwrap
 from ._cmd_writes import Target, effects
 from ._rules import CommandRule, normalized_text, rule_matches
 from ._shell_parse import parse_into
@@ -131,6 +132,12 @@ class _Analysis:
             stdin_items=self._stdin_items(command),
         )
         self.table[command.index] = unwrapped
+        for variant in empty_expansion_variants(argv) + glob_name_variants(argv, command.cwd):
+            # `$X rm -rf /` or `r${X}m -rf /` run `rm` when $X is empty: look at that too.
+            extra = unwrap(command.index, variant, cwd=command.cwd, piped=command.piped)
+            unwrapped.invocations.extend(extra.invocations)
+            unwrapped.reparse.extend(extra.reparse)
+            unwrapped.literals.extend(extra.literals)
         for item in unwrapped.reparse:
             self._nested(item.text, command, item.origin)
         for code, _ in unwrapped.literals:
@@ -294,67 +301,16 @@ class _Analysis:
                 )
         for command in self.out.commands:
             self.out.budget.check_time()
-            reason = self._allow_command(command)
+            reason = allow_reason(
+                command,
+                checker=self.checker,
+                rules=self.rules,
+                strict=self.strict,
+                functions=self.out.functions,
+                cwd=self.cwd,
+            )
             if reason is not None:
                 return f"`{_clip(command.text)}` {reason}; it needs approval"
-        return None
-
-    def _allow_redirects(self, command: SimpleCommand) -> str | None:
-        for redirect in command.redirects:
-            if redirect.kind in ("dup", "heredoc", "herestring"):
-                continue
-            word = redirect.target
-            if word is None or word.exact is None or len(word.exact) != 1:
-                return "redirects to a target only known at run time"
-            text = word.exact[0].text
-            path = absolute(text, command.cwd)
-            if redirect.kind == "write":
-                if path is not None and device_write(path) == "safe":
-                    continue
-                if self.strict:
-                    return f"redirects output to `{text}` (a file write)"
-                try:
-                    if self.checker.write(Target(word.exact[0]), command.cwd) is None:
-                        continue
-                except Unverified:
-                    pass
-                return f"redirects output to `{text}`, which cannot be verified"
-            if command.cwd is None or self.checker.read_outside(word.exact[0], command.cwd):
-                return f"reads `{text}`, which is outside the workspace"
-        return None
-
-    def _allow_command(self, command: SimpleCommand) -> str | None:
-        reason = self._allow_redirects(command)
-        if reason is not None or not command.words:
-            return reason
-        for word in command.words:
-            if word.exact is None:
-                return f"uses {word.dynamic}"
-        argv = [a for word in command.words for a in word.exact or ()]
-        peeled = strict_unwrap(argv)
-        if isinstance(peeled, str):
-            return peeled
-        inner, _ = peeled
-        texts = [normalized_text(argv, canonical=False), normalized_text(inner, canonical=False)]
-        if any(r.action == "allow" and rule_matches(r, texts, canonical=False) for r in self.rules):
-            paths = path_like_operands(inner)
-        elif "/" in inner[0].text:
-            return (
-                "runs a program by path; only allowlisted commands found on PATH run without "
-                "approval"
-            )
-        elif inner[0].text in self.out.functions:
-            return "calls a function defined in the same command"
-        else:
-            paths, why = allowlisted(inner)
-            if why is not None:
-                return why
-        if paths and command.cwd is None:
-            return "runs after a directory change that cannot be followed"
-        for path in paths:
-            outside = self.checker.read_outside(path, command.cwd or self.cwd)
-            if outside is not None:
-                return f"reads outside the workspace: {outside}"
         return None
 
 

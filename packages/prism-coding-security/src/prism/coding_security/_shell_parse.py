@@ -8,15 +8,27 @@ keeps what was extracted so far (deny still applies, allow never does).
 
 from __future__ import annotations
 
-import os
-
 import attrs
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from ._cmd_model import AnalysisLimit, Collector, Redirect, SimpleCommand
+from ._cmd_model import AnalysisLimit, Collector, Ctx, Redirect, Scope, SimpleCommand
+from ._cmd_redirects import build_redirect
+from ._cmd_repair import misread, segments
+from ._cmd_syntax import (
+    CONTROL,
+    REDIRECTS,
+    clip,
+    flatten_lists,
+    followed_by_amp,
+    key,
+    loose_word,
+    node_text,
+    text_with,
+    track_cd,
+    valid_assignment,
+)
 from ._cmd_wordnodes import WordBuilder
-from ._cmd_words import Word
 
 __all__ = ["LANGUAGE", "Ctx", "Scope", "Walker", "parse_into"]
 
@@ -27,58 +39,20 @@ MAX_PIPES = 1000
 MAX_NESTING = 120
 """Syntax-tree nesting the walker follows before giving up (keeps Python's stack bounded)."""
 
-_CONTROL = {
-    "if_statement": "`if` statement",
-    "while_statement": "`while`/`until` loop",
-    "for_statement": "`for` loop",
-    "c_style_for_statement": "`for ((…))` loop",
-    "case_statement": "`case` statement",
-    "test_command": "`[[ … ]]` test",
-    "negated_command": "`!` negation",
-}
-_REDIRECTS = ("file_redirect", "heredoc_redirect", "herestring_redirect")
-
-
-class Scope:
-    """Per-subshell state the walker tracks speculatively: working directory and variables."""
-
-    __slots__ = ("cwd", "vars")
-
-    def __init__(self, cwd: str | None, variables: dict[str, str | None]) -> None:
-        self.cwd = cwd
-        self.vars = variables
-
-    def copy(self) -> Scope:
-        return Scope(self.cwd, dict(self.vars))
-
-
-@attrs.frozen
-class Ctx:
-    """Where a node sits: pipe input, upstream commands, background, enclosing function."""
-
-    scope: Scope
-    depth: int
-    origin: str | None
-    piped: bool = False
-    upstream: range = range(0)
-    pipeline: bool = False
-    background: bool = False
-    function: str | None = None
-    nesting: int = 0
-
-
-def _clip(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
 
 class Walker:
     """Visit a tree-sitter-bash tree and append ``SimpleCommand``s to the collector."""
 
-    def __init__(self, collector: Collector, home: str | None) -> None:
+    def __init__(self, collector: Collector, home: str | None, data: bytes = b"") -> None:
         self.out = collector
+        self.data = data
         self.words = WordBuilder(self, home)
         self.pending: dict[tuple[int, int, str], list[Node]] = {}
+
+    def glued(self, before: Node, after: Node) -> bool:
+        """One word: adjacent, or joined by what tree-sitter drops (``a\\<TAB>b``, ``r\\<NL>m``)."""
+        gap = self.data[before.end_byte : after.start_byte]
+        return gap == b"" or (len(gap) == 2 and gap[:1] == b"\\" and gap[1:] in b"\t \n")
 
     # -- statements -------------------------------------------------------------------------
     def visit(self, node: Node, ctx: Ctx) -> None:
@@ -87,24 +61,26 @@ class Walker:
             raise AnalysisLimit(f"syntax nested deeper than {MAX_NESTING} levels")
         ctx = attrs.evolve(ctx, nesting=ctx.nesting + 1)
         kind = node.type
-        pending = self.pending.pop(_key(node), None)
+        pending = self.pending.pop(key(node), None)
         if pending is not None:
             if kind == "command":
                 self.command(node, ctx, pending)
                 return
-            self.command(None, ctx, pending, text=_text(node))
+            self.command(None, ctx, pending, text=node_text(node))
         if node.is_error or node.is_missing:
-            self.out.note("hard", "a syntax error", _text(node))
+            self.out.note("hard", "a syntax error", node_text(node))
         if kind == "command":
             self.command(node, ctx, [])
         elif kind == "pipeline":
             self.pipeline(node, ctx)
         elif kind == "redirected_statement":
             self.redirected(node, ctx)
-        elif kind in ("program", "list", "do_group", "else_clause", "elif_clause", "ERROR"):
+        elif kind in ("program", "list", "do_group", "else_clause", "elif_clause"):
             self.sequence(node, ctx)
+        elif kind == "ERROR":
+            self.error(node, ctx)
         elif kind == "subshell":
-            self.out.note("structural", "a subshell `( … )`", _text(node))
+            self.out.note("structural", "a subshell `( … )`", node_text(node))
             self.sequence(node, attrs.evolve(ctx, scope=ctx.scope.copy()))
         elif kind == "compound_statement":
             self.compound(node, ctx)
@@ -113,12 +89,12 @@ class Walker:
         elif kind in ("variable_assignment", "variable_assignments"):
             self.assignment(node, ctx)
         elif kind == "declaration_command":
-            self.out.note("hard", "a declaration that changes shell state", _text(node))
+            self.out.note("hard", "a declaration that changes shell state", node_text(node))
             self.assignment(node, ctx)
         elif kind == "unset_command":
-            self.out.note("hard", "`unset`, which changes shell state", _text(node))
+            self.out.note("hard", "`unset`, which changes shell state", node_text(node))
             for child in node.named_children:
-                ctx.scope.vars[_text(child)] = None
+                ctx.scope.vars[node_text(child)] = None
         elif kind in ("command_substitution", "process_substitution"):
             self.words.substitution(node, ctx)
         elif kind == "comment":
@@ -127,35 +103,35 @@ class Walker:
             self.other(node, ctx)
 
     def other(self, node: Node, ctx: Ctx) -> None:
-        if node.type in _CONTROL:
-            self.out.note("hard", f"control flow ({_CONTROL[node.type]})", _text(node))
+        if node.type in CONTROL:
+            self.out.note("hard", f"control flow ({CONTROL[node.type]})", node_text(node))
         elif node.type not in ("heredoc_body", "case_item"):
-            self.out.note("hard", f"an unsupported shell construct ({node.type})", _text(node))
+            self.out.note("hard", f"an unsupported shell construct ({node.type})", node_text(node))
         if node.type == "for_statement":
             variable = node.child_by_field_name("variable")
             if variable is not None:
-                ctx.scope.vars[_text(variable)] = None
+                ctx.scope.vars[node_text(variable)] = None
         for child in node.named_children:
             self.visit(child, ctx)
 
     def sequence(self, node: Node, ctx: Ctx) -> None:
-        children = _flatten_lists(node) if node.type == "list" else node.children
+        children = flatten_lists(node) if node.type == "list" else node.children
         for position, child in enumerate(children):
             if not child.is_named:
                 if child.type == "&":
-                    self.out.note("structural", "a background job `&`", _text(node))
+                    self.out.note("structural", "a background job `&`", node_text(node))
                 if child.is_missing or child.type == "ERROR":
-                    self.out.note("hard", "a syntax error", _text(node))
+                    self.out.note("hard", "a syntax error", node_text(node))
                 continue
-            background = ctx.background or _followed_by_amp(children, position)
+            background = ctx.background or followed_by_amp(children, position)
             self.visit(child, attrs.evolve(ctx, background=background))
 
     def compound(self, node: Node, ctx: Ctx) -> None:
-        if _text(node).startswith("(("):
-            self.out.note("hard", "an arithmetic command `(( … ))`", _text(node))
+        if node_text(node).startswith("(("):
+            self.out.note("hard", "an arithmetic command `(( … ))`", node_text(node))
             self.other_children(node, ctx)
             return
-        self.out.note("structural", "a command group `{ …; }`", _text(node))
+        self.out.note("structural", "a command group `{ …; }`", node_text(node))
         self.sequence(node, ctx)
 
     def other_children(self, node: Node, ctx: Ctx) -> None:
@@ -164,8 +140,8 @@ class Walker:
 
     def function(self, node: Node, ctx: Ctx) -> None:
         name_node = node.child_by_field_name("name")
-        name = _text(name_node) if name_node is not None else "?"
-        self.out.note("hard", "a function definition", _text(node))
+        name = node_text(name_node) if name_node is not None else "?"
+        self.out.note("hard", "a function definition", node_text(node))
         self.out.functions.add(name)
         body = node.child_by_field_name("body")
         if body is not None:
@@ -173,7 +149,11 @@ class Walker:
 
     def assignment(self, node: Node, ctx: Ctx) -> None:
         if node.type == "variable_assignment":
-            self.out.note("hard", "a variable assignment", _text(node))
+            self.out.note("hard", "a variable assignment", node_text(node))
+            if not valid_assignment(node):
+                # `*x=` is no assignment for bash (not a name): it is a command word.
+                self.command(None, ctx, [], text=node_text(node), preset=[[node]])
+                return
             name, value = self.words.assignment(node, ctx)
             if name is not None:
                 ctx.scope.vars[name] = value
@@ -202,7 +182,7 @@ class Walker:
 
     def redirected(self, node: Node, ctx: Ctx) -> None:
         body = node.child_by_field_name("body")
-        redirects = [c for c in node.children if c.type in _REDIRECTS]
+        redirects = [c for c in node.children if c.type in REDIRECTS]
         if body is not None and body.type == "command":
             self.command(body, ctx, redirects)
             return
@@ -211,50 +191,94 @@ class Walker:
             last = body
             while last.type in ("list", "pipeline") and last.named_children:
                 last = last.named_children[-1]
-            self.pending.setdefault(_key(last), []).extend(redirects)
+            self.pending.setdefault(key(last), []).extend(redirects)
             self.visit(body, ctx)
             return
         # Redirects of a group, pipeline or bare `> file`: an empty carrier command holds them.
-        self.command(None, ctx, redirects, text=_text(node))
+        self.command(None, ctx, redirects, text=node_text(node))
         if body is not None:
             self.visit(body, ctx)
 
     # -- simple commands ----------------------------------------------------------------------
-    def command(
-        self, node: Node | None, ctx: Ctx, redirect_nodes: list[Node], text: str | None = None
+    def error(self, node: Node, ctx: Ctx) -> None:
+        """tree-sitter's error recovery: still extract what bash would run (``{rm,-rf,/}``)."""
+        self.out.note("hard", "a syntax error", node_text(node))
+        children = node.children
+        index = 0
+        while index < len(children):
+            child = children[index]
+            if loose_word(children, index):
+                # Loose words in a damaged region: read them as the command bash may run.
+                parts: list[Node] = []
+                while index < len(children) and loose_word(children, index):
+                    part = children[index]
+                    parts.append(part.named_children[0] if part.type == "command_name" else part)
+                    index += 1
+                groups: list[list[Node]] = []
+                for part in parts:
+                    if groups and self.glued(groups[-1][-1], part):
+                        groups[-1].append(part)
+                    else:
+                        groups.append([part])
+                self.command(None, ctx, [], text=node_text(node), preset=groups)
+                continue
+            if child.is_named:
+                self.visit(child, ctx)
+            index += 1
+
+    def _gather(
+        self,
+        node: Node,
+        ctx: Ctx,
+        groups: list[list[Node]],
+        assignments: list[str],
+        redirects: list[Node],
     ) -> None:
-        groups: list[list[Node]] = []
-        assignments: list[str] = []
-        own_redirects = list(redirect_nodes)
-        children = node.children if node is not None else []
-        for position, child in enumerate(children):
-            field = node.field_name_for_child(position) if node is not None else None
-            if child.type in _REDIRECTS:
-                own_redirects.append(child)
-            elif child.type in ("variable_assignment", "variable_assignments") and not groups:
-                assignments.append(_text(child))
+        """Sort a ``command`` node's children into words, prefix assignments and redirects."""
+        for position, child in enumerate(node.children):
+            field = node.field_name_for_child(position)
+            if child.type in REDIRECTS:
+                redirects.append(child)
+            elif child.type == "variable_assignment" and (groups or not valid_assignment(child)):
+                groups.append([child])  # `*x=y cmd` / `cmd a=b`: words, not assignments
+            elif child.type in ("variable_assignment", "variable_assignments"):
+                assignments.append(node_text(child))
                 self.words.assignment(child, ctx)
             elif field in ("name", "argument") or child.type == "command_name":
                 target = child.named_children[0] if child.type == "command_name" else child
-                if groups and target.start_byte == groups[-1][-1].end_byte:
+                if groups and self.glued(groups[-1][-1], target):
                     groups[-1].append(target)
                 else:
                     groups.append([target])
             elif child.is_named:
                 self.visit(child, ctx)
+
+    def command(
+        self,
+        node: Node | None,
+        ctx: Ctx,
+        redirect_nodes: list[Node],
+        text: str | None = None,
+        preset: list[list[Node]] | None = None,
+    ) -> None:
+        groups: list[list[Node]] = list(preset or [])
+        assignments: list[str] = []
+        own_redirects = list(redirect_nodes)
+        if node is not None:
+            self._gather(node, ctx, groups, assignments, own_redirects)
         if assignments:
-            where = _text(node) if node is not None else assignments[0]
-            self.out.note("hard", f"an environment assignment (`{_clip(assignments[0])}`)", where)
+            where = node_text(node) if node is not None else assignments[0]
+            self.out.note("hard", f"an environment assignment (`{clip(assignments[0])}`)", where)
         redirects: list[Redirect] = []
         tails: list[Node] = []
         for redirect in own_redirects:
-            self.words.redirect(redirect, ctx, redirects, groups, tails)
+            build_redirect(self.words, redirect, ctx, redirects, groups, tails)
         words = tuple(self.words.build(group, ctx) for group in groups)
         index = len(self.out.commands)
         self.out.add(
             SimpleCommand(
                 index=index,
-                text=_clip(text if text is not None else _text_with(node, own_redirects)),
+                text=clip(text if text is not None else text_with(node, own_redirects)),
                 words=words,
                 assignments=tuple(assignments),
                 redirects=tuple(redirects),
@@ -268,71 +292,13 @@ class Walker:
                 origin=ctx.origin,
             )
         )
-        _track_cd(words, ctx.scope)
+        track_cd(words, ctx.scope)
         for tail in tails:
             piped = tail.type == "pipeline"
             tail_ctx = attrs.evolve(
                 ctx, piped=piped or ctx.piped, upstream=range(index, index + 1), pipeline=piped
             )
             self.visit(tail, tail_ctx)
-
-
-def _flatten_lists(node: Node) -> list[Node]:
-    """``a && b || c`` nests lists to the left; walk them as one flat sequence (no recursion)."""
-    flat: list[Node] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "list":
-            stack.extend(reversed(current.children))
-        else:
-            flat.append(current)
-    return flat
-
-
-def _key(node: Node) -> tuple[int, int, str]:
-    return (node.start_byte, node.end_byte, node.type)
-
-
-def _followed_by_amp(children: list[Node], position: int) -> bool:
-    for index in range(position + 1, len(children)):
-        later = children[index]
-        if later.is_named:
-            return False
-        if later.type == "&":
-            return True
-    return False
-
-
-def _text(node: Node | None) -> str:
-    if node is None or node.text is None:
-        return ""
-    return node.text.decode("utf-8", "replace")
-
-
-def _text_with(node: Node | None, redirects: list[Node]) -> str:
-    parts = [_text(node)] if node is not None else []
-    parts.extend(_text(r).split("\n", 1)[0] for r in redirects if r.parent != node)
-    return " ".join(part for part in parts if part)
-
-
-def _track_cd(words: tuple[Word, ...], scope: Scope) -> None:
-    if not words or not words[0].guess:
-        return
-    name = os.path.basename(words[0].guess[0].text)
-    if name == "popd":
-        scope.cwd = None
-    if name not in ("cd", "pushd"):
-        return
-    operands = [a.text for w in words[1:] for a in w.guess if not a.text.startswith("-")]
-    if not operands:
-        scope.cwd = scope.vars.get("HOME")
-        return
-    target = operands[0]
-    if "\ufffd" in target or target == "-" or (scope.cwd is None and not target.startswith("/")):
-        scope.cwd = None
-        return
-    scope.cwd = os.path.normpath(os.path.join(scope.cwd or "/", target))
 
 
 def parse_into(
@@ -343,19 +309,37 @@ def parse_into(
     home: str | None,
     depth: int,
     origin: str | None,
-    variables: dict[str, str | None] | None = None,
+    resync: bool = True,
 ) -> None:
     """Parse ``source`` and append its simple commands; raise ``AnalysisLimit`` on a bound."""
     if source.count("|") > MAX_PIPES:
         # tree-sitter-bash parses a pipeline in time quadratic in its stages; bound it first.
         raise AnalysisLimit(f"more than {MAX_PIPES} `|` characters")
     parser = Parser(LANGUAGE)
-    tree = parser.parse(source.encode("utf-8", "surrogatepass"))
+    data = source.encode("utf-8", "surrogatepass")
+    tree = parser.parse(data)
+    repairs = misread(tree.root_node, data) if any(m in data for m in (b"#", b"\n", b"``")) else []
+    if repairs:
+        # tree-sitter-bash misreads `a#; rm x` (a comment only starts a word) and `ls\n\\rm x`
+        # (a newline inside a word). Re-read with the `#` made an unknown character and the
+        # newline a `;`, as bash reads them (such a command line is never allowed).
+        collector.note("hard", "text tree-sitter-bash misreads", source)
+        for offset, length, replacement in reversed(repairs):
+            data = data[:offset] + replacement + data[offset + length :]
+        tree = parser.parse(data)
     if tree.root_node.has_error:
         collector.note("hard", "a syntax error", source)
     scope_vars: dict[str, str | None] = {"IFS": " \t\n", "PWD": cwd}
     if home is not None:
         scope_vars["HOME"] = home
-    scope_vars.update(variables or {})
     ctx = Ctx(scope=Scope(cwd, scope_vars), depth=depth, origin=origin)
-    Walker(collector, home).visit(tree.root_node, ctx)
+    Walker(collector, home, data).visit(tree.root_node, ctx)
+    if tree.root_node.has_error and resync:
+        # Error recovery can nest what bash runs separately (`[;rm -rf /`): also read each
+        # top-level segment on its own. Extra commands only add denials; this is never allowed.
+        text = data.decode("utf-8", "replace")
+        parts = segments(text)
+        for part in parts if parts != [text] else ():
+            parse_into(
+                collector, part, cwd=cwd, home=home, depth=depth, origin=origin, resync=False
+            )
