@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
+
 from prism.coding_tools import LocalShellOperations, ShellOptions, create_shell_tool
 from prism.core import AbortController, ToolResult
 
@@ -84,7 +85,7 @@ async def test_processes_ignoring_sigterm_get_sigkill_after_the_grace(
 ) -> None:
     base = tmp_path / "stubborn"
     command = (
-        f"(setsid sh -c 'trap \"\" TERM; echo $$ > {base}.grandchild; "
+        f'(setsid sh -c \'trap "" TERM; echo $$ > {base}.grandchild; '
         "while :; do sleep 0.05; done' &); "
         f"trap '' TERM; echo $$ > {base}.child; while :; do sleep 0.05; done"
     )

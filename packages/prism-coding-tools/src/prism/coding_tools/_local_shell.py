@@ -14,6 +14,7 @@ from typing import Literal
 import anyio
 import anyio.lowlevel
 from anyio.abc import Process
+
 from prism.core import AbortSignal
 
 from ._exec import ExecResult

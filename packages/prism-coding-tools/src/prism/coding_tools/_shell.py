@@ -7,6 +7,7 @@ import signal as signals
 from collections.abc import Callable, Mapping
 
 import anyio
+
 from prism.core import (
     AbortController,
     AbortSignal,
@@ -254,8 +255,7 @@ def _result(
     elif outcome.timed_out:
         error = (
             "shell_timeout",
-            f"Command timed out after {timeout:g}s; it and everything it started were "
-            "killed",
+            f"Command timed out after {timeout:g}s; it and everything it started were killed",
         )
     elif outcome.aborted:
         error = ("aborted", "Command aborted; it and everything it started were killed")
