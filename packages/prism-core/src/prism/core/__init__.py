@@ -4,6 +4,9 @@ Stdlib only; every async function runs unchanged on asyncio and trio.
 """
 
 from ._abort import AbortController, AbortError, AbortSignal
+from ._agent import Agent, RunLimits, RunOptions, create_agent
+from ._batch import LoopOptions, dispatch_tool_calls_in_order, resolve_tool_concurrency
+from ._dispatch import dispatch_tool_call
 from ._execution import (
     ExecutionAction,
     ExecutionDecision,
@@ -11,6 +14,39 @@ from ._execution import (
     ExecutionPolicy,
     assert_execution_allowed,
 )
+from ._extensions import (
+    Extension,
+    ExtensionAPI,
+    ExtensionContributions,
+    ExtensionDescriptor,
+    ExtensionKernel,
+    ExtensionPermissionError,
+    create_extension_kernel,
+    discover_extensions,
+)
+from ._filter import ToolFilter, filter_tools
+from ._ledger import InMemoryRunLedger, RunLedger, ToolCallRecord
+from ._messages import (
+    AssistantMessage,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    Provider,
+    RunResult,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
+from ._middleware import MiddlewareRegistry
+from ._permission import (
+    PermissionDecision,
+    PermissionPolicy,
+    PermissionRequest,
+    create_static_permission_policy,
+)
+from ._redact import Redactor, SecretRedactor
+from ._registry import ToolRegistry, UnknownToolError, create_tool_registry
+from ._render import render_tool_result
 from ._types import (
     AudioContent,
     Content,
@@ -34,33 +70,92 @@ from ._validation import (
     ToolValidator,
     create_tool_parameter_validator,
 )
+from .events import (
+    AgentEvent,
+    BlockedReason,
+    EventSink,
+    ToolExecutionBlocked,
+    ToolExecutionError,
+    ToolExecutionFinished,
+    ToolExecutionProgress,
+    ToolExecutionStarted,
+)
 
 __all__ = [
     "AbortController",
     "AbortError",
     "AbortSignal",
+    "Agent",
+    "AgentEvent",
+    "AssistantMessage",
     "AudioContent",
+    "BlockedReason",
     "Content",
     "ErrorInfo",
+    "EventSink",
     "ExecutionAction",
     "ExecutionDecision",
     "ExecutionDeniedError",
     "ExecutionPolicy",
+    "Extension",
+    "ExtensionAPI",
+    "ExtensionContributions",
+    "ExtensionDescriptor",
+    "ExtensionKernel",
+    "ExtensionPermissionError",
     "ImageContent",
+    "InMemoryRunLedger",
     "JsonObject",
     "JsonValue",
+    "LoopOptions",
+    "Message",
+    "MiddlewareRegistry",
+    "ModelRequest",
+    "ModelResponse",
+    "PermissionDecision",
+    "PermissionPolicy",
+    "PermissionRequest",
+    "Provider",
+    "Redactor",
     "ResourceContent",
     "ResourceLinkContent",
+    "RunLedger",
+    "RunLimits",
+    "RunOptions",
+    "RunResult",
+    "SecretRedactor",
     "TextContent",
     "ToolArgumentValidationError",
     "ToolArgumentValidationResult",
     "ToolArgumentValidator",
     "ToolCall",
+    "ToolCallRecord",
     "ToolDefinition",
+    "ToolExecutionBlocked",
     "ToolExecutionContext",
+    "ToolExecutionError",
+    "ToolExecutionFinished",
+    "ToolExecutionProgress",
+    "ToolExecutionStarted",
+    "ToolFilter",
     "ToolHandler",
+    "ToolMessage",
+    "ToolRegistry",
     "ToolResult",
+    "ToolSpec",
     "ToolValidator",
+    "UnknownToolError",
+    "UserMessage",
     "assert_execution_allowed",
+    "create_agent",
+    "create_extension_kernel",
+    "create_static_permission_policy",
     "create_tool_parameter_validator",
+    "create_tool_registry",
+    "discover_extensions",
+    "dispatch_tool_call",
+    "dispatch_tool_calls_in_order",
+    "filter_tools",
+    "render_tool_result",
+    "resolve_tool_concurrency",
 ]

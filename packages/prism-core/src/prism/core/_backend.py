@@ -144,7 +144,7 @@ class _AsyncioScope:
         when = None if math.isinf(self.deadline) else loop.time() + max(0.0, self.deadline)
         if self._pending_cancel:
             when = loop.time()
-        self._cm = asyncio.timeout(when)
+        self._cm = asyncio.timeout_at(when)
         await self._cm.__aenter__()
         return self
 
@@ -229,7 +229,8 @@ class _AsyncioTaskGroup:
         return self
 
     async def __aexit__(self, et: Any, ev: Any, tb: Any) -> bool | None:
-        return await self._tg.__aexit__(et, ev, tb)
+        await self._tg.__aexit__(et, ev, tb)
+        return None
 
 
 class _TrioTaskGroup:

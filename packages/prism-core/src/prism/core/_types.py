@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TypeAlias, Union
+from typing import TypeAlias
 
 from ._abort import AbortSignal
 
@@ -26,9 +26,9 @@ __all__ = [
     "ToolResult",
 ]
 
-JsonValue: TypeAlias = Union[
-    None, bool, int, float, str, Sequence["JsonValue"], Mapping[str, "JsonValue"]
-]
+JsonValue: TypeAlias = (
+    None | bool | int | float | str | Sequence["JsonValue"] | Mapping[str, "JsonValue"]
+)
 JsonObject: TypeAlias = Mapping[str, JsonValue]
 
 EMPTY_MAPPING: Mapping[str, object] = MappingProxyType({})

@@ -1,0 +1,379 @@
+"""``dispatch_tool_call``: the one pipeline every tool call goes through, in a frozen order."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
+
+from . import _backend
+from ._abort import NEVER_ABORTED, AbortError
+from ._arguments import MAX_ARGUMENT_BYTES_CAP, check_json_object
+from ._bounds import check_count
+from ._filter import ToolFilter, tool_allowed
+from ._ledger import RunLedger
+from ._middleware import MiddlewareRegistry
+from ._permission import PermissionPolicy, PermissionRequest, check_permission
+from ._redact import Redactor
+from ._registry import ToolLookup
+from ._reporting import CallReporter
+from ._types import (
+    CONTENT_TYPES,
+    EMPTY_MAPPING,
+    ErrorInfo,
+    TextContent,
+    ToolCall,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolResult,
+)
+from ._validation import ToolValidator
+from .events import (
+    BlockedReason,
+    EventSink,
+    ToolExecutionBlocked,
+    ToolExecutionError,
+    ToolExecutionFinished,
+    ToolExecutionProgress,
+    ToolExecutionStarted,
+)
+
+__all__ = [
+    "DispatchOptions",
+    "block",
+    "block_aborted",
+    "blocked_result",
+    "dispatch_tool_call",
+    "fail",
+    "run_call_middleware",
+    "run_dispatch",
+]
+
+
+def blocked_result(call: ToolCall, reason: BlockedReason, message: str) -> ToolResult:
+    """The result a blocked call gets: an error with ``code=reason``."""
+    return ToolResult(
+        tool_call_id=call.id, name=call.name, error=ErrorInfo(code=reason, message=message)
+    )
+
+
+def error_info_from(exc: BaseException) -> ErrorInfo:
+    """Describe a raised exception: class name, message and its ``code`` attribute if a str."""
+    code = getattr(exc, "code", None)
+    if isinstance(exc, AbortError):
+        code = "aborted"
+    return ErrorInfo(
+        name=type(exc).__name__,
+        message=str(exc) or type(exc).__name__,
+        code=code if isinstance(code, str) else None,
+    )
+
+
+_FRESH_SESSION = ""
+
+
+def _fresh_context(call_id: str) -> ToolExecutionContext:
+    return ToolExecutionContext(
+        session_id=_FRESH_SESSION, run_id="", tool_call_id=call_id, signal=NEVER_ABORTED
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DispatchOptions:
+    """Everything ``dispatch_tool_call`` takes besides the call, checked once."""
+
+    registry: ToolLookup
+    context: ToolExecutionContext | None = None
+    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None
+    middleware: MiddlewareRegistry | None = None
+    permission: PermissionPolicy | None = None
+    validate: ToolValidator | None = None
+    emit: EventSink | None = None
+    ledger: RunLedger | None = None
+    redactor: Redactor | None = None
+    max_argument_bytes: int = 1_048_576
+
+    def __post_init__(self) -> None:
+        if self.max_argument_bytes != 1_048_576:
+            check_count("max_argument_bytes", self.max_argument_bytes, cap=MAX_ARGUMENT_BYTES_CAP)
+        if not callable(getattr(self.registry, "get", None)):
+            raise TypeError("registry must have a get(name) method (see create_tool_registry)")
+
+    def reporter(self, context: ToolExecutionContext | None) -> CallReporter:
+        """A fresh reporter for one call made under ``context``."""
+        session_id = context.session_id if context is not None else ""
+        run_id = context.run_id if context is not None else ""
+        return CallReporter.begin(session_id, run_id, self.emit, self.ledger, self.redactor)
+
+
+async def dispatch_tool_call(
+    call: ToolCall,
+    *,
+    registry: ToolLookup,
+    context: ToolExecutionContext | None = None,
+    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
+    middleware: MiddlewareRegistry | None = None,
+    permission: PermissionPolicy | None = None,
+    validate: ToolValidator | None = None,
+    emit: EventSink | None = None,
+    ledger: RunLedger | None = None,
+    redactor: Redactor | None = None,
+    max_argument_bytes: int = 1_048_576,
+) -> ToolResult:
+    """Run one tool call through the pipeline and return its result; never raises for tool
+    problems (only for host cancellation or bad arguments to this function itself).
+
+    Order: ``tool_call`` middleware → lookup, filter, argument check → permission →
+    validator → execute → ``tool_result`` middleware → redaction, events, ledger.
+    """
+    opts = DispatchOptions(
+        registry, context, tool_filter, middleware, permission, validate, emit, ledger,
+        redactor, max_argument_bytes,
+    )  # fmt: skip
+    return await run_dispatch(call, opts, opts.reporter(context), context)
+
+
+async def run_call_middleware(call: ToolCall, middleware: MiddlewareRegistry | None) -> ToolCall:
+    """Step 1 alone: the ``tool_call`` hooks (raises what a middleware raises)."""
+    if middleware is None or not middleware.has("tool_call"):
+        return call
+    return await middleware.run("tool_call", call, ToolCall)
+
+
+async def middleware_failed(report: CallReporter, call: ToolCall, exc: Exception) -> ToolResult:
+    """Block ``call`` because its ``tool_call`` middleware raised ``exc``."""
+    info = error_info_from(exc)
+    message = f"tool_call middleware failed: {info.name}: {info.message}"
+    return await block(report, call, "middleware_failed", message)
+
+
+async def run_dispatch(
+    call: ToolCall,
+    opts: DispatchOptions,
+    report: CallReporter,
+    context: ToolExecutionContext | None,
+    *,
+    call_middleware_done: bool = False,
+) -> ToolResult:
+    """The pipeline for one call with a caller-owned reporter (batch dispatch shares it)."""
+    if not isinstance(call, ToolCall):
+        raise TypeError(f"dispatch expects a ToolCall, got {type(call).__name__}")
+    if not call_middleware_done:
+        try:
+            call = await run_call_middleware(call, opts.middleware)
+        except Exception as exc:
+            return await middleware_failed(report, call, exc)
+    admitted = await _admit(call, opts, report, context)
+    if isinstance(admitted, ToolResult):
+        return admitted
+    tool = admitted
+    ctx = _call_context(context, call, report)
+    if opts.validate is not None:
+        why = await _run_validator(opts.validate, tool, call, ctx)
+        if why is not None:
+            return await block(report, call, "validation_failed", why)
+    if ctx.signal.aborted:
+        return await block_aborted(report, call, ctx.signal.reason)
+    return await _execute(report, call, tool, ctx, opts.middleware)
+
+
+async def block_aborted(report: CallReporter, call: ToolCall, reason: object) -> ToolResult:
+    """Block ``call`` because its signal was aborted before the handler started."""
+    message = "Tool call aborted before it started" + (f": {reason}" if reason else "")
+    return await block(report, call, "aborted", message)
+
+
+async def _admit(
+    call: ToolCall,
+    opts: DispatchOptions,
+    report: CallReporter,
+    context: ToolExecutionContext | None,
+) -> ToolDefinition | ToolResult:
+    """Steps 2 and 3: lookup, filter, argument check, permission."""
+    tool = opts.registry.get(call.name)
+    tool_filter, permission = opts.tool_filter, opts.permission
+    if tool is None:
+        return await block(report, call, "unknown_tool", f"Unknown tool: {call.name}")
+    if tool_filter is not None and not tool_allowed(call.name, tool_filter):
+        return await block(report, call, "tool_denied", f"Tool denied: {call.name}")
+    why: str | None
+    if call.arguments_error is not None:
+        why = call.arguments_error.message or "the arguments could not be parsed"
+    else:
+        why = check_json_object(call.arguments, opts.max_argument_bytes)
+    if why is not None:
+        message = f"Tool arguments must be a JSON object: {why}"
+        return await block(report, call, "invalid_arguments", message)
+    if permission is not None:
+        metadata = {
+            "session_id": report.session_id,
+            "run_id": report.run_id,
+            "tool_call_id": call.id,
+            "arguments": call.arguments,
+            **(context.metadata if context is not None else EMPTY_MAPPING),
+        }
+        request = PermissionRequest(
+            kind="tool", target=call.name, action="execute", metadata=metadata
+        )
+        decision = await check_permission(permission, request)
+        if not decision.allowed:
+            reason = decision.reason or f"Permission denied: {request.key}"
+            return await block(report, call, "permission_denied", reason)
+    return tool
+
+
+def _call_context(
+    context: ToolExecutionContext | None, call: ToolCall, report: CallReporter
+) -> ToolExecutionContext:
+    """The handler's context: the caller's, stamped with this call's id and progress events."""
+    if context is None:
+        context = _fresh_context(call.id)
+    if report.emit is None:
+        if context.tool_call_id == call.id:
+            return context
+        return dataclasses.replace(context, tool_call_id=call.id)
+    outer = context.progress
+
+    async def progress(value: float | None, message: str | None) -> None:
+        await report.event(
+            ToolExecutionProgress(
+                session_id=report.session_id,
+                run_id=report.run_id,
+                call=call,
+                progress=value,
+                message=message,
+            )
+        )
+        await outer(value, message)
+
+    return dataclasses.replace(context, tool_call_id=call.id, progress=progress)
+
+
+async def _run_validator(
+    validate: ToolValidator, tool: ToolDefinition, call: ToolCall, ctx: ToolExecutionContext
+) -> str | None:
+    """Step 4: ``None`` passes; any ``str`` (even empty) or ``ErrorInfo`` blocks."""
+    try:
+        outcome = await _backend.maybe_await(validate(tool, call.arguments, ctx))
+    except Exception as exc:
+        return f"Argument validator failed: {type(exc).__name__}: {exc}"
+    if outcome is None:
+        return None
+    if isinstance(outcome, ErrorInfo):
+        return outcome.message or f"Arguments for {call.name} failed validation"
+    if isinstance(outcome, str):
+        return outcome or f"Arguments for {call.name} failed validation"
+    return f"Argument validator returned {type(outcome).__name__}; treated as a failure"
+
+
+async def block(
+    report: CallReporter, call: ToolCall, reason: BlockedReason, message: str
+) -> ToolResult:
+    """A refused call: one blocked result, one blocked event, one blocked ledger row."""
+    result = blocked_result(call, reason, message)
+    if report.redactor is not None:
+        result = report.redactor.redact(result)
+    if report.emit is not None:
+        await report.event(
+            ToolExecutionBlocked(
+                session_id=report.session_id,
+                run_id=report.run_id,
+                call=call,
+                reason=reason,
+                error=result.error or ErrorInfo(message=message, code=reason),
+                duration_seconds=report.elapsed(),
+            )
+        )
+    report.record(call, "blocked", reason=reason, result=result)
+    return result
+
+
+async def _execute(
+    report: CallReporter,
+    call: ToolCall,
+    tool: ToolDefinition,
+    ctx: ToolExecutionContext,
+    middleware: MiddlewareRegistry | None,
+) -> ToolResult:
+    """Steps 5–7: started, run the handler, ``tool_result`` middleware, finish."""
+    if report.emit is not None:
+        await report.event(
+            ToolExecutionStarted(session_id=report.session_id, run_id=report.run_id, call=call)
+        )
+    report.record(call, "started")
+    try:
+        result = normalize_result(await _invoke(tool, call, ctx), call)
+        if middleware is not None and middleware.has("tool_result"):
+            result = await middleware.run("tool_result", result, ToolResult)
+            if result.tool_call_id != call.id or result.name != call.name:
+                result = dataclasses.replace(result, tool_call_id=call.id, name=call.name)
+    except Exception as exc:
+        return await fail(report, call, error_info_from(exc))
+    if report.redactor is not None:
+        result = report.redactor.redact(result)
+    if report.emit is not None:
+        await report.event(
+            ToolExecutionFinished(
+                session_id=report.session_id,
+                run_id=report.run_id,
+                call=call,
+                result=result,
+                duration_seconds=report.elapsed(),
+            )
+        )
+    report.record(call, "finished", result=result)
+    return result
+
+
+async def fail(report: CallReporter, call: ToolCall, error: ErrorInfo) -> ToolResult:
+    """The handler or result middleware raised: an error result, event and ledger row."""
+    result = ToolResult(tool_call_id=call.id, name=call.name, error=error)
+    if report.redactor is not None:
+        result = report.redactor.redact(result)
+        error = result.error or error
+    if report.emit is not None:
+        await report.event(
+            ToolExecutionError(
+                session_id=report.session_id,
+                run_id=report.run_id,
+                call=call,
+                error=error,
+                duration_seconds=report.elapsed(),
+            )
+        )
+    report.record(call, "error", reason=error.code, result=result)
+    return result
+
+
+async def _invoke(tool: ToolDefinition, call: ToolCall, ctx: ToolExecutionContext) -> object:
+    """Await an async handler; run a plain ``def`` handler in a worker thread."""
+    execute = tool.execute
+    if inspect.iscoroutinefunction(execute) or inspect.iscoroutinefunction(
+        getattr(execute, "__call__", None)  # noqa: B004
+    ):
+        return await execute(call.arguments, ctx)  # type: ignore[misc]
+    out = await _backend.to_thread(lambda: execute(call.arguments, ctx))
+    if isinstance(out, Awaitable):
+        return await out
+    return out
+
+
+def normalize_result(raw: object, call: ToolCall) -> ToolResult:
+    """Turn what a handler returned into a ``ToolResult`` stamped with this call's id and name."""
+    if isinstance(raw, ToolResult):
+        if raw.tool_call_id == call.id and raw.name == call.name:
+            return raw
+        return dataclasses.replace(raw, tool_call_id=call.id, name=call.name)
+    if isinstance(raw, str):
+        return ToolResult(tool_call_id=call.id, name=call.name, content=(TextContent(text=raw),))
+    if raw is None:
+        return ToolResult(tool_call_id=call.id, name=call.name)
+    if isinstance(raw, (list, tuple)) and all(isinstance(b, CONTENT_TYPES) for b in raw):
+        return ToolResult(tool_call_id=call.id, name=call.name, content=tuple(raw))
+    if isinstance(raw, (dict, list, tuple, int, float, bool)):
+        return ToolResult(tool_call_id=call.id, name=call.name, value=raw)
+    raise TypeError(
+        f"tool {call.name!r} returned {type(raw).__name__}; expected ToolResult, str, "
+        "a sequence of content blocks or a JSON value"
+    )

@@ -1,0 +1,96 @@
+"""Where dispatch reports to: event sinks and ledgers, both redacted and never fatal."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from ._ledger import RecordStatus, RunLedger, ToolCallRecord, new_record_id
+from ._redact import Redactor
+from ._types import ToolCall, ToolResult
+from .events import AgentEvent, EventSink
+
+__all__ = ["CallReporter"]
+
+_log = logging.getLogger("prism.core")
+
+
+@dataclass(slots=True)
+class CallReporter:
+    """Reports one call's life: events to ``emit``, rows to ``ledger``, through ``redactor``."""
+
+    session_id: str
+    run_id: str
+    emit: EventSink | None
+    ledger: RunLedger | None
+    redactor: Redactor | None
+    started: float
+    started_at: datetime | None = None
+    started_execution: bool = False
+
+    @classmethod
+    def begin(
+        cls,
+        session_id: str,
+        run_id: str,
+        emit: EventSink | None,
+        ledger: RunLedger | None,
+        redactor: Redactor | None,
+    ) -> CallReporter:
+        """Start the clock for one call."""
+        started_at = datetime.now(UTC) if ledger is not None else None
+        return cls(session_id, run_id, emit, ledger, redactor, time.perf_counter(), started_at)
+
+    def elapsed(self) -> float:
+        """Seconds since ``begin``."""
+        return time.perf_counter() - self.started
+
+    async def event(self, event: AgentEvent) -> None:
+        """Send ``event`` (redacted) to the sink; a raising sink is logged and ignored."""
+        if self.emit is None:
+            return
+        if self.redactor is not None:
+            event = self.redactor.redact(event)
+        try:
+            outcome = self.emit(event)
+            if isinstance(outcome, Awaitable):
+                await outcome
+        except Exception:
+            _log.warning("event sink raised on %s; ignored", event.type, exc_info=True)
+
+    def record(
+        self,
+        call: ToolCall,
+        status: RecordStatus,
+        *,
+        reason: str | None = None,
+        result: ToolResult | None = None,
+    ) -> None:
+        """Append a ledger row (redacted); a raising ledger is logged and ignored."""
+        if status == "started":
+            self.started_execution = True
+        if self.ledger is None:
+            return
+        assert self.started_at is not None
+        row = ToolCallRecord(
+            id=new_record_id(),
+            session_id=self.session_id,
+            run_id=self.run_id,
+            tool_call_id=call.id,
+            name=call.name,
+            arguments=call.arguments,
+            status=status,
+            reason=reason,
+            result=result,
+            started_at=self.started_at,
+            finished_at=None if status == "started" else datetime.now(UTC),
+        )
+        if self.redactor is not None:
+            row = self.redactor.redact(row)
+        try:
+            self.ledger.append(row)
+        except Exception:
+            _log.warning("run ledger raised on append; ignored", exc_info=True)
