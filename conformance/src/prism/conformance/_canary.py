@@ -137,9 +137,7 @@ def assert_not_invoked(
     """Both proofs that a handler never ran: no ``started`` event and an untouched canary."""
     started = events.of_type("tool_execution_started", call_id)
     if started:
-        raise AssertionError(
-            f"call {call_id!r} got a tool_execution_started event although {why}"
-        )
+        raise AssertionError(f"call {call_id!r} got a tool_execution_started event although {why}")
     canary.assert_untouched(why)
 
 

@@ -36,7 +36,9 @@ def _parser() -> argparse.ArgumentParser:
         help="async backend(s) to run each row on (default: both)",
     )
     parser.add_argument("--rows", help="comma-separated row ids to run, e.g. 1,5,E3 (default: all)")
-    parser.add_argument("--json", metavar="PATH", help="also write the report as JSON ('-': stdout)")
+    parser.add_argument(
+        "--json", metavar="PATH", help="also write the report as JSON ('-': stdout)"
+    )
     parser.add_argument(
         "--timeout",
         type=float,

@@ -49,7 +49,7 @@ def assert_transcript_valid(messages: Sequence[object]) -> None:
 
 
 def find_secret(value: object, secret: str, path: str = "value") -> list[str]:
-    """Paths inside ``value`` (strings, mapping keys, dataclasses, containers) that hold ``secret``."""
+    """Paths in ``value`` (strings, mapping keys, dataclasses, containers) holding ``secret``."""
     found: list[str] = []
     _walk(value, secret, path, found, set(), 0)
     return found
@@ -81,8 +81,14 @@ def _walk(value: Any, secret: str, path: str, found: list[str], seen: set[int], 
         return
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         for field in dataclasses.fields(value):
-            _walk(getattr(value, field.name, None), secret, f"{path}.{field.name}", found,
-                  seen, depth + 1)
+            _walk(
+                getattr(value, field.name, None),
+                secret,
+                f"{path}.{field.name}",
+                found,
+                seen,
+                depth + 1,
+            )
         return
     if isinstance(value, list | tuple | set | frozenset):
         for index, item in enumerate(value):

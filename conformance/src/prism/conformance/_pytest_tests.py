@@ -23,14 +23,14 @@ SUBJECTS_FIXTURE = "prism_conformance_subjects"
 _PACKAGES = tuple(dict.fromkeys(row.package for row in THREAT_MATRIX))
 
 
-def select_rows(package: str | None = None, rows: str | Iterable[str] | None = None) -> tuple[str, ...]:
+def select_rows(
+    package: str | None = None, rows: str | Iterable[str] | None = None
+) -> tuple[str, ...]:
     """Row ids owned by ``package`` (all if ``None``), narrowed to ``rows`` if given."""
     if package is not None and package not in _PACKAGES:
         raise ValueError(f"unknown package {package!r}; rows belong to: {', '.join(_PACKAGES)}")
     chosen = parse_row_ids(rows) if rows is not None else tuple(r.id for r in THREAT_MATRIX)
-    return tuple(
-        r.id for r in THREAT_MATRIX if r.id in chosen and package in (None, r.package)
-    )
+    return tuple(r.id for r in THREAT_MATRIX if r.id in chosen and package in (None, r.package))
 
 
 def _subjects(request: pytest.FixtureRequest) -> ConformanceSubjects:
@@ -81,10 +81,11 @@ def make_conformance_tests(
         for backend in chosen
     ]
 
-    @pytest.mark.parametrize(("prism_conformance_row", "prism_conformance_backend"), params)
     def test_prism_conformance(
         prism_conformance_row: str, prism_conformance_backend: str, request: Any
     ) -> None:
         run_row_as_test(prism_conformance_row, prism_conformance_backend, request)
 
-    return test_prism_conformance
+    mark = pytest.mark.parametrize(("prism_conformance_row", "prism_conformance_backend"), params)
+    test: Callable[..., None] = mark(test_prism_conformance)
+    return test

@@ -37,6 +37,7 @@ _TIMEOUTS: dict[str, float] = {}
 _ROW_MODULES: dict[str, str] = {
     "_rows_core": "prism-core",
     "_rows_core_batch": "prism-core",
+    "_rows_core_abort": "prism-core",
     "_rows_jsonschema": "prism-jsonschema",
     "_rows_mcp": "prism-mcp",
     "_rows_coding_tools": "prism-coding-tools",

@@ -75,6 +75,15 @@ def _check_backends(backends: Iterable[str]) -> tuple[str, ...]:
     return chosen
 
 
+def _distribution_installed(package: str) -> bool:
+    """Whether ``prism-x-y`` is importable as ``prism.x_y``."""
+    module = "prism." + package.removeprefix("prism-").replace("-", "_")
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
 def _trio_available() -> bool:
     return importlib.util.find_spec("trio") is not None
 
@@ -195,7 +204,9 @@ def run_row(
     if check is None:
         if row.package in import_errors:
             return done("failed", import_errors[row.package])
-        return done("skipped", f"not implemented (no check registered for row {row.id})")
+        if not _distribution_installed(row.package):
+            return done("skipped", f"{row.package} is not installed")
+        return done("skipped", "not implemented yet (no check registered)")
     if backend == "trio" and not _trio_available():
         return done("skipped", "trio is not installed (pip install trio)")
     if subjects is None:
@@ -237,12 +248,19 @@ def run_conformance(
         for backend in chosen_backends:
             row = row_by_id(row_id)
             if progress is not None:
-                progress(RunProgress(index=len(results), total=total, row=row, backend=backend,
-                                     result=None))
-            result = run_row(row_id, subjects, backend=backend, timeout_seconds=timeout_seconds,
-                             checks=checks)
+                progress(
+                    RunProgress(
+                        index=len(results), total=total, row=row, backend=backend, result=None
+                    )
+                )
+            result = run_row(
+                row_id, subjects, backend=backend, timeout_seconds=timeout_seconds, checks=checks
+            )
             results.append(result)
             if progress is not None:
-                progress(RunProgress(index=len(results), total=total, row=row, backend=backend,
-                                     result=result))
+                progress(
+                    RunProgress(
+                        index=len(results), total=total, row=row, backend=backend, result=result
+                    )
+                )
     return ConformanceReport(results=tuple(results), backends=chosen_backends)
