@@ -9,7 +9,6 @@ from typing import Any
 import anyio
 import pytest
 import sniffio
-
 from prism.conformance import ConformanceSubjects, run_row
 from prism.core import (
     AbortController,
@@ -37,13 +36,6 @@ def expect_failure(row: str, subjects: ConformanceSubjects, backend: str, *phras
     for phrase in phrases:
         assert phrase in result.message, f"{phrase!r} not in {result.message!r}"
     return result.message
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("row", ["4", "5", "6", "7", "16", "E1", "E2", "E12"])
-def test_core_rows_pass_with_the_real_subjects(row: str, backend: str) -> None:
-    result = run_row(row, ConformanceSubjects(), backend=backend)
-    assert result.status == "passed", result.message
 
 
 # --- row 4 -----------------------------------------------------------------------------
@@ -349,7 +341,9 @@ async def filter_blind_dispatch(call: ToolCall, **options: Any) -> ToolResult:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_row_16_fails_when_extension_setup_is_not_gated(backend: str) -> None:
-    subjects = ConformanceSubjects(extension_kernel_factory=lambda permission=None: create_extension_kernel())
+    subjects = ConformanceSubjects(
+        extension_kernel_factory=lambda permission=None: create_extension_kernel()
+    )
     expect_failure("16", subjects, backend, "must ask permission 'extension:conformance-ext:setup'")
 
 
@@ -450,4 +444,3 @@ def test_leak_paths_name_mapping_keys() -> None:
 
     found = find_secret({"a": [{"sk-1": "x"}]}, "sk-1", "value")
     assert found == ["value['a'][0] key 'sk-1'"]
-
