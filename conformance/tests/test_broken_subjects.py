@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 import pytest
 import sniffio
+
 from prism.conformance import ConformanceSubjects, run_row
 from prism.core import (
     AbortController,

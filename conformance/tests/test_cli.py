@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from prism.conformance import ConformanceSubjects, _subjects, run_conformance
 from prism.conformance._cli import main, render_table
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
+
 from prism.conformance import assert_tool_dispatch_conforms
 from prism.core import (
     JsonObject,

@@ -10,39 +10,32 @@ pytest_plugins = ["pytester"]
 
 SAMPLE = Path(__file__).parent / "downstream"
 
-BROKEN_POLICY = '''
-class HostPermissionPolicy:
-    """Broken on purpose: allows everything."""
-
-    def __init__(self, blocked_tools=()):
-        pass
-
-    def check(self, request):
-        return True
-'''
+DOCS = Path(__file__).parents[2] / "docs" / "conformance.md"
+DENY_LINE = 'if request.kind == "tool" and request.target in self.blocked_tools:'
 
 
 def sample(pytester: pytest.Pytester, *, broken: bool = False, conftest_dir: str = ".") -> None:
-    """Copy the downstream sample into the pytester directory."""
-    pytester.syspathinsert()
-    host = BROKEN_POLICY if broken else (SAMPLE / "host_policy.py").read_text()
-    pytester.makepyfile(host_policy=host)
+    """Copy the downstream sample into the pytester directory (``broken``: allow-all policy)."""
+    conftest = (SAMPLE / "conftest.py").read_text()
+    assert DENY_LINE in conftest
+    if broken:
+        conftest = conftest.replace(DENY_LINE, "if False:  # broken on purpose")
     where = pytester.path / conftest_dir
     where.mkdir(exist_ok=True)
-    (where / "conftest.py").write_text((SAMPLE / "conftest.py").read_text())
+    (where / "conftest.py").write_text(conftest)
     (where / "test_app.py").write_text((SAMPLE / "test_app.py").read_text())
+
+
+def test_the_docs_show_the_sample_conftest_verbatim() -> None:
+    assert (SAMPLE / "conftest.py").read_text() in DOCS.read_text()
 
 
 def test_rows_run_against_the_downstream_override(pytester: pytest.Pytester) -> None:
     sample(pytester)
     result = pytester.runpytest("--prism-conformance", "--prism-conformance-rows", "4,7,E12", "-v")
     result.assert_outcomes(passed=7)
-    result.stdout.fnmatch_lines(
-        [
-            "*conftest.py::threat_row?7-trio? PASSED*",
-            "*test_app.py::test_blocked_tools_are_denied PASSED*",
-        ]
-    )
+    result.stdout.fnmatch_lines(["*conftest.py::threat_row?7-trio? PASSED*"])
+    result.stdout.fnmatch_lines(["*test_app.py::test_the_app_works PASSED*"])
 
 
 def test_a_broken_downstream_policy_fails_its_row(pytester: pytest.Pytester) -> None:
@@ -75,7 +68,7 @@ def test_an_override_in_a_subdirectory_applies_when_one_file_is_selected(
     result = pytester.runpytest(
         "--prism-conformance", "--prism-conformance-rows", "7", "tests/test_app.py"
     )
-    result.assert_outcomes(failed=3)  # the broken policy also fails the project's own test
+    result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines(["FAILED tests/conftest.py::threat_row?7-trio? - *"])
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
+
 from prism.conformance import (
     THREAT_MATRIX,
     ConformanceSubjects,
