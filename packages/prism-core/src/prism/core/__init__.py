@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         discover_extensions,
     )
     from ._filter import ToolFilter, filter_tools
+    from ._function_tools import to_strict_json_schema, tool
     from ._ledger import InMemoryRunLedger, RunLedger, ToolCallRecord
     from ._messages import (
         AssistantMessage,
@@ -164,6 +165,8 @@ __all__ = [
     "filter_tools",
     "render_tool_result",
     "resolve_tool_concurrency",
+    "to_strict_json_schema",
+    "tool",
 ]
 
 # Public names load on first use (PEP 562): `import prism.core` stays as cheap as `import json`,
@@ -245,6 +248,8 @@ _LAZY: dict[str, str] = {
     "filter_tools": "._filter",
     "render_tool_result": "._render",
     "resolve_tool_concurrency": "._batch",
+    "to_strict_json_schema": "._function_tools",
+    "tool": "._function_tools",
 }
 
 
