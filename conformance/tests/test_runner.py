@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -151,6 +152,22 @@ def test_a_row_without_a_check_is_skipped_never_passed(monkeypatch: pytest.Monke
     assert run_row("9", checks=({}, {})).message == "prism-mcp is not installed"
 
 
+def test_an_installed_but_broken_package_fails_its_rows_instead_of_skipping(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        _runner, "_broken_install", lambda package: f"{package} is installed but fails to import"
+    )
+
+    async def skip(subjects: ConformanceSubjects) -> None:
+        require(subjects.mcp_connect, "an MCP bridge (prism-mcp)")
+
+    for checks in (_only("9", skip), ({}, {})):
+        result = run_row("9", ConformanceSubjects(), checks=checks)
+        assert result.status == "failed"
+        assert result.message == "prism-mcp is installed but fails to import"
+
+
 def test_a_row_module_that_fails_to_import_fails_its_package_rows() -> None:
     errors = {"prism-mcp": "row module _rows_mcp failed to import: SyntaxError: x"}
     result = run_row("9", ConformanceSubjects(), checks=({}, errors))
@@ -232,3 +249,16 @@ async def test_rows_can_be_awaited_directly_inside_an_anyio_test() -> None:
 
     with anyio.fail_after(10):
         await registered_checks()["7"](ConformanceSubjects())
+
+
+def test_broken_install_names_the_import_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "prism_broken_fixture.py").write_text("raise RuntimeError('half-installed')\n")
+    monkeypatch.syspath_prepend(tmp_path)
+    monkeypatch.setattr(_runner, "_module_of", lambda package: "prism_broken_fixture")
+    assert _runner._broken_install("prism-mcp") == (
+        "prism-mcp is installed but fails to import: RuntimeError: half-installed"
+    )
+    monkeypatch.setattr(_runner, "_module_of", lambda package: "prism_absent_fixture")
+    assert _runner._broken_install("prism-mcp") is None

@@ -75,13 +75,30 @@ def _check_backends(backends: Iterable[str]) -> tuple[str, ...]:
     return chosen
 
 
+def _module_of(package: str) -> str:
+    return "prism." + package.removeprefix("prism-").replace("-", "_")
+
+
 def _distribution_installed(package: str) -> bool:
-    """Whether ``prism-x-y`` is importable as ``prism.x_y``."""
-    module = "prism." + package.removeprefix("prism-").replace("-", "_")
+    """Whether ``prism-x-y`` is installed (``prism.x_y`` can be found)."""
     try:
-        return importlib.util.find_spec(module) is not None
+        return importlib.util.find_spec(_module_of(package)) is not None
     except ModuleNotFoundError:
         return False
+
+
+def _broken_install(package: str) -> str | None:
+    """Why an installed ``package`` cannot be imported (``None`` if absent or fine).
+
+    A skip must never hide a package that is installed but broken.
+    """
+    if not _distribution_installed(package):
+        return None
+    try:
+        importlib.import_module(_module_of(package))
+    except Exception as exc:
+        return f"{package} is installed but fails to import: {type(exc).__name__}: {exc}"
+    return None
 
 
 def _trio_available() -> bool:
@@ -204,6 +221,8 @@ def run_row(
     if check is None:
         if row.package in import_errors:
             return done("failed", import_errors[row.package])
+        if (broken := _broken_install(row.package)) is not None:
+            return done("failed", broken)
         if not _distribution_installed(row.package):
             return done("skipped", f"{row.package} is not installed")
         return done("skipped", "not implemented yet (no check registered)")
@@ -215,6 +234,8 @@ def run_row(
         subjects = default_subjects()
     started = time.perf_counter()
     status, message = _run_isolated(check, subjects, backend, timeout)
+    if status == "skipped" and (broken := _broken_install(row.package)) is not None:
+        status, message = "failed", broken
     return done(status, message, time.perf_counter() - started)
 
 
