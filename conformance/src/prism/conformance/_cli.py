@@ -172,9 +172,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json not in (None, "-") and not Path(args.json).resolve().parent.is_dir():
         parser.error(f"--json: directory of {args.json} does not exist")
     backends = BACKENDS if args.backend == "both" else (args.backend,)
-    report = run_conformance(
-        backends=backends, rows=rows, timeout_seconds=args.timeout, progress=_Progress(sys.stderr)
-    )
+    try:
+        report = run_conformance(
+            backends=backends,
+            rows=rows,
+            timeout_seconds=args.timeout,
+            progress=_Progress(sys.stderr),
+        )
+    except KeyboardInterrupt:
+        print("\nprism-conformance: interrupted", file=sys.stderr)
+        return 130
     if args.json == "-":
         print(report.to_json())
     else:
