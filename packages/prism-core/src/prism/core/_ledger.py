@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
 
+from ._fastinit import fast_init
 from ._types import JsonObject, ToolResult
 
 __all__ = ["InMemoryRunLedger", "RecordStatus", "RunLedger", "ToolCallRecord", "new_record_id"]
@@ -24,6 +25,7 @@ def new_record_id() -> str:
     return f"{_PREFIX}-{next(_COUNTER)}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallRecord:
     """One ledger row. ``reason`` is the blocked reason or error code; times are UTC."""

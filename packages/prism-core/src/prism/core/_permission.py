@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from ._backend import maybe_await
+from ._fastinit import fast_init
 from ._globs import GlobSet
 from ._types import EMPTY_MAPPING
 
@@ -19,6 +19,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PermissionRequest:
     """What is asked: ``<kind>:<target>:<action>``, e.g. ``tool:search:execute``."""
@@ -34,12 +35,16 @@ class PermissionRequest:
         return f"{self.kind}:{self.target}:{self.action}"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PermissionDecision:
     """Allowed or not, and why."""
 
     allowed: bool
     reason: str | None = None
+
+
+_ALLOW = PermissionDecision(allowed=True)
 
 
 @runtime_checkable
@@ -58,14 +63,21 @@ async def check_permission(
 ) -> PermissionDecision:
     """Ask ``policy``; fail closed on anything but an explicit allow, with a reason."""
     try:
-        outcome = await maybe_await(policy.check(request))
+        outcome = policy.check(request)
+        if hasattr(outcome, "__await__"):
+            outcome = await outcome
     except Exception as exc:
         return PermissionDecision(
             allowed=False,
             reason=f"Permission check failed for {request.key} ({type(exc).__name__}: {exc})",
         )
+    return as_decision(outcome, request)
+
+
+def as_decision(outcome: object, request: PermissionRequest) -> PermissionDecision:
+    """Only ``True`` or an allowed ``PermissionDecision`` allows; anything else denies."""
     if outcome is True:
-        return PermissionDecision(allowed=True)
+        return _ALLOW
     if isinstance(outcome, PermissionDecision):
         if outcome.allowed is True:
             return outcome
@@ -88,7 +100,7 @@ class _StaticPolicy:
             return PermissionDecision(
                 allowed=False, reason=f"Permission denied: {key} is not in the allow list"
             )
-        return PermissionDecision(allowed=True)
+        return _ALLOW
 
 
 def create_static_permission_policy(

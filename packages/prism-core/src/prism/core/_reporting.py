@@ -48,18 +48,28 @@ class CallReporter:
         """Seconds since ``begin``."""
         return time.perf_counter() - self.started
 
-    async def event(self, event: AgentEvent) -> None:
-        """Send ``event`` (redacted) to the sink; a raising sink is logged and ignored."""
-        if self.emit is None:
-            return
+    def send(self, event: AgentEvent) -> Awaitable[None] | None:
+        """Send ``event`` (redacted) to the sink; returns an awaitable only for async sinks.
+
+        A raising sink is logged and ignored. Sync-first so the common path makes no coroutine.
+        """
         if self.redactor is not None:
             event = self.redactor.redact(event)
         try:
-            outcome = self.emit(event)
-            if isinstance(outcome, Awaitable):
-                await outcome
+            outcome = self.emit(event)  # type: ignore[misc]
         except Exception:
             _log.warning("event sink raised on %s; ignored", event.type, exc_info=True)
+            return None
+        if hasattr(outcome, "__await__"):
+            return _await_sink(outcome, event)  # type: ignore[arg-type]
+        return None
+
+    async def event(self, event: AgentEvent) -> None:
+        """Send ``event`` and await an async sink (no-op without a sink)."""
+        if self.emit is not None:
+            pending = self.send(event)
+            if pending is not None:
+                await pending
 
     def record(
         self,
@@ -94,3 +104,10 @@ class CallReporter:
             self.ledger.append(row)
         except Exception:
             _log.warning("run ledger raised on append; ignored", exc_info=True)
+
+
+async def _await_sink(outcome: Awaitable[None], event: AgentEvent) -> None:
+    try:
+        await outcome
+    except Exception:
+        _log.warning("event sink raised on %s; ignored", event.type, exc_info=True)
