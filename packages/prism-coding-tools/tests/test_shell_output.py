@@ -115,7 +115,7 @@ async def test_tail_bounds_and_footer(tmp_path: Path, context: Any, private_temp
     assert small.metadata["full_output_path"] is None and not small.metadata["truncated"]
     body, footer = text_of(lines).split("\n\n")
     assert body.split("\n") == [str(i) for i in range(4901, 5001)]
-    assert "last 100 lines" in footer and "of 5,000 lines" in footer
+    assert "last 100 lines" in footer and "of 23,893 bytes" in footer
     assert text_of(long_line).split("\n\n")[0] == "a" * 50
     assert text_of(some).split("\n\n")[0] == "\n".join(str(i) for i in range(85, 101))  # 49 bytes
 

@@ -22,7 +22,7 @@ class Tail:
     text: str
     shown_lines: int
     shown_bytes: int
-    total_lines: int
+    total_lines: int | None  # None once the output outgrew the tail (lines are not counted)
     total_bytes: int
     truncated: bool
     spill_path: str | None
@@ -40,9 +40,10 @@ def decode_tail(data: bytes) -> str:
 class OutputCollector:
     """Feeds on raw chunks; keeps O(max_bytes) in memory whatever the output size.
 
-    Until the output outgrows the tail bounds everything is kept in memory; from then on the
-    full raw output also goes to a private (0600) temp file. Past ``max_total_bytes`` the
-    collector stops accepting data and calls ``on_limit`` once.
+    Until the output outgrows the tail bounds everything is kept in memory (and lines are
+    counted); from then on the full raw output also goes to a private (0600) temp file and only
+    bytes are counted. Past ``max_total_bytes`` the collector stops accepting data and calls
+    ``on_limit`` once.
     """
 
     def __init__(
@@ -62,6 +63,7 @@ class OutputCollector:
         self._newlines = 0
         self._last_byte = b""
         self._spill_fd: int | None = None
+        self._spilling = False
         self.spill_path: str | None = None
         self.spill_error: str | None = None
         self.limit_reached = False
@@ -81,14 +83,14 @@ class OutputCollector:
 
     def _accept(self, chunk: bytes) -> None:
         self._total += len(chunk)
-        self._newlines += chunk.count(b"\n")
-        self._last_byte = chunk[-1:]
-        if self._spill_fd is not None:
-            self._spill(chunk)
-        elif self.spill_error is None and (
-            self._total > self._max_bytes or self._total_lines() > self._max_lines
-        ):
-            self._start_spill(chunk)
+        if self._spilling:
+            self._spill(chunk)  # lines are no longer counted: the tail is already cut
+        else:
+            self._newlines += chunk.count(b"\n")
+            self._last_byte = chunk[-1:]
+            if self._total > self._max_bytes or self._total_lines() > self._max_lines:
+                self._spilling = True
+                self._start_spill(chunk)
         if len(chunk) >= self._max_bytes:
             self._buffer = bytearray(chunk[-self._max_bytes :])
             return
@@ -129,10 +131,10 @@ class OutputCollector:
     def tail(self) -> Tail:
         """The last ``max_lines`` lines within ``max_bytes``, UTF-8 safe."""
         window = bytes(self._buffer[-self._max_bytes :])
-        truncated = self._total > len(window)
+        truncated = self._spilling
         before = len(self._buffer) - len(window) - 1
         starts_line = before >= 0 and self._buffer[before] == ord("\n")
-        if truncated and not starts_line and b"\n" in window[:-1]:
+        if self._total > len(window) and not starts_line and b"\n" in window[:-1]:
             window = window[window.index(b"\n") + 1 :]  # drop the partial first line
         lines = window.split(b"\n")
         if lines and lines[-1] == b"":
@@ -144,14 +146,13 @@ class OutputCollector:
             lines = lines[-self._max_lines :]
             truncated = True
         shown = b"\n".join(lines) + (b"\n" if ends_newline and lines else b"")
-        total_lines = self._total_lines()
         return Tail(
             text=decode_tail(shown),
             shown_lines=len(lines),
             shown_bytes=len(shown),
-            total_lines=total_lines,
+            total_lines=None if truncated else self._total_lines(),
             total_bytes=self._total,
-            truncated=truncated or len(lines) < total_lines,
+            truncated=truncated,
             spill_path=self.spill_path,
             limit_reached=self.limit_reached,
         )

@@ -217,8 +217,8 @@ def _footer(tail: Tail, collector: OutputCollector) -> list[str]:
     if tail.truncated:
         where = f" Full output: {tail.spill_path}" if tail.spill_path else ""
         notes.append(
-            f"[Showing the last {tail.shown_lines:,} lines ({tail.shown_bytes:,} bytes) of "
-            f"{tail.total_lines:,} lines ({tail.total_bytes:,} bytes).{where}]"
+            f"[Output truncated: showing the last {tail.shown_lines:,} lines "
+            f"({tail.shown_bytes:,} bytes) of {tail.total_bytes:,} bytes.{where}]"
         )
     if collector.spill_error:
         notes.append(f"[Note: {collector.spill_error}]")
