@@ -1,4 +1,4 @@
-"""Threat rows 15, E3, E4, E5, E6 (owned by this package), on asyncio and trio."""
+"""The threat rows prism-coding-tools owns, run through the prism-conformance pytest plugin."""
 
 from prism.conformance import make_conformance_tests
 
