@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from collections.abc import Callable
 
 import attrs
+
+from ._spill import SpillFile
 
 __all__ = ["OutputCollector", "Tail", "decode_tail"]
 
@@ -62,7 +61,7 @@ class OutputCollector:
         self._total = 0
         self._newlines = 0
         self._last_byte = b""
-        self._spill_fd: int | None = None
+        self._spill_file: SpillFile | None = None
         self._spilling = False
         self.spill_path: str | None = None
         self.spill_error: str | None = None
@@ -104,29 +103,24 @@ class OutputCollector:
 
     def _start_spill(self, chunk: bytes) -> None:
         try:
-            fd, path = tempfile.mkstemp(prefix="prism-shell-", suffix=".log")
+            self._spill_file = SpillFile()
         except OSError as exc:
             self.spill_error = f"could not create the full-output file: {exc}"
             return
-        self._spill_fd, self.spill_path = fd, path
+        self.spill_path = self._spill_file.path
         self._spill(bytes(self._buffer))  # everything so far is still in memory
         self._spill(chunk)
 
     def _spill(self, data: bytes) -> None:
-        if self._spill_fd is None:
-            return
-        try:
-            _write_all(self._spill_fd, data)
-        except OSError as exc:  # e.g. disk full: keep the tail, report the incomplete file
-            self.spill_error = f"the full-output file is incomplete: {exc}"
-            self.close()
+        if self._spill_file is not None:
+            self._spill_file.write(data)
 
     def close(self) -> None:
-        """Close the spill file (it stays on disk for the model to read)."""
-        if self._spill_fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._spill_fd)
-            self._spill_fd = None
+        """Flush and close the spill file (it stays on disk for the model to read)."""
+        if self._spill_file is not None:
+            self._spill_file.close()
+            self.spill_error = self.spill_error or self._spill_file.error
+            self._spill_file = None
 
     def tail(self) -> Tail:
         """The last ``max_lines`` lines within ``max_bytes``, UTF-8 safe."""
@@ -156,10 +150,3 @@ class OutputCollector:
             spill_path=self.spill_path,
             limit_reached=self.limit_reached,
         )
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
