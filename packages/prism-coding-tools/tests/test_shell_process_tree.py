@@ -54,7 +54,7 @@ async def test_timeout_kills_the_daemonized_grandchild_and_returns_promptly(
     assert "tree-ready" in result.content[0].text  # type: ignore[union-attr]
     assert result.metadata["timed_out"] is True and result.metadata["exit_code"] is None
     assert not [pid for pid in pids if is_alive(pid)]
-    assert elapsed < 1 + 2  # well inside the kill grace, nowhere near the 600 s sleep
+    assert elapsed < 1 + 3  # inside timeout + kill grace, nowhere near the 600 s sleep
 
 
 async def test_abort_kills_the_whole_tree(
@@ -74,7 +74,7 @@ async def test_abort_kills_the_whole_tree(
             pids = await wait_for_pids(base)
             aborted_at = time.monotonic()
             controller.abort("user pressed stop")
-    assert time.monotonic() - aborted_at < 2
+    assert time.monotonic() - aborted_at < 3
     assert results[0].error is not None and results[0].error.code == "aborted"
     assert "grandchild-started" in results[0].content[0].text  # type: ignore[union-attr]
     assert not [pid for pid in pids if is_alive(pid)]

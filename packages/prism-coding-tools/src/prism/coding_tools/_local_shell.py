@@ -79,8 +79,10 @@ class LocalShellOperations:
         argv = [self.shell_path or default_shell(), "-c", command]
         read_fd, write_fd = os.pipe()
         try:
-            with contextlib.suppress(OSError):
-                fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+            set_pipe_size = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
+            if set_pipe_size is not None:
+                with contextlib.suppress(OSError):
+                    fcntl.fcntl(write_fd, set_pipe_size, _PIPE_SIZE)
             os.set_blocking(read_fd, False)
             inode = os.fstat(read_fd).st_ino
             process = await anyio.open_process(
@@ -227,6 +229,6 @@ class _Run:
             if not self.settled and (self.process.returncode is None or group_exists(self.pgid)):
                 await self._terminate(pgid=self.pgid)
             with anyio.move_on_after(self.grace + 1):
-                await self.process.wait()
+                await self.process.aclose()  # reaps the shell
         finally:
             os.close(self.fd)
