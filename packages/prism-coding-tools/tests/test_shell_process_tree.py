@@ -21,7 +21,7 @@ pytestmark = pytest.mark.anyio
 TREE = (
     "echo $$ > {pids}.child; "
     "(setsid sh -c 'echo $$ > {pids}.grandchild; echo grandchild-started; exec sleep 600' &); "
-    "echo tree-ready; sleep 600"
+    "echo tree-ready; exec sleep 600"
 )
 
 

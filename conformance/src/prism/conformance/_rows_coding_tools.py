@@ -249,7 +249,7 @@ def _assert_refused_without_base64(result: ToolResult, what: str) -> None:
 
 _DAEMON = (
     "(setsid sh -c 'echo grandchild=$$; exec sleep 600' &); "
-    "echo child=$$; echo shell-tree-ready; sleep 600"
+    "echo child=$$; echo shell-tree-ready; exec sleep 600"
 )
 
 
