@@ -9,8 +9,8 @@ other mode every ``tools/call`` (except ``pid``, ``env`` and ``stats``) behaves 
 first; ``garbage`` writes junk lines around the answer; ``huge-line`` writes one ``--size``-byte
 line (default 200 MB) and no newline; ``id-last`` writes a ``--size`` line whose ``id`` comes
 last; ``deep-json`` / ``wide-json`` answer with pathologically nested / wide JSON;
-``invalid-utf8`` answers with invalid UTF-8; ``crash`` exits; ``stubborn`` ignores SIGTERM and
-stdin EOF and keeps a grandchild. ``--tools``, ``--page-size``, ``--duplicate``, ``--bad-names``
+``invalid-utf8`` answers with invalid UTF-8; ``crash`` exits; ``stubborn`` answers normally but
+ignores SIGTERM and stdin EOF and keeps a grandchild. ``--tools``, ``--page-size``, ``--duplicate``, ``--bad-names``
 and ``--label`` shape the tool listing.
 """
 
@@ -43,6 +43,7 @@ MODES = (
     "stubborn",
 )
 _ALWAYS_OK = frozenset({"pid", "env", "stats"})
+_NORMAL_CALLS = frozenset({"ok", "garbage", "stubborn"})
 _MB = 1 << 20
 _JUNK = (b"this is not json\n", b'{"hello": "valid JSON, not JSON-RPC"}\n', b"\x00\xff\xfe\n")
 
@@ -192,7 +193,7 @@ class Server:
         if name not in {t[0] for t in self.tools}:
             self.text(rid, f"Unknown tool: {name}", is_error=True)
             return
-        behaviour = name if self.mode in ("ok", "garbage") or name in _ALWAYS_OK else self.mode
+        behaviour = name if self.mode in _NORMAL_CALLS or name in _ALWAYS_OK else self.mode
         handler = _HANDLERS.get(str(behaviour), _tool_default)
         handler(self, rid, str(name), args)
 
