@@ -10,8 +10,8 @@ first; ``garbage`` writes junk lines around the answer; ``huge-line`` writes one
 line (default 200 MB) and no newline; ``id-last`` writes a ``--size`` line whose ``id`` comes
 last; ``deep-json`` / ``wide-json`` answer with pathologically nested / wide JSON;
 ``invalid-utf8`` answers with invalid UTF-8; ``crash`` exits; ``stubborn`` answers normally but
-ignores SIGTERM and stdin EOF and keeps a grandchild. ``--tools``, ``--page-size``, ``--duplicate``, ``--bad-names``
-and ``--label`` shape the tool listing.
+ignores SIGTERM and stdin EOF and keeps a grandchild. ``--tools``, ``--page-size``,
+``--duplicate``, ``--bad-names`` and ``--label`` shape the tool listing.
 """
 
 from __future__ import annotations
@@ -398,6 +398,9 @@ def main(argv: list[str] | None = None) -> None:
             server.handle(msg)
     while args.mode == "stubborn":
         time.sleep(1)
+    with server.lock:  # skip interpreter shutdown: it can wait on a finishing call thread
+        server.out.flush()
+        os._exit(0)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ import os
 from typing import Any
 
 import anyio
-
 from mcp import MCPError
 from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
@@ -36,7 +35,9 @@ parser.add_argument("--tools", type=int, default=5)
 ARGS = parser.parse_args()
 
 SCHEMA = {"type": "object", "properties": {"x": {"type": "integer"}}}
-TOOLS = [Tool(name=f"t{i}", description=f"tool {i}", input_schema=SCHEMA) for i in range(ARGS.tools)]
+TOOLS = [
+    Tool(name=f"t{i}", description=f"tool {i}", input_schema=SCHEMA) for i in range(ARGS.tools)
+]
 TOOLS += [
     Tool(name=n, description=n, input_schema={"type": "object"})
     for n in ("announce", "stats", "pid")
@@ -46,14 +47,20 @@ INNER = ListenHandler(BUS)
 COUNTS = {"list_pages": 0, "listens": 0}
 
 
-async def list_tools(ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None) -> ListToolsResult:
+async def list_tools(
+    ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+) -> ListToolsResult:
     COUNTS["list_pages"] += 1
     start = int(params.cursor) if params and params.cursor else 0
     end = start + ARGS.page_size
-    return ListToolsResult(tools=TOOLS[start:end], next_cursor=str(end) if end < len(TOOLS) else None)
+    return ListToolsResult(
+        tools=TOOLS[start:end], next_cursor=str(end) if end < len(TOOLS) else None
+    )
 
 
-async def call_tool(ctx: ServerRequestContext[Any], params: CallToolRequestParams) -> CallToolResult:
+async def call_tool(
+    ctx: ServerRequestContext[Any], params: CallToolRequestParams
+) -> CallToolResult:
     if params.name == "announce":
         TOOLS.append(Tool(name=f"new{len(TOOLS)}", input_schema={"type": "object"}))
         await ctx.session.send_tool_list_changed()
@@ -67,7 +74,9 @@ async def call_tool(ctx: ServerRequestContext[Any], params: CallToolRequestParam
     return CallToolResult(content=[TextContent(text=str(2 * x))])
 
 
-async def listen(ctx: ServerRequestContext[Any], params: SubscriptionsListenRequestParams) -> SubscriptionsListenResult:
+async def listen(
+    ctx: ServerRequestContext[Any], params: SubscriptionsListenRequestParams
+) -> SubscriptionsListenResult:
     COUNTS["listens"] += 1
     if ARGS.listen == "reject":
         raise MCPError(METHOD_NOT_FOUND, "Method not found")
@@ -86,7 +95,11 @@ server = Server("lowlevel-test", version="1", **handlers)
 
 async def main() -> None:
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options(NotificationOptions(tools_changed=True)))
+        await server.run(
+            read,
+            write,
+            server.create_initialization_options(NotificationOptions(tools_changed=True)),
+        )
 
 
 if __name__ == "__main__":

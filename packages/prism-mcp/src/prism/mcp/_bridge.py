@@ -211,8 +211,8 @@ class McpToolBridge:
         self._lists += 1
         timeout = self.options.call_timeout_seconds
         with anyio.move_on_after(timeout):
-            async with anyio.create_task_group() as tg:
-                state = CallState(tg.cancel_scope)
+            with anyio.CancelScope() as scope:
+                state = CallState(scope)
                 if not conn.register(state):
                     raise McpToolListError(conn.reason())
                 try:

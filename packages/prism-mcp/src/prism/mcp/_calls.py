@@ -150,6 +150,21 @@ async def _attempt(
     used: list[Connection],
 ) -> _Outcome:
     try:
+        return await _attempt_once(bridge, remote, arguments, context, state, used)
+    except Exception as exc:  # a bug or an SDK surprise must still give the model a result
+        logger.exception("MCP call to %r failed unexpectedly", remote)
+        return _Outcome(fault=MCP_PROTOCOL_ERROR, message=f"{type(exc).__name__}: {exc}")
+
+
+async def _attempt_once(
+    bridge: McpToolBridge,
+    remote: str,
+    arguments: JsonObject,
+    context: ToolExecutionContext,
+    state: CallState,
+    used: list[Connection],
+) -> _Outcome:
+    try:
         conn = await bridge.connection()
     except McpConnectError as exc:
         return _Outcome(fault=MCP_CONNECTION_LOST, message=str(exc))
