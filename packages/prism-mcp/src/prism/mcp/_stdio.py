@@ -141,8 +141,8 @@ class _LineReader:
             await self._deliver(line)
 
     async def _deliver(self, line: bytearray) -> None:
-        if line.lstrip()[:1] != b"{":  # JSON-RPC messages are objects: junk, cheaply dropped
-            self.proc.dropped_lines += 1
+        if line.lstrip()[:1] != b"{" or line.find(b'"jsonrpc"') < 0:
+            self.proc.dropped_lines += 1  # not a JSON-RPC object: junk, dropped cheaply
             return
         problem = complexity_problem(line, self.cap)
         if problem is not None:
