@@ -21,10 +21,16 @@ def check_json_object(arguments: object, max_bytes: int) -> str | None:
     """
     if not isinstance(arguments, dict):
         return f"expected an object, got {_kind(arguments)}"
-    why = _walk(arguments, "", 1)
+    budget = [0]
+    why = _walk(arguments, "", 1, budget)
     if why is not None:
         return why
-    encoded = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+    if budget[0] <= max_bytes:
+        return None  # even the worst-case encoding fits: skip the exact measurement
+    try:
+        encoded = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+    except ValueError as exc:  # e.g. an int beyond the interpreter's digit limit
+        return f"arguments cannot be encoded as JSON: {exc}"
     if len(encoded) > max_bytes or len(encoded.encode("utf-8", "surrogatepass")) > max_bytes:
         return f"encoded arguments exceed {max_bytes} bytes"
     return None
@@ -42,10 +48,12 @@ def _kind(value: object) -> str:
     return type(value).__name__
 
 
-def _walk(value: object, path: str, depth: int) -> str | None:
+def _walk(value: object, path: str, depth: int, budget: list[int]) -> str | None:
+    """Check ``value``; add an upper bound of its encoded size to ``budget[0]``."""
     if depth > MAX_ARGUMENT_DEPTH:
         return f"nesting deeper than {MAX_ARGUMENT_DEPTH} levels at {path or '/'}"
     if isinstance(value, dict):
+        budget[0] += 2 + 2 * len(value)
         for key, item in value.items():
             if not isinstance(key, str):
                 return f"non-string key {key!r} at {path or '/'}"
@@ -54,20 +62,42 @@ def _walk(value: object, path: str, depth: int) -> str | None:
                 return f"forbidden key '__proto__' at {where}"
             if key == "constructor" and isinstance(item, dict) and "prototype" in item:
                 return f"forbidden 'constructor.prototype' at {where}"
-            if not isinstance(item, _SCALARS):
-                why = _walk(item, where, depth + 1)
+            budget[0] += 6 * len(key) + 2
+            if isinstance(item, str):
+                budget[0] += 6 * len(item) + 2
+            elif isinstance(item, _SCALARS):
+                budget[0] += _scalar_bound(item)
+            else:
+                why = _walk(item, where, depth + 1, budget)
                 if why is not None:
                     return why
         return None
     if isinstance(value, (list, tuple)):
+        budget[0] += 2 + len(value)
         for index, item in enumerate(value):
-            if not isinstance(item, _SCALARS):
-                why = _walk(item, f"{path}/{index}", depth + 1)
+            if isinstance(item, str):
+                budget[0] += 6 * len(item) + 2
+            elif isinstance(item, _SCALARS):
+                budget[0] += _scalar_bound(item)
+            else:
+                why = _walk(item, f"{path}/{index}", depth + 1, budget)
                 if why is not None:
                     return why
         return None
     if isinstance(value, float):
+        budget[0] += 32
         return None if math.isfinite(value) else f"non-finite number at {path}"
-    if isinstance(value, (str, int, bool)) or value is None:
+    if isinstance(value, str):
+        budget[0] += 6 * len(value) + 2
+        return None
+    if isinstance(value, (int, bool)) or value is None:
+        budget[0] += _scalar_bound(value)
         return None
     return f"{type(value).__name__} is not a JSON value at {path}"
+
+
+def _scalar_bound(value: object) -> int:
+    """Upper bound of the encoded size of ``None``, a bool or an int."""
+    if type(value) is int:
+        return value.bit_length() // 3 + 3
+    return 16

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
 
 from . import _backend
 from ._abort import NEVER_ABORTED, AbortError
 from ._arguments import MAX_ARGUMENT_BYTES_CAP, check_json_object
 from ._bounds import check_count
+from ._fastinit import positional_factory
 from ._filter import ToolFilter, tool_allowed
 from ._ledger import RunLedger
 from ._middleware import MiddlewareRegistry
-from ._permission import PermissionPolicy, PermissionRequest, check_permission
+from ._permission import PermissionDecision, PermissionPolicy, PermissionRequest, ask_permission
 from ._redact import Redactor
 from ._registry import ToolLookup
 from ._reporting import CallReporter
@@ -27,6 +27,7 @@ from ._types import (
     ToolDefinition,
     ToolExecutionContext,
     ToolResult,
+    _no_progress,
 )
 from ._validation import ToolValidator
 from .events import (
@@ -70,35 +71,47 @@ def error_info_from(exc: BaseException) -> ErrorInfo:
     )
 
 
-_FRESH_SESSION = ""
+_make_context = positional_factory(ToolExecutionContext)
 
 
-def _fresh_context(call_id: str) -> ToolExecutionContext:
-    return ToolExecutionContext(
-        session_id=_FRESH_SESSION, run_id="", tool_call_id=call_id, signal=NEVER_ABORTED
-    )
-
-
-@dataclass(frozen=True, slots=True)
 class DispatchOptions:
-    """Everything ``dispatch_tool_call`` takes besides the call, checked once."""
+    """Everything ``dispatch_tool_call`` takes besides the call, checked once.
 
-    registry: ToolLookup
-    context: ToolExecutionContext | None = None
-    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None
-    middleware: MiddlewareRegistry | None = None
-    permission: PermissionPolicy | None = None
-    validate: ToolValidator | None = None
-    emit: EventSink | None = None
-    ledger: RunLedger | None = None
-    redactor: Redactor | None = None
-    max_argument_bytes: int = 1_048_576
+    A plain slotted class rather than a frozen dataclass: it is built on every dispatch.
+    """
 
-    def __post_init__(self) -> None:
-        if self.max_argument_bytes != 1_048_576:
-            check_count("max_argument_bytes", self.max_argument_bytes, cap=MAX_ARGUMENT_BYTES_CAP)
-        if not callable(getattr(self.registry, "get", None)):
+    __slots__ = (
+        "context", "emit", "ledger", "max_argument_bytes", "middleware", "permission",
+        "redactor", "registry", "tool_filter", "validate",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        registry: ToolLookup,
+        context: ToolExecutionContext | None = None,
+        tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
+        middleware: MiddlewareRegistry | None = None,
+        permission: PermissionPolicy | None = None,
+        validate: ToolValidator | None = None,
+        emit: EventSink | None = None,
+        ledger: RunLedger | None = None,
+        redactor: Redactor | None = None,
+        max_argument_bytes: int = 1_048_576,
+    ) -> None:
+        if max_argument_bytes != 1_048_576:
+            check_count("max_argument_bytes", max_argument_bytes, cap=MAX_ARGUMENT_BYTES_CAP)
+        if not callable(getattr(registry, "get", None)):
             raise TypeError("registry must have a get(name) method (see create_tool_registry)")
+        self.registry = registry
+        self.context = context
+        self.tool_filter = tool_filter
+        self.middleware = middleware
+        self.permission = permission
+        self.validate = validate
+        self.emit = emit
+        self.ledger = ledger
+        self.redactor = redactor
+        self.max_argument_bytes = max_argument_bytes
 
     def reporter(self, context: ToolExecutionContext | None) -> CallReporter:
         """A fresh reporter for one call made under ``context``."""
@@ -157,17 +170,21 @@ async def run_dispatch(
     call_middleware_done: bool = False,
 ) -> ToolResult:
     """The pipeline for one call with a caller-owned reporter (batch dispatch shares it)."""
-    if not isinstance(call, ToolCall):
+    if type(call) is not ToolCall and not isinstance(call, ToolCall):
         raise TypeError(f"dispatch expects a ToolCall, got {type(call).__name__}")
-    if not call_middleware_done:
+    middleware = opts.middleware
+    if not call_middleware_done and middleware is not None and middleware.has("tool_call"):
         try:
-            call = await run_call_middleware(call, opts.middleware)
+            call = await middleware.run("tool_call", call, ToolCall)
         except Exception as exc:
             return await middleware_failed(report, call, exc)
-    admitted = await _admit(call, opts, report, context)
-    if isinstance(admitted, ToolResult):
-        return admitted
-    tool = admitted
+    tool, refusal = _precheck(call, opts)
+    if tool is None:
+        return await block(report, call, *refusal)
+    if opts.permission is not None:
+        denial = await _permission_denial(call, opts.permission, report, context)
+        if denial is not None:
+            return await block(report, call, "permission_denied", denial)
     ctx = _call_context(context, call, report)
     if opts.validate is not None:
         why = await _run_validator(opts.validate, tool, call, ctx)
@@ -175,7 +192,7 @@ async def run_dispatch(
             return await block(report, call, "validation_failed", why)
     if ctx.signal.aborted:
         return await block_aborted(report, call, ctx.signal.reason)
-    return await _execute(report, call, tool, ctx, opts.middleware)
+    return await _execute(report, call, tool, ctx, middleware)
 
 
 async def block_aborted(report: CallReporter, call: ToolCall, reason: object) -> ToolResult:
@@ -184,70 +201,98 @@ async def block_aborted(report: CallReporter, call: ToolCall, reason: object) ->
     return await block(report, call, "aborted", message)
 
 
-async def _admit(
-    call: ToolCall,
-    opts: DispatchOptions,
-    report: CallReporter,
-    context: ToolExecutionContext | None,
-) -> ToolDefinition | ToolResult:
-    """Steps 2 and 3: lookup, filter, argument check, permission."""
+_NO_REFUSAL: tuple[BlockedReason, str] = ("unknown_tool", "")
+
+
+def _precheck(
+    call: ToolCall, opts: DispatchOptions
+) -> tuple[ToolDefinition, tuple[BlockedReason, str]] | tuple[None, tuple[BlockedReason, str]]:
+    """Step 2: lookup, filter and the JSON-object check (all synchronous)."""
     tool = opts.registry.get(call.name)
-    tool_filter, permission = opts.tool_filter, opts.permission
     if tool is None:
-        return await block(report, call, "unknown_tool", f"Unknown tool: {call.name}")
+        return None, ("unknown_tool", f"Unknown tool: {call.name}")
+    tool_filter = opts.tool_filter
     if tool_filter is not None and not tool_allowed(call.name, tool_filter):
-        return await block(report, call, "tool_denied", f"Tool denied: {call.name}")
+        return None, ("tool_denied", f"Tool denied: {call.name}")
     why: str | None
     if call.arguments_error is not None:
         why = call.arguments_error.message or "the arguments could not be parsed"
     else:
         why = check_json_object(call.arguments, opts.max_argument_bytes)
     if why is not None:
-        message = f"Tool arguments must be a JSON object: {why}"
-        return await block(report, call, "invalid_arguments", message)
-    if permission is not None:
-        metadata = {
-            "session_id": report.session_id,
-            "run_id": report.run_id,
-            "tool_call_id": call.id,
-            "arguments": call.arguments,
-            **(context.metadata if context is not None else EMPTY_MAPPING),
-        }
-        request = PermissionRequest(
-            kind="tool", target=call.name, action="execute", metadata=metadata
-        )
-        decision = await check_permission(permission, request)
-        if not decision.allowed:
-            reason = decision.reason or f"Permission denied: {request.key}"
-            return await block(report, call, "permission_denied", reason)
-    return tool
+        return None, ("invalid_arguments", f"Tool arguments must be a JSON object: {why}")
+    return tool, _NO_REFUSAL
+
+
+async def _permission_denial(
+    call: ToolCall,
+    permission: PermissionPolicy,
+    report: CallReporter,
+    context: ToolExecutionContext | None,
+) -> str | None:
+    """Step 3: ``tool:<name>:execute``; returns the denial reason or ``None``."""
+    metadata: dict[str, object] = {
+        "session_id": report.session_id,
+        "run_id": report.run_id,
+        "tool_call_id": call.id,
+        "arguments": call.arguments,
+    }
+    if context is not None and context.metadata:
+        metadata.update(context.metadata)
+    request = PermissionRequest(kind="tool", target=call.name, action="execute", metadata=metadata)
+    decision = ask_permission(permission, request)
+    if not isinstance(decision, PermissionDecision):
+        decision = await decision
+    if decision.allowed:
+        return None
+    return decision.reason or f"Permission denied: {request.key}"
+
+
+class _ProgressReporter:
+    """``context.progress`` for one call: emits a progress event, then calls the outer one."""
+
+    __slots__ = ("call", "outer", "report")
+
+    def __init__(
+        self,
+        report: CallReporter,
+        call: ToolCall,
+        outer: Callable[[float | None, str | None], Awaitable[None]],
+    ) -> None:
+        self.report = report
+        self.call = call
+        self.outer = outer
+
+    async def __call__(self, value: float | None, message: str | None) -> None:
+        report = self.report
+        await report.event(
+            ToolExecutionProgress(
+                session_id=report.session_id, run_id=report.run_id, call=self.call,
+                progress=value, message=message,
+            )
+        )  # fmt: skip
+        await self.outer(value, message)
 
 
 def _call_context(
     context: ToolExecutionContext | None, call: ToolCall, report: CallReporter
 ) -> ToolExecutionContext:
     """The handler's context: the caller's, stamped with this call's id and progress events."""
+    progress: Callable[[float | None, str | None], Awaitable[None]]
     if context is None:
-        context = _fresh_context(call.id)
+        progress = (
+            _no_progress if report.emit is None else _ProgressReporter(report, call, _no_progress)
+        )
+        return _make_context("", "", call.id, NEVER_ABORTED, EMPTY_MAPPING, progress)
     if report.emit is None:
         if context.tool_call_id == call.id:
             return context
-        return dataclasses.replace(context, tool_call_id=call.id)
-    outer = context.progress
-
-    async def progress(value: float | None, message: str | None) -> None:
-        await report.event(
-            ToolExecutionProgress(
-                session_id=report.session_id,
-                run_id=report.run_id,
-                call=call,
-                progress=value,
-                message=message,
-            )
-        )
-        await outer(value, message)
-
-    return dataclasses.replace(context, tool_call_id=call.id, progress=progress)
+        progress = context.progress
+    else:
+        progress = _ProgressReporter(report, call, context.progress)
+    return _make_context(
+        context.session_id, context.run_id, call.id, context.signal, context.metadata, progress
+    )
 
 
 async def _run_validator(
@@ -298,12 +343,19 @@ async def _execute(
 ) -> ToolResult:
     """Steps 5–7: started, run the handler, ``tool_result`` middleware, finish."""
     if report.emit is not None:
-        await report.event(
+        pending = report.send(
             ToolExecutionStarted(session_id=report.session_id, run_id=report.run_id, call=call)
         )
+        if pending is not None:
+            await pending
     report.record(call, "started")
     try:
-        result = normalize_result(await _invoke(tool, call, ctx), call)
+        execute = tool.execute
+        if _is_async_handler(execute):
+            raw = await execute(call.arguments, ctx)  # type: ignore[misc]
+        else:
+            raw = await _invoke_sync(tool, call, ctx)
+        result = normalize_result(raw, call)
         if middleware is not None and middleware.has("tool_result"):
             result = await middleware.run("tool_result", result, ToolResult)
             if result.tool_call_id != call.id or result.name != call.name:
@@ -313,7 +365,7 @@ async def _execute(
     if report.redactor is not None:
         result = report.redactor.redact(result)
     if report.emit is not None:
-        await report.event(
+        pending = report.send(
             ToolExecutionFinished(
                 session_id=report.session_id,
                 run_id=report.run_id,
@@ -322,6 +374,8 @@ async def _execute(
                 duration_seconds=report.elapsed(),
             )
         )
+        if pending is not None:
+            await pending
     report.record(call, "finished", result=result)
     return result
 
@@ -346,21 +400,43 @@ async def fail(report: CallReporter, call: ToolCall, error: ErrorInfo) -> ToolRe
     return result
 
 
-async def _invoke(tool: ToolDefinition, call: ToolCall, ctx: ToolExecutionContext) -> object:
-    """Await an async handler; run a plain ``def`` handler in a worker thread."""
-    execute = tool.execute
-    if inspect.iscoroutinefunction(execute) or inspect.iscoroutinefunction(
+_ASYNC_HANDLERS: dict[object, bool] = {}
+_ASYNC_HANDLERS_MAX = 4096
+
+
+def _is_async_handler(execute: object) -> bool:
+    """Whether ``execute`` is a coroutine function (cached: ``inspect`` is slow per call)."""
+    try:
+        return _ASYNC_HANDLERS[execute]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable callable object
+        return _check_async(execute)
+    if len(_ASYNC_HANDLERS) >= _ASYNC_HANDLERS_MAX:
+        _ASYNC_HANDLERS.clear()
+    result = _ASYNC_HANDLERS[execute] = _check_async(execute)
+    return result
+
+
+def _check_async(execute: object) -> bool:
+    return inspect.iscoroutinefunction(execute) or inspect.iscoroutinefunction(
         getattr(execute, "__call__", None)  # noqa: B004
-    ):
-        return await execute(call.arguments, ctx)  # type: ignore[misc]
+    )
+
+
+async def _invoke_sync(tool: ToolDefinition, call: ToolCall, ctx: ToolExecutionContext) -> object:
+    """Run a plain ``def`` handler in a worker thread (awaiting what it returns, if needed)."""
+    execute = tool.execute
     out = await _backend.to_thread(lambda: execute(call.arguments, ctx))
-    if isinstance(out, Awaitable):
+    if hasattr(out, "__await__"):
         return await out
     return out
 
 
 def normalize_result(raw: object, call: ToolCall) -> ToolResult:
     """Turn what a handler returned into a ``ToolResult`` stamped with this call's id and name."""
+    if type(raw) is str:
+        return ToolResult(tool_call_id=call.id, name=call.name, content=(TextContent(text=raw),))
     if isinstance(raw, ToolResult):
         if raw.tool_call_id == call.id and raw.name == call.name:
             return raw

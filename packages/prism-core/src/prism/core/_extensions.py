@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from importlib import metadata
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ._backend import maybe_await
 from ._permission import PermissionPolicy, PermissionRequest, check_permission
 from ._registry import validate_tool_name
 from ._types import ToolDefinition
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 __all__ = [
     "Extension",
@@ -143,6 +145,8 @@ class ExtensionDescriptor:
 
 def discover_extensions(group: str = "prism.extensions") -> tuple[ExtensionDescriptor, ...]:
     """List installed extension entry points in ``group`` without importing any of them."""
+    from importlib import metadata
+
     found = []
     for ep in metadata.entry_points(group=group):
         dist = getattr(ep, "dist", None)

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal, TypeAlias, TypeVar
 
-from ._backend import maybe_await
-
 __all__ = ["MiddlewareHook", "MiddlewareRegistry"]
 
 MiddlewareHook: TypeAlias = Literal["tool_call", "tool_result"]
@@ -21,7 +19,7 @@ class MiddlewareRegistry:
     __slots__ = ("_hooks",)
 
     def __init__(self) -> None:
-        self._hooks: dict[str, list[Callable[[Any], Any]]] = {h: [] for h in _HOOKS}
+        self._hooks: dict[str, tuple[Callable[[Any], Any], ...]] = dict.fromkeys(_HOOKS, ())
 
     def use(self, hook: MiddlewareHook, fn: Callable[[T], T | Awaitable[T | None] | None]) -> None:
         """Append ``fn`` to ``hook``; hooks run in registration order."""
@@ -29,7 +27,7 @@ class MiddlewareRegistry:
             raise ValueError(f"unknown middleware hook {hook!r}; expected one of {_HOOKS}")
         if not callable(fn):
             raise TypeError(f"middleware must be callable, got {type(fn).__name__}")
-        self._hooks[hook].append(fn)
+        self._hooks[hook] = (*self._hooks[hook], fn)
 
     def has(self, hook: MiddlewareHook) -> bool:
         """Whether any middleware is registered for ``hook``."""
@@ -41,8 +39,10 @@ class MiddlewareRegistry:
         A middleware returning something other than ``None`` or an ``expected`` raises
         ``TypeError``.
         """
-        for fn in tuple(self._hooks[hook]):
-            out = await maybe_await(fn(value))
+        for fn in self._hooks[hook]:
+            out = fn(value)
+            if hasattr(out, "__await__"):
+                out = await out
             if out is None:
                 continue
             if not isinstance(out, expected):
