@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio
 import pytest
+
 from prism.core import AbortController, AbortSignal, ToolExecutionContext, ToolResult
 from prism.mcp import McpToolBridge, StdioTransport
 

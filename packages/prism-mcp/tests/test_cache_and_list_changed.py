@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import anyio
 import pytest
+
 from prism.mcp import McpToolBridge, connect_mcp_tools
 
 pytestmark = pytest.mark.anyio

@@ -5,6 +5,7 @@ from __future__ import annotations
 import anyio
 import pytest
 from mcp import types
+
 from prism.core import (
     AudioContent,
     ImageContent,
@@ -28,12 +29,8 @@ async def test_every_content_type_maps_from_a_raw_server(kit) -> None:
     assert result.error is None
     assert result.tool_call_id == "call-1"
     assert result.content[0] == TextContent(text="hello")
-    assert (
-        isinstance(result.content[1], ImageContent)
-    )
-    assert (
-        result.content[1].mime_type == "image/png"
-    )
+    assert isinstance(result.content[1], ImageContent)
+    assert result.content[1].mime_type == "image/png"
     assert result.content[2] == AudioContent(data="UklGRgAAAABXQVZF", mime_type="audio/wav")
     assert result.content[3] == ResourceLinkContent(
         uri="file:///tmp/x.txt", name="x", mime_type="text/plain"

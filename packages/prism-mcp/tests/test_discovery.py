@@ -7,6 +7,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import types
+
 from prism.core import ToolCall, create_tool_registry, dispatch_tool_call
 from prism.mcp import (
     McpBridgeOptions,

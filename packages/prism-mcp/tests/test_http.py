@@ -44,7 +44,7 @@ async def test_http_maps_results_and_announces_changes_on_both_eras(kit) -> None
                     mixed = await kit.call(bridge, "mixed")
                     point = await kit.call(bridge, "structured", {"x": 3, "y": 4})
                     failed = await kit.call(bridge, "fail")
-                    assert await kit.until(lambda b=bridge: b.list_changed_mode == expected)
+                    assert await kit.until(lambda b=bridge, e=expected: b.list_changed_mode == e)
                     added = (await kit.call(bridge, "add_tool")).value["result"]
                     assert await kit.until(lambda b=bridge: b.stale)
                     await bridge.refresh()
@@ -78,15 +78,17 @@ async def test_http_results_over_the_cap_are_refused_before_buffering(kit, peak_
 
 async def test_http_json_server_bodies_are_capped(kit) -> None:
     with anyio.fail_after(90):
-        async with kit.http_server("--json") as url:
-            async with connect_mcp_tools(
+        async with (
+            kit.http_server("--json") as url,
+            connect_mcp_tools(
                 server_id="web",
                 transport=StreamableHttpTransport(url),
                 protocol_mode="legacy",
                 max_result_bytes=CAP,
-            ) as bridge:
-                big = await kit.call(bridge, "huge", {"n_bytes": 2_000_000})
-                small = await kit.call(bridge, "huge", {"n_bytes": 1000})
+            ) as bridge,
+        ):
+            big = await kit.call(bridge, "huge", {"n_bytes": 2_000_000})
+            small = await kit.call(bridge, "huge", {"n_bytes": 1000})
     assert _code(big) == MCP_RESULT_TOO_LARGE
     assert small.value == {"result": "x" * 1000}
 
@@ -94,29 +96,31 @@ async def test_http_json_server_bodies_are_capped(kit) -> None:
 async def test_http_timeout_and_abort_cancel_the_server_handler(kit) -> None:
     marker = Path(tempfile.mkdtemp()) / "marker"
     with anyio.fail_after(90):
-        async with kit.http_server() as url:
-            async with connect_mcp_tools(
+        async with (
+            kit.http_server() as url,
+            connect_mcp_tools(
                 server_id="web",
                 transport=StreamableHttpTransport(url),
                 protocol_mode="legacy",
                 call_timeout_seconds=1.0,
-            ) as bridge:
-                timed_out = await kit.call(bridge, "sleep_marked", {"path": str(marker)})
-                assert await kit.until(lambda: marker.read_text() == "cancelled")
-                controller = AbortController()
+            ) as bridge,
+        ):
+            timed_out = await kit.call(bridge, "sleep_marked", {"path": str(marker)})
+            assert await kit.until(lambda: marker.read_text() == "cancelled")
+            controller = AbortController()
 
-                async def abort_soon() -> None:
-                    await kit.until(lambda: marker.read_text() == "started")
-                    controller.abort()
+            async def abort_soon() -> None:
+                await kit.until(lambda: marker.read_text() == "started")
+                controller.abort()
 
-                async with anyio.create_task_group() as tg:
-                    marker.write_text("")
-                    tg.start_soon(abort_soon)
-                    aborted = await kit.call(
-                        bridge, "sleep_marked", {"path": str(marker)}, signal=controller.signal
-                    )
-                assert await kit.until(lambda: marker.read_text() == "cancelled")
-                after = await kit.call(bridge, "echo", {"text": "next"})
+            async with anyio.create_task_group() as tg:
+                marker.write_text("")
+                tg.start_soon(abort_soon)
+                aborted = await kit.call(
+                    bridge, "sleep_marked", {"path": str(marker)}, signal=controller.signal
+                )
+            assert await kit.until(lambda: marker.read_text() == "cancelled")
+            after = await kit.call(bridge, "echo", {"text": "next"})
     assert _code(timed_out) == MCP_TIMEOUT
     assert _code(aborted) == MCP_ABORTED
     assert after.error is None
@@ -125,12 +129,14 @@ async def test_http_timeout_and_abort_cancel_the_server_handler(kit) -> None:
 async def test_http_server_crash_mid_call_is_a_typed_result(kit) -> None:
     with anyio.fail_after(90):
         for mode in ("legacy", "auto"):
-            async with kit.http_server() as url:
-                async with connect_mcp_tools(
+            async with (
+                kit.http_server() as url,
+                connect_mcp_tools(
                     server_id="web", transport=StreamableHttpTransport(url), protocol_mode=mode
-                ) as bridge:
-                    crashed = await kit.call(bridge, "crash", {"delay": 0.2})
-                    after = await kit.call(bridge, "echo", {"text": "x"})
+                ) as bridge,
+            ):
+                crashed = await kit.call(bridge, "crash", {"delay": 0.2})
+                after = await kit.call(bridge, "echo", {"text": "x"})
             assert _code(crashed) == MCP_CONNECTION_LOST, mode
             assert _code(after) == MCP_CONNECTION_LOST, mode
             assert "could not connect" in after.error.message
@@ -139,21 +145,21 @@ async def test_http_server_crash_mid_call_is_a_typed_result(kit) -> None:
 async def test_http_close_with_calls_in_flight(kit) -> None:
     results = []
     with anyio.fail_after(90):
-        async with kit.http_server() as url:
-            async with connect_mcp_tools(
-                server_id="web", transport=StreamableHttpTransport(url)
-            ) as bridge:
+        async with (
+            kit.http_server() as url,
+            connect_mcp_tools(server_id="web", transport=StreamableHttpTransport(url)) as bridge,
+        ):
 
-                async def run() -> None:
-                    path = str(Path(tempfile.mkdtemp()) / "m")
-                    results.append(await kit.call(bridge, "sleep_marked", {"path": path}))
+            async def run() -> None:
+                path = str(Path(tempfile.mkdtemp()) / "m")
+                results.append(await kit.call(bridge, "sleep_marked", {"path": path}))
 
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(run)
-                    tg.start_soon(run)
-                    await anyio.sleep(0.5)
-                    started = time.monotonic()
-                    await bridge.close()
-                closed_in = time.monotonic() - started
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(run)
+                tg.start_soon(run)
+                await anyio.sleep(0.5)
+                started = time.monotonic()
+                await bridge.close()
+            closed_in = time.monotonic() - started
     assert [_code(r) for r in results] == [MCP_CONNECTION_LOST] * 2
     assert closed_in < 5

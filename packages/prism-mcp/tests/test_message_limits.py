@@ -6,6 +6,7 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from prism.mcp._limits import complexity_problem, head_id, tail_id
 
 CAP = 1_000_000

@@ -133,6 +133,7 @@ async def _wait_stale(bridge: Any, seconds: float = 5.0) -> None:
 async def mcp_tool_name_collision(subjects: ConformanceSubjects) -> None:
     connect, stdio = _subjects(subjects)
     import anyio
+
     from prism.core import ToolCall, create_tool_registry
 
     with anyio.fail_after(60):

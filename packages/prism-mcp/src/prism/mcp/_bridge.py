@@ -10,9 +10,9 @@ from typing import Any
 
 import anyio
 import anyio.abc
-from prism.core import JsonObject, ToolDefinition, ToolExecutionContext, ToolHandler, ToolResult
 
 from mcp import MCPError, types
+from prism.core import JsonObject, ToolDefinition, ToolExecutionContext, ToolHandler, ToolResult
 
 from ._calls import call_remote_tool
 from ._connection import CallState, Connection, ListChangedMode

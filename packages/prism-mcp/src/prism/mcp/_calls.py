@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import pydantic
-from prism.core import AbortSignal, JsonObject, ToolExecutionContext, ToolResult
 
 from mcp import MCPError, types
 from mcp.shared.dispatcher import ProgressFnT
+from prism.core import AbortSignal, JsonObject, ToolExecutionContext, ToolResult
 
 from ._connection import CallState, Connection
 from ._content import error_result

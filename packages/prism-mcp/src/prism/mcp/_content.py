@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pydantic_core
+
+from mcp import types
 from prism.core import (
     AudioContent,
     Content,
@@ -18,8 +20,6 @@ from prism.core import (
     TextContent,
     ToolResult,
 )
-
-from mcp import types
 
 from ._errors import MCP_RESULT_TOO_LARGE, MCP_TOOL_ERROR, clip
 

@@ -11,9 +11,9 @@ from types import MappingProxyType
 from typing import Any
 
 import pydantic_core
-from prism.core import ToolDefinition, ToolHandler
 
 from mcp import types
+from prism.core import ToolDefinition, ToolHandler
 
 from ._errors import McpToolListError, McpToolNameCollisionError, McpToolSkippedWarning, clip
 from ._options import McpBridgeOptions
