@@ -232,7 +232,7 @@ async def mcp_list_changed(subjects: ConformanceSubjects) -> None:
 
 _E8_CASES = (
     ("garbage", (), None),
-    ("flood", ("--size", "2000000"), None),
+    ("flood", ("--size", "1000000"), None),
     ("huge-line", (), ("mcp_result_too_large",)),
     ("id-last", ("--size", "5000000"), ("mcp_result_too_large",)),
     ("deep-json", (), ("mcp_result_too_large", "mcp_protocol_error")),
