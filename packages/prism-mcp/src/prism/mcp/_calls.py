@@ -6,13 +6,19 @@ server, the transport or the SDK becomes an error ``ToolResult`` with an ``mcp_*
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import logging
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import pydantic
+from anyio.lowlevel import EventLoopToken
 
 from mcp import MCPError, types
 from mcp.shared.dispatcher import ProgressFnT
@@ -40,7 +46,9 @@ __all__ = ["call_remote_tool", "plain_json"]
 
 logger = logging.getLogger("prism.mcp")
 
-_LOST_DETAIL_WAIT_SECONDS = 1.0
+_NO_PROGRESS = next(
+    f.default for f in dataclasses.fields(ToolExecutionContext) if f.name == "progress"
+)
 
 
 @dataclass(slots=True)
@@ -61,8 +69,13 @@ def plain_json(value: Any) -> Any:
     return value
 
 
-def _progress(context: ToolExecutionContext) -> ProgressFnT:
-    """Forward MCP progress to ``context.progress``, dropping updates while one is delivered."""
+def _progress(context: ToolExecutionContext) -> ProgressFnT | None:
+    """Forward MCP progress to ``context.progress``, dropping updates while one is delivered.
+
+    ``None`` (no progress token is sent) when the context's progress is the no-op default.
+    """
+    if context.progress is _NO_PROGRESS:
+        return None
     busy = False
 
     async def forward(progress: float, total: float | None, message: str | None) -> None:
@@ -81,10 +94,30 @@ def _progress(context: ToolExecutionContext) -> ProgressFnT:
     return forward
 
 
-async def _watch_abort(signal: AbortSignal, state: CallState, aborted: list[bool]) -> None:
-    await signal.wait()
-    aborted.append(True)
-    state.scope.cancel()
+def _cancel_from_thread(scope: anyio.CancelScope, token: EventLoopToken) -> None:
+    with contextlib.suppress(Exception):  # the loop may be gone: nothing left to cancel
+        anyio.from_thread.run_sync(scope.cancel, token=token)
+
+
+def _arm_abort(signal: AbortSignal, state: CallState, aborted: list[bool]) -> Callable[[], None]:
+    """Cancel the call's scope when ``signal`` aborts; returns the remover.
+
+    An abort from the event loop's thread cancels at once; one from another thread is handed
+    to the loop by a short-lived helper thread, so the aborting thread never blocks.
+    """
+    loop_thread = threading.get_ident()
+    token = anyio.lowlevel.current_token()
+
+    def fire() -> None:
+        aborted.append(True)
+        if threading.get_ident() == loop_thread:
+            state.scope.cancel()
+        else:
+            threading.Thread(
+                target=_cancel_from_thread, args=(state.scope, token), daemon=True
+            ).start()
+
+    return signal.add_callback(fire)
 
 
 def _ours(exc: MCPError, conn: Connection) -> bool:
@@ -202,11 +235,13 @@ async def call_remote_tool(
     if context.signal.aborted:
         outcome = _Outcome(fault=MCP_ABORTED, message="aborted before the request was sent")
     else:
-        async with anyio.create_task_group() as tg:
-            state = CallState(tg.cancel_scope)
-            tg.start_soon(_watch_abort, context.signal, state, aborted)
-            outcome = await _attempt(bridge, remote, arguments, context, state, used)
-            tg.cancel_scope.cancel()
+        with anyio.CancelScope() as scope:
+            state = CallState(scope)
+            remove = _arm_abort(context.signal, state, aborted)
+            try:
+                outcome = await _attempt(bridge, remote, arguments, context, state, used)
+            finally:
+                remove()
         if outcome is None:
             outcome = _ended_from_outside(state, aborted, used)
     if outcome.result is not None:
