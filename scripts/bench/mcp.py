@@ -194,6 +194,39 @@ def rss(subject: str, size: int) -> dict[str, Any]:
     return figures
 
 
+def latency_table(batches: int, per_batch: int) -> tuple[str, float]:
+    """The latency table for every transport × era × backend, and the worst stdio ratio."""
+    rows, worst_stdio = [], 0.0
+    for backend in ("asyncio", "trio"):
+        for transport in ("stdio", "http"):
+            for era in ERAS:
+                m = anyio.run(latency, transport, era, batches, per_batch, backend=backend)
+                ratio = m["bridge"] / m["raw"]
+                if transport == "stdio":
+                    worst_stdio = max(worst_stdio, ratio)
+                figures = [fmt_ms(m["raw"]), fmt_ms(m["bridge"]), fmt_ms(m["dispatch"])]
+                ratios = [fmt_ratio(ratio), fmt_ratio(m["dispatch"] / m["raw"])]
+                rows.append([transport, era, backend, *figures, *ratios])
+    headers = ["transport", "era", "backend", "raw ms", "bridge ms", "bridge+dispatch ms"]
+    table = markdown_table([*headers, "bridge / raw", "dispatch / raw"], rows)
+    return table, worst_stdio
+
+
+def rss_table(bridge: dict[str, Any], raw: dict[str, Any]) -> str:
+    """The memory table: bridge on 200 MB, raw client on 20 MB."""
+    rows = [
+        ["bridge (max_result_bytes=10 MB)", "200 MB", bridge],
+        ["raw mcp client", "20 MB", raw],
+    ]
+    return markdown_table(
+        ["client", "result streamed", "peak RSS growth", "time", "outcome"],
+        [
+            [who, size, f"{f['growth'] / MB:.1f} MB", f"{f['seconds']:.2f} s", f["outcome"]]
+            for who, size, f in rows
+        ],
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer calls (a smoke run)")
@@ -208,67 +241,12 @@ def main() -> None:
         return
     batches, per_batch = (3, 20) if opts.quick else (8, 40)
     print(f"# MCP bridge vs raw `mcp` client ({machine_line()})\n")
-    rows, worst_stdio = [], 0.0
-    for backend in ("asyncio", "trio"):
-        for transport in ("stdio", "http"):
-            for era in ERAS:
-                m = anyio.run(latency, transport, era, batches, per_batch, backend=backend)
-                ratio = m["bridge"] / m["raw"]
-                if transport == "stdio":
-                    worst_stdio = max(worst_stdio, ratio)
-                rows.append(
-                    [
-                        transport,
-                        era,
-                        backend,
-                        fmt_ms(m["raw"]),
-                        fmt_ms(m["bridge"]),
-                        fmt_ms(m["dispatch"]),
-                        fmt_ratio(ratio),
-                        fmt_ratio(m["dispatch"] / m["raw"]),
-                    ]
-                )
-    print(
-        markdown_table(
-            [
-                "transport",
-                "era",
-                "backend",
-                "raw ms",
-                "bridge ms",
-                "bridge+dispatch ms",
-                "bridge / raw",
-                "dispatch / raw",
-            ],
-            rows,
-        )
-    )
+    table, worst_stdio = latency_table(batches, per_batch)
+    print(table)
     bridge = rss("bridge", 200 * MB)
-    raw = rss("raw", 20 * MB)
     print()
-    print(
-        markdown_table(
-            ["client", "result streamed", "peak RSS growth", "time", "outcome"],
-            [
-                [
-                    "bridge (max_result_bytes=10 MB)",
-                    "200 MB",
-                    f"{bridge['growth'] / MB:.1f} MB",
-                    f"{bridge['seconds']:.2f} s",
-                    bridge["outcome"],
-                ],
-                [
-                    "raw mcp client",
-                    "20 MB",
-                    f"{raw['growth'] / MB:.1f} MB",
-                    f"{raw['seconds']:.2f} s",
-                    raw["outcome"],
-                ],
-            ],
-        )
-    )
+    print(rss_table(bridge, rss("raw", 20 * MB)))
     print()
-    cap = 10 * MB
     print(
         targets_table(
             [
@@ -280,7 +258,7 @@ def main() -> None:
                 (
                     "hostile 200 MB result: RSS growth ≤ 2 × max_result_bytes (20 MB)",
                     f"{bridge['growth'] / MB:.1f} MB",
-                    bridge["growth"] <= 2 * cap,
+                    bridge["growth"] <= 2 * 10 * MB,
                 ),
             ]
         )
