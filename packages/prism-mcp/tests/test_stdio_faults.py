@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 import anyio
@@ -293,3 +294,17 @@ async def test_a_silent_server_fails_the_connect_in_time(kit) -> None:
         ):
             pass
     assert time.monotonic() - started < 5
+
+
+async def test_an_abort_from_another_thread_interrupts_the_call(kit) -> None:
+    controller = AbortController()
+    timer = threading.Timer(0.3, controller.abort, args=("from a worker thread",))
+    with anyio.fail_after(30):
+        async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
+            timer.start()
+            started = time.monotonic()
+            result = await kit.call(bridge, "sleep", {"seconds": 30}, signal=controller.signal)
+            elapsed = time.monotonic() - started
+    timer.join()
+    assert _code(result) == MCP_ABORTED
+    assert elapsed < 2
