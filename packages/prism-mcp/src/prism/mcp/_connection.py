@@ -37,6 +37,13 @@ logger = logging.getLogger("prism.mcp")
 
 ListChangedMode = Literal["notification", "listen", "ttl"]
 _LISTEN_MAX_FAILURES = 5
+_LISTEN_STABLE_SECONDS = 5.0
+
+
+class _NoListen(Exception):
+    """The server acknowledged a listen stream without tools/list_changed."""
+
+
 _CLOSE_SLACK_SECONDS = 3.0
 
 try:
@@ -247,20 +254,18 @@ class Connection:
     # -- 2026-07-28 list_changed ---------------------------------------------------------
 
     async def _listen_loop(self, client: Client) -> None:
-        """Hold a ``subscriptions/listen`` stream open; listen again after a loss."""
+        """Hold a ``subscriptions/listen`` stream open; listen again after a loss.
+
+        A stream that ends (lost, refused, or closed by the server) within
+        ``_LISTEN_STABLE_SECONDS`` of opening counts as a failure; five in a row leave the
+        connection on the TTL alone.
+        """
         failures = 0
         first = True
         while failures < _LISTEN_MAX_FAILURES:
+            opened: list[float] = []
             try:
-                async with self._listen_once(client) as events:
-                    if events is None:
-                        return
-                    self.list_changed_mode = "listen"
-                    if not first:
-                        self._on_list_changed()  # events may have been missed meanwhile
-                    failures = 0
-                    async for _event in events:
-                        self._on_list_changed()
+                await self._listen_stream(client, first, opened)
             except ListenNotSupportedError:
                 return
             except MCPError as exc:
@@ -269,13 +274,26 @@ class Connection:
                     return
                 if exc.code == types.CONNECTION_CLOSED:
                     return
-                failures += 1
+            except _NoListen:
+                return
             except (SubscriptionLost, TimeoutError, Exception) as exc:
                 logger.debug("MCP server %r listen ended: %r", self.server_id, exc)
-                failures += 1
+            lived = anyio.current_time() - opened[0] if opened else 0.0
+            failures = 1 if lived >= _LISTEN_STABLE_SECONDS else failures + 1
             first = False
             await anyio.sleep(min(0.05 * 2**failures, 5.0))
         self.list_changed_mode = "ttl"
+
+    async def _listen_stream(self, client: Client, first: bool, opened: list[float]) -> None:
+        async with self._listen_once(client) as events:
+            if events is None:
+                raise _NoListen
+            opened.append(anyio.current_time())
+            self.list_changed_mode = "listen"
+            if not first:
+                self._on_list_changed()  # events may have been missed meanwhile
+            async for _event in events:
+                self._on_list_changed()
 
     @contextlib.asynccontextmanager
     async def _listen_once(self, client: Client) -> AsyncIterator[Any]:
