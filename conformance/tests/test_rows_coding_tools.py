@@ -110,7 +110,10 @@ def image_ignoring_bound(cwd: str, options: dict[str, Any]) -> ToolDefinition:
 
 def reads_before_refusing(cwd: str, options: dict[str, Any]) -> ToolDefinition:
     async def execute(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
-        read_bytes(cwd, arguments["path"])
+        data = read_bytes(cwd, arguments["path"])  # the whole file, then the size check
+        if len(data) <= 65_536:
+            image = ImageContent(data=base64.b64encode(data).decode(), mime_type="image/png")
+            return result(context, "read", image)
         return result(context, "read", TextContent(text="too large"), error=True)
 
     return ToolDefinition(name="read", execute=execute)

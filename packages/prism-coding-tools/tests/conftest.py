@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from prism.core import (
     AbortController,
     AbortSignal,
@@ -77,9 +78,9 @@ def proc_number() -> Callable[[str, bytes], int]:
 
 
 @pytest.fixture(autouse=True)
-def private_tempdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def private_tempdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Spill files land in a per-test directory that pytest cleans up."""
     spill = tmp_path / "spill"
     spill.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(spill))
-    yield spill
+    return spill

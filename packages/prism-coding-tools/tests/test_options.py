@@ -10,6 +10,7 @@ import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from prism.coding_tools import (
     DEFAULT_MAX_IMAGE_BYTES,
     EditOptions,

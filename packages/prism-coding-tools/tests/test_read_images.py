@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from prism.coding_tools import ReadOptions, TransformImageInput, create_read_tool
 from prism.core import ImageContent, TextContent, render_tool_result
 

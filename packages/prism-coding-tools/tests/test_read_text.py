@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from prism.coding_tools import ReadOptions, create_read_tool
 
 pytestmark = pytest.mark.anyio
@@ -51,7 +52,9 @@ async def test_paging_across_a_large_file_reassembles_it(tmp_path: Path, context
     assert re.search(r"\[Showing lines 1-\d+ \(.*\)\. More lines remain: use offset=\d+", first)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     lines=st.lists(st.text(alphabet="ab é\t€", max_size=40), min_size=1, max_size=80),
     trailing=st.booleans(),
@@ -59,7 +62,12 @@ async def test_paging_across_a_large_file_reassembles_it(tmp_path: Path, context
     limit=st.one_of(st.none(), st.integers(min_value=1, max_value=30)),
 )
 async def test_paging_property(
-    tmp_path: Path, context: Any, lines: list[str], trailing: bool, max_lines: int, limit: int | None
+    tmp_path: Path,
+    context: Any,
+    lines: list[str],
+    trailing: bool,
+    max_lines: int,
+    limit: int | None,
 ) -> None:
     data = "\n".join(lines) + ("\n" if trailing else "")
     path = tmp_path / "p.txt"
@@ -76,7 +84,10 @@ async def test_limit_and_the_last_page(tmp_path: Path, context: Any) -> None:
     (tmp_path / "f.txt").write_text("a\nb\nc\nd\n")
     tool = create_read_tool(tmp_path)
     two = text_of(await tool.execute({"path": "f.txt", "limit": 2}, context()))
-    assert two == "a\nb\n\n[Showing lines 1-2 (line limit). More lines remain: use offset=3 to continue.]"
+    assert (
+        two
+        == "a\nb\n\n[Showing lines 1-2 (line limit). More lines remain: use offset=3 to continue.]"
+    )
     rest = text_of(await tool.execute({"path": "f.txt", "offset": 3}, context()))
     assert rest == "c\nd"
 
@@ -89,7 +100,9 @@ async def test_offset_past_the_end_is_an_error(
     tmp_path: Path, context: Any, content: str, offset: int, lines: int
 ) -> None:
     (tmp_path / "f.txt").write_text(content)
-    result = await create_read_tool(tmp_path).execute({"path": "f.txt", "offset": offset}, context())
+    result = await create_read_tool(tmp_path).execute(
+        {"path": "f.txt", "offset": offset}, context()
+    )
     assert result.error is not None and result.error.code == "offset_past_end"
     assert f"offset={offset} is past the end" in result.error.message
     assert f"has {lines} line" in result.error.message

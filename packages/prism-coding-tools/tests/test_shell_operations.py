@@ -1,4 +1,4 @@
-"""``ShellOperations`` is the seam a sandbox plugs into: the tool treats every implementation alike."""
+"""``ShellOperations`` is the seam a sandbox plugs into; the tool treats all alike."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
+
 from prism.coding_tools import (
     ExecResult,
     LocalShellOperations,
@@ -40,7 +41,13 @@ class Scripted:
         timeout_seconds: float | None,
     ) -> ExecResult:
         self.calls.append(
-            {"command": command, "cwd": cwd, "env": env, "signal": signal, "timeout": timeout_seconds}
+            {
+                "command": command,
+                "cwd": cwd,
+                "env": env,
+                "signal": signal,
+                "timeout": timeout_seconds,
+            }
         )
         on_data(self.output)
         if isinstance(self.outcome, BaseException):

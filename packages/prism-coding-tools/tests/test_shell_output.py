@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 import uuid
@@ -13,10 +14,27 @@ import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from prism.coding_tools import ShellOptions, create_shell_tool
 from prism.coding_tools._output import OutputCollector
 
 MIB = 1024 * 1024
+
+
+def size(path: object) -> int:
+    return os.path.getsize(str(path))
+
+
+def content(path: object) -> str:
+    return Path(str(path)).read_text()
+
+
+def names(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+def reset_peak_rss() -> None:
+    Path("/proc/self/clear_refs").write_text("5")  # VmHWM restarts from the current RSS
 
 
 def text_of(result: Any) -> str:
@@ -31,7 +49,7 @@ async def test_200_mb_of_output_keeps_memory_bounded_and_spills_everything(
     shell = create_shell_tool(tmp_path, options=ShellOptions(max_total_output_bytes=256 * MIB))
     command = f"yes 'flood line 0123456789 abcdefghij' | head -c {total}"
     before = proc_number("/proc/self/status", b"VmRSS")
-    Path("/proc/self/clear_refs").write_text("5")  # reset the peak-RSS high-water mark
+    reset_peak_rss()
     with anyio.fail_after(60):
         result = await shell.execute({"command": command}, context())
     growth = (proc_number("/proc/self/status", b"VmHWM") - before) * 1024
@@ -39,7 +57,7 @@ async def test_200_mb_of_output_keeps_memory_bounded_and_spills_everything(
     assert not result.is_error
     spill = result.metadata["full_output_path"]
     assert isinstance(spill, str) and spill in text_of(result)
-    assert os.path.getsize(spill) == total
+    assert size(spill) == total
     assert stat.S_IMODE(os.stat(spill).st_mode) == 0o600
     assert len(text_of(result).encode()) < 51_200 + 500
     assert result.metadata["total_bytes"] == total and result.metadata["truncated"] is True
@@ -56,7 +74,7 @@ async def test_hard_stop_at_max_total_output_bytes(
     assert result.error is not None and result.error.code == "shell_output_limit"
     assert "1,048,576" in result.error.message
     assert marker in text_of(result)  # the error still carries the tail
-    assert os.path.getsize(str(result.metadata["full_output_path"])) == MIB
+    assert size(result.metadata["full_output_path"]) == MIB
     assert not is_alive(int((tmp_path / "pid").read_text()))
 
 
@@ -81,7 +99,7 @@ async def test_spill_file_is_private_even_with_a_permissive_umask(
         os.umask(old)
     spill = str(result.metadata["full_output_path"])
     assert stat.S_IMODE(os.stat(spill).st_mode) == 0o600
-    assert Path(spill).read_text() == "".join(f"{i}\n" for i in range(1, 101))
+    assert content(spill) == "".join(f"{i}\n" for i in range(1, 101))
 
 
 @pytest.mark.anyio
@@ -90,21 +108,21 @@ async def test_tail_bounds_and_footer(tmp_path: Path, context: Any, private_temp
     by_bytes = create_shell_tool(tmp_path, options=ShellOptions(max_bytes=50))
     with anyio.fail_after(10):
         small = await by_lines.execute({"command": "seq 1 100"}, context())
-        assert list(private_tempdir.iterdir()) == []  # nothing spilled while nothing is cut
+        assert names(private_tempdir) == []  # nothing spilled while nothing is cut
         lines = await by_lines.execute({"command": "seq 1 5000"}, context())
         long_line = await by_bytes.execute({"command": "printf 'a%.0s' $(seq 1 300)"}, context())
         some = await by_bytes.execute({"command": "seq 1 100"}, context())
     assert small.metadata["full_output_path"] is None and not small.metadata["truncated"]
     body, footer = text_of(lines).split("\n\n")
     assert body.split("\n") == [str(i) for i in range(4901, 5001)]
-    assert "last 100 lines" in footer and "of 5,000 lines" in footer
+    assert "last 100 lines" in footer and "of 23,893 bytes" in footer
     assert text_of(long_line).split("\n\n")[0] == "a" * 50
     assert text_of(some).split("\n\n")[0] == "\n".join(str(i) for i in range(85, 101))  # 49 bytes
 
 
 def feed_all(collector: OutputCollector, data: bytes, cuts: list[int]) -> None:
     points = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
-    for start, end in zip(points, points[1:], strict=False):
+    for start, end in itertools.pairwise(points):
         collector.feed(data[start:end])
 
 

@@ -205,8 +205,13 @@ async def image_over_max_image_bytes(subjects: ConformanceSubjects) -> None:
 
     limit = 256 * 1024
     with tempfile.TemporaryDirectory() as cwd:
-        _put(Path(cwd, "big.dat"), _png(4 * limit))  # a PNG by content, not by name
+        _put(Path(cwd, "big.dat"), _png(16 * limit))  # a PNG by content, not by name
+        _put(Path(cwd, "small.png"), _png(4096))
         tools = _tools(subjects, cwd, read=ReadOptions(max_image_bytes=limit))
+        # Control, and warm-up: lazy imports read files too and must not count below.
+        control = await _call(subjects, tools["read"], {"path": "small.png"})
+        if not any(isinstance(block, ImageContent) for block in control.content):
+            raise AssertionError(f"a small PNG was not returned as an image: {control.error}")
         before = _proc_number("/proc/self/io", b"rchar")
         result = await _call(subjects, tools["read"], {"path": "big.dat"})
         after = _proc_number("/proc/self/io", b"rchar")
@@ -223,7 +228,6 @@ async def image_over_max_image_bytes(subjects: ConformanceSubjects) -> None:
             calls.append(image)
             return _png(2 * limit)
 
-        _put(Path(cwd, "small.png"), _png(4096))
         tools = _tools(subjects, cwd, read=ReadOptions(max_image_bytes=limit, transform_image=grow))
         result = await _call(subjects, tools["read"], {"path": "small.png"})
         if not calls:
@@ -245,7 +249,7 @@ def _assert_refused_without_base64(result: ToolResult, what: str) -> None:
 
 _DAEMON = (
     "(setsid sh -c 'echo grandchild=$$; exec sleep 600' &); "
-    "echo child=$$; echo shell-tree-ready; sleep 600"
+    "echo child=$$; echo shell-tree-ready; exec sleep 600"
 )
 
 

@@ -12,6 +12,7 @@ from typing import TypeVar
 
 import anyio
 import anyio.to_thread
+
 from prism.core import (
     Content,
     ErrorInfo,

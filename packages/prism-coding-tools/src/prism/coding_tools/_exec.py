@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Protocol, runtime_checkable
 
 import attrs
+
 from prism.core import AbortSignal
 
 __all__ = ["ExecResult", "ShellOperations"]

@@ -24,6 +24,7 @@ _ASCII = str.maketrans(
 )
 # Either a run of whitespace ending a line, or one non-ASCII character to decompose.
 _SPECIAL = re.compile(r"[ \t\f\v\r]+(?=\n|\Z)|[^\x00-\x7f]")
+_TRAILING_ONLY = re.compile(r"[ \t\f\v\r]+(?=\n|\Z)")
 
 
 class Normalized:
@@ -58,7 +59,9 @@ def normalize(text: str) -> Normalized:
         orig.append(original)
         flat.append(False)
 
-    for match in _SPECIAL.finditer(translated):
+    # Text already in NFKD (all ASCII, most code) needs no per-character decomposition.
+    special = _TRAILING_ONLY if unicodedata.is_normalized("NFKD", translated) else _SPECIAL
+    for match in special.finditer(translated):
         start, end = match.span()
         pieces.append(translated[cursor:start])
         out += start - cursor

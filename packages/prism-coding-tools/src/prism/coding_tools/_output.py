@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from collections.abc import Callable
 
 import attrs
+
+from ._spill import SpillFile
 
 __all__ = ["OutputCollector", "Tail", "decode_tail"]
 
@@ -22,7 +21,7 @@ class Tail:
     text: str
     shown_lines: int
     shown_bytes: int
-    total_lines: int
+    total_lines: int | None  # None once the output outgrew the tail (lines are not counted)
     total_bytes: int
     truncated: bool
     spill_path: str | None
@@ -40,9 +39,10 @@ def decode_tail(data: bytes) -> str:
 class OutputCollector:
     """Feeds on raw chunks; keeps O(max_bytes) in memory whatever the output size.
 
-    Until the output outgrows the tail bounds everything is kept in memory; from then on the
-    full raw output also goes to a private (0600) temp file. Past ``max_total_bytes`` the
-    collector stops accepting data and calls ``on_limit`` once.
+    Until the output outgrows the tail bounds everything is kept in memory (and lines are
+    counted); from then on the full raw output also goes to a private (0600) temp file and only
+    bytes are counted. Past ``max_total_bytes`` the collector stops accepting data and calls
+    ``on_limit`` once.
     """
 
     def __init__(
@@ -61,7 +61,8 @@ class OutputCollector:
         self._total = 0
         self._newlines = 0
         self._last_byte = b""
-        self._spill_fd: int | None = None
+        self._spill_file: SpillFile | None = None
+        self._spilling = False
         self.spill_path: str | None = None
         self.spill_error: str | None = None
         self.limit_reached = False
@@ -81,14 +82,14 @@ class OutputCollector:
 
     def _accept(self, chunk: bytes) -> None:
         self._total += len(chunk)
-        self._newlines += chunk.count(b"\n")
-        self._last_byte = chunk[-1:]
-        if self._spill_fd is not None:
-            self._spill(chunk)
-        elif self.spill_error is None and (
-            self._total > self._max_bytes or self._total_lines() > self._max_lines
-        ):
-            self._start_spill(chunk)
+        if self._spilling:
+            self._spill(chunk)  # lines are no longer counted: the tail is already cut
+        else:
+            self._newlines += chunk.count(b"\n")
+            self._last_byte = chunk[-1:]
+            if self._total > self._max_bytes or self._total_lines() > self._max_lines:
+                self._spilling = True
+                self._start_spill(chunk)
         if len(chunk) >= self._max_bytes:
             self._buffer = bytearray(chunk[-self._max_bytes :])
             return
@@ -102,37 +103,32 @@ class OutputCollector:
 
     def _start_spill(self, chunk: bytes) -> None:
         try:
-            fd, path = tempfile.mkstemp(prefix="prism-shell-", suffix=".log")
+            self._spill_file = SpillFile()
         except OSError as exc:
             self.spill_error = f"could not create the full-output file: {exc}"
             return
-        self._spill_fd, self.spill_path = fd, path
+        self.spill_path = self._spill_file.path
         self._spill(bytes(self._buffer))  # everything so far is still in memory
         self._spill(chunk)
 
     def _spill(self, data: bytes) -> None:
-        if self._spill_fd is None:
-            return
-        try:
-            _write_all(self._spill_fd, data)
-        except OSError as exc:  # e.g. disk full: keep the tail, report the incomplete file
-            self.spill_error = f"the full-output file is incomplete: {exc}"
-            self.close()
+        if self._spill_file is not None:
+            self._spill_file.write(data)
 
     def close(self) -> None:
-        """Close the spill file (it stays on disk for the model to read)."""
-        if self._spill_fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._spill_fd)
-            self._spill_fd = None
+        """Flush and close the spill file (it stays on disk for the model to read)."""
+        if self._spill_file is not None:
+            self._spill_file.close()
+            self.spill_error = self.spill_error or self._spill_file.error
+            self._spill_file = None
 
     def tail(self) -> Tail:
         """The last ``max_lines`` lines within ``max_bytes``, UTF-8 safe."""
         window = bytes(self._buffer[-self._max_bytes :])
-        truncated = self._total > len(window)
+        truncated = self._spilling
         before = len(self._buffer) - len(window) - 1
         starts_line = before >= 0 and self._buffer[before] == ord("\n")
-        if truncated and not starts_line and b"\n" in window[:-1]:
+        if self._total > len(window) and not starts_line and b"\n" in window[:-1]:
             window = window[window.index(b"\n") + 1 :]  # drop the partial first line
         lines = window.split(b"\n")
         if lines and lines[-1] == b"":
@@ -144,21 +140,13 @@ class OutputCollector:
             lines = lines[-self._max_lines :]
             truncated = True
         shown = b"\n".join(lines) + (b"\n" if ends_newline and lines else b"")
-        total_lines = self._total_lines()
         return Tail(
             text=decode_tail(shown),
             shown_lines=len(lines),
             shown_bytes=len(shown),
-            total_lines=total_lines,
+            total_lines=None if truncated else self._total_lines(),
             total_bytes=self._total,
-            truncated=truncated or len(lines) < total_lines,
+            truncated=truncated,
             spill_path=self.spill_path,
             limit_reached=self.limit_reached,
         )
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]

@@ -10,6 +10,7 @@ import stat
 from collections.abc import Callable
 
 import attrs
+
 from prism.core import (
     ExecutionAction,
     ExecutionPolicy,

@@ -7,6 +7,7 @@ import signal as signals
 from collections.abc import Callable, Mapping
 
 import anyio
+
 from prism.core import (
     AbortController,
     AbortSignal,
@@ -216,8 +217,8 @@ def _footer(tail: Tail, collector: OutputCollector) -> list[str]:
     if tail.truncated:
         where = f" Full output: {tail.spill_path}" if tail.spill_path else ""
         notes.append(
-            f"[Showing the last {tail.shown_lines:,} lines ({tail.shown_bytes:,} bytes) of "
-            f"{tail.total_lines:,} lines ({tail.total_bytes:,} bytes).{where}]"
+            f"[Output truncated: showing the last {tail.shown_lines:,} lines "
+            f"({tail.shown_bytes:,} bytes) of {tail.total_bytes:,} bytes.{where}]"
         )
     if collector.spill_error:
         notes.append(f"[Note: {collector.spill_error}]")
@@ -254,8 +255,7 @@ def _result(
     elif outcome.timed_out:
         error = (
             "shell_timeout",
-            f"Command timed out after {timeout:g}s; it and everything it started were "
-            "killed",
+            f"Command timed out after {timeout:g}s; it and everything it started were killed",
         )
     elif outcome.aborted:
         error = ("aborted", "Command aborted; it and everything it started were killed")

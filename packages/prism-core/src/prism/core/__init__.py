@@ -6,7 +6,8 @@ Stdlib only; every async function runs unchanged on asyncio and trio.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # avoids importing typing: `import prism.core` stays light
 
 if TYPE_CHECKING:
     from ._abort import AbortController, AbortError, AbortSignal
@@ -253,7 +254,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'prism.core' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -89,7 +89,7 @@ class Agent:
         self.ledger = ledger
         self.redactor = redactor
         self.tool_filter = tool_filter
-        self.session_id = session_id or uuid.uuid4().hex
+        self.session_id = session_id or os.urandom(16).hex()
 
     def tool_specs(self) -> tuple[ToolSpec, ...]:
         """The tools offered to the model (after the agent's filter)."""
@@ -117,7 +117,7 @@ class Agent:
         options = options or RunOptions()
         signal = options.signal or NEVER_ABORTED
         context = ToolExecutionContext(
-            session_id=self.session_id, run_id=uuid.uuid4().hex, tool_call_id="", signal=signal
+            session_id=self.session_id, run_id=os.urandom(16).hex(), tool_call_id="", signal=signal
         )
         dispatch = DispatchOptions(
             self.registry, context, self.tool_filter, self.middleware, self.permission,

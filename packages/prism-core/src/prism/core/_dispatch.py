@@ -4,27 +4,30 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from . import _backend
 from ._abort import NEVER_ABORTED, AbortError
 from ._arguments import MAX_ARGUMENT_BYTES_CAP, check_json_object
 from ._bounds import check_count
+from ._fastinit import positional_factory
 from ._filter import ToolFilter, tool_allowed
 from ._ledger import RunLedger
 from ._middleware import MiddlewareRegistry
-from ._permission import PermissionPolicy, PermissionRequest, check_permission
+from ._permission import PermissionDecision, PermissionPolicy, PermissionRequest, ask_permission
 from ._redact import Redactor
 from ._registry import ToolLookup
 from ._reporting import CallReporter
 from ._types import (
     CONTENT_TYPES,
+    EMPTY_MAPPING,
     ErrorInfo,
     TextContent,
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
     ToolResult,
+    _no_progress,
 )
 from ._validation import ToolValidator
 from .events import (
@@ -68,13 +71,7 @@ def error_info_from(exc: BaseException) -> ErrorInfo:
     )
 
 
-_FRESH_SESSION = ""
-
-
-def _fresh_context(call_id: str) -> ToolExecutionContext:
-    return ToolExecutionContext(
-        session_id=_FRESH_SESSION, run_id="", tool_call_id=call_id, signal=NEVER_ABORTED
-    )
+_make_context = positional_factory(ToolExecutionContext)
 
 
 class DispatchOptions:
@@ -243,42 +240,59 @@ async def _permission_denial(
     if context is not None and context.metadata:
         metadata.update(context.metadata)
     request = PermissionRequest(kind="tool", target=call.name, action="execute", metadata=metadata)
-    decision = await check_permission(permission, request)
+    decision = ask_permission(permission, request)
+    if not isinstance(decision, PermissionDecision):
+        decision = await decision
     if decision.allowed:
         return None
     return decision.reason or f"Permission denied: {request.key}"
+
+
+class _ProgressReporter:
+    """``context.progress`` for one call: emits a progress event, then calls the outer one."""
+
+    __slots__ = ("call", "outer", "report")
+
+    def __init__(
+        self,
+        report: CallReporter,
+        call: ToolCall,
+        outer: Callable[[float | None, str | None], Awaitable[None]],
+    ) -> None:
+        self.report = report
+        self.call = call
+        self.outer = outer
+
+    async def __call__(self, value: float | None, message: str | None) -> None:
+        report = self.report
+        await report.event(
+            ToolExecutionProgress(
+                session_id=report.session_id, run_id=report.run_id, call=self.call,
+                progress=value, message=message,
+            )
+        )  # fmt: skip
+        await self.outer(value, message)
 
 
 def _call_context(
     context: ToolExecutionContext | None, call: ToolCall, report: CallReporter
 ) -> ToolExecutionContext:
     """The handler's context: the caller's, stamped with this call's id and progress events."""
+    progress: Callable[[float | None, str | None], Awaitable[None]]
     if context is None:
-        context = _fresh_context(call.id)
+        progress = (
+            _no_progress if report.emit is None else _ProgressReporter(report, call, _no_progress)
+        )
+        return _make_context("", "", call.id, NEVER_ABORTED, EMPTY_MAPPING, progress)
     if report.emit is None:
         if context.tool_call_id == call.id:
             return context
-        return ToolExecutionContext(
-            session_id=context.session_id, run_id=context.run_id, tool_call_id=call.id,
-            signal=context.signal, metadata=context.metadata, progress=context.progress,
-        )  # fmt: skip
-    outer = context.progress
-
-    async def progress(value: float | None, message: str | None) -> None:
-        event = ToolExecutionProgress(
-            session_id=report.session_id,
-            run_id=report.run_id,
-            call=call,
-            progress=value,
-            message=message,
-        )
-        await report.event(event)
-        await outer(value, message)
-
-    return ToolExecutionContext(
-        session_id=context.session_id, run_id=context.run_id, tool_call_id=call.id,
-        signal=context.signal, metadata=context.metadata, progress=progress,
-    )  # fmt: skip
+        progress = context.progress
+    else:
+        progress = _ProgressReporter(report, call, context.progress)
+    return _make_context(
+        context.session_id, context.run_id, call.id, context.signal, context.metadata, progress
+    )
 
 
 async def _run_validator(

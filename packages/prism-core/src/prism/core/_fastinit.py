@@ -8,11 +8,13 @@ fast. The class stays a frozen, slotted, keyword-only dataclass: only ``__init__
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["fast_init"]
+__all__ = ["fast_init", "positional_factory"]
 
 C = TypeVar("C", bound=type)
+T = TypeVar("T")
 
 
 def fast_init(cls: C) -> C:
@@ -47,3 +49,18 @@ def fast_init(cls: C) -> C:
     init.__annotations__["return"] = None
     cls.__init__ = init  # type: ignore[method-assign]
     return cls
+
+
+def positional_factory(cls: type[T]) -> Callable[..., T]:
+    """A private positional constructor for ``cls`` (all fields, in declaration order).
+
+    For the hottest internal call sites only: skips keyword parsing and defaults entirely.
+    """
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    namespace.update({f"_set_{n}": cls.__dict__[n].__set__ for n in names})
+    body = "\n    ".join(f"_set_{n}(self, {n})" for n in names)
+    source = f"def make({', '.join(names)}):\n    self = _new(_cls)\n    {body}\n    return self"
+    exec(source, namespace)  # built from field names only, never from data
+    make: Callable[..., T] = namespace["make"]
+    return make

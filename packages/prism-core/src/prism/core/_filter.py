@@ -19,18 +19,25 @@ class ToolFilter:
     deny: Collection[str] = ()
     _allow: GlobSet = field(init=False, repr=False, compare=False, hash=False)
     _deny: GlobSet = field(init=False, repr=False, compare=False, hash=False)
+    _seen: dict[str, bool] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "allow", tuple(self.allow))
         object.__setattr__(self, "deny", tuple(self.deny))
         object.__setattr__(self, "_allow", GlobSet(self.allow))
         object.__setattr__(self, "_deny", GlobSet(self.deny))
+        object.__setattr__(self, "_seen", {})
 
     def admits(self, name: str) -> bool:
-        """Whether this filter alone lets ``name`` through."""
-        if name in self._deny:
-            return False
-        return not self._allow or name in self._allow
+        """Whether this filter alone lets ``name`` through (remembered per name, bounded)."""
+        seen = self._seen.get(name)
+        if seen is None:
+            if len(self._seen) >= 4096:
+                self._seen.clear()
+            seen = self._seen[name] = name not in self._deny and (
+                not self._allow or name in self._allow
+            )
+        return seen
 
 
 def tool_allowed(name: str, tool_filter: ToolFilter | Sequence[ToolFilter] | None) -> bool:

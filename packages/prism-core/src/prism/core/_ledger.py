@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol, TypeAlias, runtime_checkable
@@ -53,24 +52,21 @@ class RunLedger(Protocol):
 
 
 class InMemoryRunLedger:
-    """Keeps records in a list, thread-safe; ``records`` is a snapshot tuple."""
+    """Keeps records in a list; ``records`` is a snapshot tuple."""
 
-    __slots__ = ("_lock", "_records")
+    __slots__ = ("_records",)
 
     def __init__(self) -> None:
         self._records: list[ToolCallRecord] = []
-        self._lock = threading.Lock()
 
     def append(self, record: ToolCallRecord) -> None:
-        """Store ``record``."""
-        with self._lock:
-            self._records.append(record)
+        """Store ``record`` (``list.append`` is atomic, so threads may append concurrently)."""
+        self._records.append(record)
 
     @property
     def records(self) -> tuple[ToolCallRecord, ...]:
         """All records so far, in append order."""
-        with self._lock:
-            return tuple(self._records)
+        return tuple(self._records)
 
     def __len__(self) -> int:
         return len(self._records)

@@ -14,6 +14,7 @@ __all__ = [
     "PermissionDecision",
     "PermissionPolicy",
     "PermissionRequest",
+    "ask_permission",
     "check_permission",
     "create_static_permission_policy",
 ]
@@ -58,20 +59,44 @@ class PermissionPolicy(Protocol):
         ...
 
 
+def ask_permission(
+    policy: PermissionPolicy, request: PermissionRequest
+) -> PermissionDecision | Awaitable[PermissionDecision]:
+    """Ask ``policy``; a decision at once for sync policies, an awaitable for async ones.
+
+    Fails closed: anything but ``True`` or an allowed decision denies, and so does raising.
+    """
+    try:
+        outcome = policy.check(request)
+    except Exception as exc:
+        return _failed(request, exc)
+    if hasattr(outcome, "__await__"):
+        return _await_decision(outcome, request)
+    return as_decision(outcome, request)
+
+
+async def _await_decision(
+    outcome: Awaitable[PermissionDecision | bool], request: PermissionRequest
+) -> PermissionDecision:
+    try:
+        return as_decision(await outcome, request)
+    except Exception as exc:
+        return _failed(request, exc)
+
+
+def _failed(request: PermissionRequest, exc: Exception) -> PermissionDecision:
+    reason = f"Permission check failed for {request.key} ({type(exc).__name__}: {exc})"
+    return PermissionDecision(allowed=False, reason=reason)
+
+
 async def check_permission(
     policy: PermissionPolicy, request: PermissionRequest
 ) -> PermissionDecision:
-    """Ask ``policy``; fail closed on anything but an explicit allow, with a reason."""
-    try:
-        outcome = policy.check(request)
-        if hasattr(outcome, "__await__"):
-            outcome = await outcome
-    except Exception as exc:
-        return PermissionDecision(
-            allowed=False,
-            reason=f"Permission check failed for {request.key} ({type(exc).__name__}: {exc})",
-        )
-    return as_decision(outcome, request)
+    """Ask ``policy`` and await the answer if needed (see ``ask_permission``)."""
+    decision = ask_permission(policy, request)
+    if isinstance(decision, PermissionDecision):
+        return decision
+    return await decision
 
 
 def as_decision(outcome: object, request: PermissionRequest) -> PermissionDecision:
@@ -87,13 +112,27 @@ def as_decision(outcome: object, request: PermissionRequest) -> PermissionDecisi
     return PermissionDecision(allowed=False, reason=f"Permission denied: {request.key}")
 
 
-@dataclass(frozen=True, slots=True)
 class _StaticPolicy:
-    allow: GlobSet
-    deny: GlobSet
+    """Glob allow/deny over request keys; decisions depend only on the key, so they are
+    remembered (bounded)."""
+
+    __slots__ = ("_cache", "allow", "deny")
+
+    def __init__(self, allow: GlobSet, deny: GlobSet) -> None:
+        self.allow = allow
+        self.deny = deny
+        self._cache: dict[str, PermissionDecision] = {}
 
     def check(self, request: PermissionRequest) -> PermissionDecision:
-        key = request.key
+        key = f"{request.kind}:{request.target}:{request.action}"
+        decision = self._cache.get(key)
+        if decision is None:
+            if len(self._cache) >= 4096:
+                self._cache.clear()
+            decision = self._cache[key] = self._decide(key)
+        return decision
+
+    def _decide(self, key: str) -> PermissionDecision:
         if key in self.deny:
             return PermissionDecision(allowed=False, reason=f"Permission denied: {key}")
         if self.allow and key not in self.allow:

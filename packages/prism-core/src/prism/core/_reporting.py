@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ._fastinit import positional_factory
 from ._ledger import RecordStatus, RunLedger, ToolCallRecord, new_record_id
 from ._redact import Redactor
 from ._types import ToolCall, ToolResult
@@ -15,7 +15,13 @@ from .events import AgentEvent, EventSink
 
 __all__ = ["CallReporter"]
 
-_log = logging.getLogger("prism.core")
+_make_record = positional_factory(ToolCallRecord)
+
+
+def _warn(message: str, *args: object) -> None:
+    import logging  # only on the rare failure path: keeps import prism.core light
+
+    logging.getLogger("prism.core").warning(message, *args, exc_info=True)
 
 
 @dataclass(slots=True)
@@ -58,7 +64,7 @@ class CallReporter:
         try:
             outcome = self.emit(event)  # type: ignore[misc]
         except Exception:
-            _log.warning("event sink raised on %s; ignored", event.type, exc_info=True)
+            _warn("event sink raised on %s; ignored", event.type)
             return None
         if hasattr(outcome, "__await__"):
             return _await_sink(outcome, event)  # type: ignore[arg-type]
@@ -85,29 +91,21 @@ class CallReporter:
         if self.ledger is None:
             return
         assert self.started_at is not None
-        row = ToolCallRecord(
-            id=new_record_id(),
-            session_id=self.session_id,
-            run_id=self.run_id,
-            tool_call_id=call.id,
-            name=call.name,
-            arguments=call.arguments,
-            status=status,
-            reason=reason,
-            result=result,
-            started_at=self.started_at,
-            finished_at=None if status == "started" else datetime.now(UTC),
-        )
+        row = _make_record(
+            new_record_id(), self.session_id, self.run_id, call.id, call.name, call.arguments,
+            status, reason, result, self.started_at,
+            None if status == "started" else datetime.now(UTC),
+        )  # fmt: skip
         if self.redactor is not None:
             row = self.redactor.redact(row)
         try:
             self.ledger.append(row)
         except Exception:
-            _log.warning("run ledger raised on append; ignored", exc_info=True)
+            _warn("run ledger raised on append; ignored")
 
 
 async def _await_sink(outcome: Awaitable[None], event: AgentEvent) -> None:
     try:
         await outcome
     except Exception:
-        _log.warning("event sink raised on %s; ignored", event.type, exc_info=True)
+        _warn("event sink raised on %s; ignored", event.type)
