@@ -12,7 +12,7 @@ import ast
 import builtins
 import re
 import string
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["SAFE_BUILTINS", "GeneratedCodeRejected", "check_generated_code"]
 
@@ -41,7 +41,7 @@ _ATTRIBUTES: Final = frozenset(
     {"remove", "format", "keys", "is_integer", "items", "search", "match", "get", "append",
      "extend", "errors"}
 )  # fmt: skip
-_NODES: Final = tuple(
+_NODES: Final = frozenset(
     getattr(ast, name)
     for name in (
         "Module", "FunctionDef", "arguments", "arg", "Assign", "AugAssign", "If", "For", "Try",
@@ -67,31 +67,46 @@ def check_generated_code(tree: ast.Module) -> list[str]:
             functions.append(statement.name)
         elif not _is_nonetype_assignment(statement):
             raise GeneratedCodeRejected(f"unexpected top-level statement: {ast.dump(statement)}")
-    for node in ast.walk(tree):
-        _check_node(node)
+    _walk(tree)
     return functions
 
 
-def _check_node(node: ast.AST) -> None:
-    if not isinstance(node, _NODES):
-        raise GeneratedCodeRejected(f"unexpected construct {type(node).__name__}")
-    if isinstance(node, ast.Name):
+def _walk(tree: ast.AST) -> None:
+    # A plain stack over `_fields`: a few times faster than ast.walk on generated code.
+    stack: list[ast.AST] = [tree]
+    node_type = ast.AST
+    while stack:
+        node = stack.pop()
+        _check_node(node)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                stack.extend(item for item in value if isinstance(item, node_type))
+            elif isinstance(value, node_type):
+                stack.append(value)
+
+
+def _check_node(node: Any) -> None:
+    kind = type(node)
+    if kind not in _NODES:
+        raise GeneratedCodeRejected(f"unexpected construct {kind.__name__}")
+    if kind is ast.Name:
         if node.id not in _GLOBAL_NAMES and not _VARIABLE.fullmatch(node.id):
             raise GeneratedCodeRejected(f"unexpected name {node.id!r}")
-    elif isinstance(node, ast.FunctionDef):
+    elif kind is ast.FunctionDef:
         if node.decorator_list or node.returns is not None:
             raise GeneratedCodeRejected("unexpected function decoration")
         if not (_VARIABLE.fullmatch(node.name) or node.name == "fn"):
             raise GeneratedCodeRejected(f"unexpected function name {node.name!r}")
-    elif isinstance(node, ast.Attribute):
+    elif kind is ast.Attribute:
         if node.attr not in _ATTRIBUTES:
             raise GeneratedCodeRejected(f"unexpected attribute {node.attr!r}")
         if node.attr == "format":
             _check_format_receiver(node.value)
-    elif isinstance(node, ast.Constant):
+    elif kind is ast.Constant:
         if not isinstance(node.value, str | int | float | bool | type(None)):
             raise GeneratedCodeRejected(f"unexpected constant {type(node.value).__name__}")
-    elif isinstance(node, ast.arg) and node.arg not in (
+    elif kind is ast.arg and node.arg not in (
         "data",
         "custom_formats",
         "name_prefix",

@@ -60,7 +60,7 @@ class SchemaWalk:
             "$recursiveAnchor": self._bool,
         }
 
-    def schema(self, value: object, path: Path, depth: int, *, bool_ok: bool = True) -> Json:
+    def schema(self, value: object, path: Path, depth: int, *, bool_ok: bool = False) -> Json:
         """Copy a value in a schema position, checking its keywords."""
         if value is True or value is False:
             if self.draft == 4 and not bool_ok:

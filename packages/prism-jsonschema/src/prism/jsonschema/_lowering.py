@@ -8,6 +8,7 @@ be expressed is refused by name rather than silently ignored (ignoring would acc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Final
 from urllib.parse import unquote
@@ -47,6 +48,8 @@ def lower_for_fastjsonschema(
     nodes: SchemaNodes, draft: Draft, refs: Iterable[tuple[str, Path]]
 ) -> None:
     """Lower 2019-09/2020-12 keywords to draft-07 ones fastjsonschema implements, in place."""
+    for node, _ in nodes:
+        _avoid_required_quirk(node)
     if draft not in (2019, 2020):
         return
     targets = [unquote(ref[1:]) for ref, _ in refs]
@@ -64,6 +67,23 @@ def lower_for_fastjsonschema(
                     "supported by the fastjsonschema engine; use engine='jsonschema-rs'"
                 )
         _lower_ref_siblings(node)
+
+
+def _avoid_required_quirk(node: dict[str, Json]) -> None:
+    # fastjsonschema refuses to compile `required` names that `additionalProperties: false`
+    # forbids (a valid, merely unsatisfiable schema) and mistakes `{}` for false there.
+    additional = node.get("additionalProperties")
+    if additional == {}:
+        node["additionalProperties"] = True
+    elif additional is False and isinstance(node.get("required"), list):
+        properties = node.get("properties")
+        patterns = node.get("patternProperties")
+        known = set(properties) if isinstance(properties, dict) else set()
+        regexes = list(patterns) if isinstance(patterns, dict) else []
+        for name in node["required"]:  # type: ignore[union-attr]
+            if name not in known and not any(re.search(r, str(name)) for r in regexes):
+                node["additionalProperties"] = {"not": {}}  # same meaning, other code path
+                return
 
 
 def _lower_dynamic_refs(node: dict[str, Json], path: Path, dynamic: bool) -> None:
