@@ -1,5 +1,195 @@
-"""CLI (filled in by the conformance issue)."""
+"""``prism-conformance``: run the threat matrix and print it as a table.
+
+Exit status: 0 when nothing failed, 1 when a row failed, 2 on bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from ._matrix import THREAT_MATRIX
+from ._registry import MAX_ROW_TIMEOUT_SECONDS
+from ._report import ConformanceReport, RowResult
+from ._runner import BACKENDS, RunProgress, parse_row_ids, run_conformance
+
+__all__ = ["main"]
+
+_SCENARIO_WIDTH = 44
+_CELL = {"passed": "pass", "failed": "FAIL", "skipped": "skip"}
+_COLOUR = {"passed": "32", "failed": "1;31", "skipped": "33"}
 
 
-def main() -> int:
-    return 0
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="prism-conformance",
+        description="Run the Prism threat matrix (THREATS.md) against the installed packages.",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("asyncio", "trio", "both"),
+        default="both",
+        help="async backend(s) to run each row on (default: both)",
+    )
+    parser.add_argument("--rows", help="comma-separated row ids to run, e.g. 1,5,E3 (default: all)")
+    parser.add_argument(
+        "--json", metavar="PATH", help="also write the report as JSON ('-': stdout)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="outer deadline per row and backend (default: each row's own, 60 s)",
+    )
+    parser.add_argument("--list", action="store_true", help="list the rows and exit")
+    return parser
+
+
+def _colour_enabled(stream: TextIO) -> bool:
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _paint(text: str, status: str, colour: bool) -> str:
+    return f"\033[{_COLOUR[status]}m{text}\033[0m" if colour else text
+
+
+def _clip(text: str, width: int) -> str:
+    text = text.replace("`", "")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _cell(result: RowResult) -> str:
+    if result.status == "skipped":
+        return "skip"
+    return f"{_CELL[result.status]} {result.duration_seconds:.2f}s"
+
+
+def render_table(report: ConformanceReport, *, colour: bool = False) -> str:
+    """The matrix as a text table: one line per row, one column per backend, then details."""
+    row_ids = list(dict.fromkeys(r.row.id for r in report.results))
+    package_width = max([len("Package")] + [len(r.row.package) for r in report.results])
+    header = f"{'Row':<4} {'Package':<{package_width}} {'Scenario':<{_SCENARIO_WIDTH}}"
+    header += "".join(f" {b:<12}" for b in report.backends)
+    lines = [header.rstrip(), "-" * len(header.rstrip())]
+    for row_id in row_ids:
+        first = report.result(row_id, report.backends[0]).row
+        line = f"{first.id:<4} {first.package:<{package_width}} "
+        line += f"{_clip(first.scenario, _SCENARIO_WIDTH):<{_SCENARIO_WIDTH}}"
+        for backend in report.backends:
+            result = report.result(row_id, backend)
+            line += " " + _paint(f"{_cell(result):<12}", result.status, colour)
+        lines.append(line.rstrip())
+    lines.extend(_details(report, colour))
+    lines.append("")
+    status = "failed" if report.failed else "passed"
+    lines.append(_paint(report.summary(), status, colour))
+    return "\n".join(lines)
+
+
+def _details(report: ConformanceReport, colour: bool) -> list[str]:
+    lines: list[str] = []
+    failures = [r for r in report.results if r.status == "failed"]
+    if failures:
+        lines += ["", _paint("Failures:", "failed", colour)]
+        for r in failures:
+            message = (r.message or "").replace("\n", "\n      ")
+            lines.append(f"  {r.row.id} [{r.backend}] {r.row.package}: {message}")
+    skips: dict[str, list[str]] = {}
+    for r in report.results:
+        if r.status == "skipped":
+            label = r.row.id if len(report.backends) == 1 else f"{r.row.id}[{r.backend}]"
+            skips.setdefault(r.message or "skipped", []).append(label)
+    if skips:
+        lines += ["", _paint("Skipped:", "skipped", colour)]
+        for reason, labels in skips.items():
+            collapsed = _collapse(labels, report.backends)
+            lines.append(f"  {collapsed}: {reason}")
+    return lines
+
+
+def _collapse(labels: list[str], backends: Sequence[str]) -> str:
+    """``4[asyncio], 4[trio]`` → ``4`` when a row is skipped for the same reason everywhere."""
+    out: list[str] = []
+    for label in labels:
+        row = label.split("[", 1)[0]
+        if all(f"{row}[{b}]" in labels for b in backends):
+            if row not in out:
+                out.append(row)
+        else:
+            out.append(label)
+    return ", ".join(out)
+
+
+class _Progress:
+    """Progress on stderr: a rewritten line on a terminal, one line per result otherwise."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._tty = stream.isatty()
+
+    def __call__(self, event: RunProgress) -> None:
+        if event.result is None:
+            where = f"[{event.index + 1}/{event.total}]"
+            if self._tty:
+                text = f"{where} row {event.row.id} on {event.backend} …"
+                self._stream.write(f"\r\033[K{text}")
+                self._stream.flush()
+            return
+        where = f"[{event.index}/{event.total}]"
+        text = f"{where} row {event.row.id} on {event.backend}: {event.result.status}"
+        if self._tty:
+            self._stream.write(f"\r\033[K{text}")
+            if event.index == event.total:
+                self._stream.write("\r\033[K")
+        else:
+            self._stream.write(text + "\n")
+        self._stream.flush()
+
+
+def _list_rows() -> str:
+    return "\n".join(f"{r.id:<4} {r.package:<22} {r.scenario}" for r in THREAT_MATRIX)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``prism-conformance`` script."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.list:
+        print(_list_rows())
+        return 0
+    rows = None
+    if args.rows is not None:
+        try:
+            rows = parse_row_ids(args.rows)
+        except ValueError as exc:
+            parser.error(f"--rows: {exc}")
+    if args.timeout is not None and not 0 < args.timeout <= MAX_ROW_TIMEOUT_SECONDS:
+        parser.error(f"--timeout must be in (0, {MAX_ROW_TIMEOUT_SECONDS:g}] seconds")
+    if args.json not in (None, "-") and not Path(args.json).resolve().parent.is_dir():
+        parser.error(f"--json: directory of {args.json} does not exist")
+    backends = BACKENDS if args.backend == "both" else (args.backend,)
+    try:
+        report = run_conformance(
+            backends=backends,
+            rows=rows,
+            timeout_seconds=args.timeout,
+            progress=_Progress(sys.stderr),
+        )
+    except KeyboardInterrupt:
+        print("\nprism-conformance: interrupted", file=sys.stderr)
+        return 130
+    if args.json == "-":
+        print(report.to_json())
+    else:
+        print(render_table(report, colour=_colour_enabled(sys.stdout)))
+        if args.json is not None:
+            try:
+                Path(args.json).write_text(report.to_json() + "\n", encoding="utf-8")
+            except OSError as exc:
+                print(f"prism-conformance: cannot write {args.json}: {exc}", file=sys.stderr)
+                return 2
+    return 0 if report.ok else 1

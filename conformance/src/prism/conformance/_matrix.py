@@ -19,256 +19,254 @@ class ThreatRow:
 
 THREAT_MATRIX: tuple[ThreatRow, ...] = (
     ThreatRow(
-        id='1',
+        id="1",
         scenario="Arguments violate the tool's JSON Schema",
         expected=(
-            'blocked `validation_failed`; message names the JSON Pointer of the bad value; '
-            'handler not invoked'
+            "blocked `validation_failed`; message names the JSON Pointer of the bad value; "
+            "handler not invoked"
         ),
-        package='prism-jsonschema',
+        package="prism-jsonschema",
     ),
     ThreatRow(
-        id='2',
-        scenario='Schema compile cache',
+        id="2",
+        scenario="Schema compile cache",
         expected=(
-            'a second call (same tool, same schema) does not compile again '
-            '(`cache_info().compiles` unchanged) and does not re-walk the schema; eviction '
-            'beyond `cache_size` is LRU'
+            "a second call (same tool, same schema) does not compile again "
+            "(`cache_info().compiles` unchanged) and does not re-walk the schema; eviction "
+            "beyond `cache_size` is LRU"
         ),
-        package='prism-jsonschema',
+        package="prism-jsonschema",
     ),
     ThreatRow(
-        id='3',
-        scenario='Malformed schema / remote `$ref`',
+        id="3",
+        scenario="Malformed schema / remote `$ref`",
         expected=(
-            'rejected before compilation (no network attempt: a local listener on the '
-            'referenced port sees no connection); blocked `validation_failed` naming the '
-            'cause; handler not invoked'
+            "rejected before compilation (no network attempt: a local listener on the "
+            "referenced port sees no connection); blocked `validation_failed` naming the "
+            "cause; handler not invoked"
         ),
-        package='prism-jsonschema',
+        package="prism-jsonschema",
     ),
     ThreatRow(
-        id='4',
-        scenario='Prototype-pollution keys in arguments',
+        id="4",
+        scenario="Prototype-pollution keys in arguments",
         expected=(
-            '`__proto__` anywhere, or `constructor.prototype`, → blocked `invalid_arguments` '
-            'before the permission check; handler not invoked'
+            "`__proto__` anywhere, or `constructor.prototype`, → blocked `invalid_arguments` "
+            "before the permission check; handler not invoked"
         ),
-        package='prism-core',
+        package="prism-core",
     ),
     ThreatRow(
-        id='5',
-        scenario='Parallel calls, concurrency N',
+        id="5",
+        scenario="Parallel calls, concurrency N",
         expected=(
-            'never more than N handlers in flight (measured inside handlers); results and '
-            'transcript in call order although completion order differs; an exclusive tool '
-            'serializes only its turn'
+            "never more than N handlers in flight (measured inside handlers); results and "
+            "transcript in call order although completion order differs; an exclusive tool "
+            "serializes only its turn"
         ),
-        package='prism-core',
+        package="prism-core",
     ),
     ThreatRow(
-        id='6',
-        scenario='Parallel abort mid-turn',
+        id="6",
+        scenario="Parallel abort mid-turn",
         expected=(
-            'no new call starts after the abort; in-flight handlers observe '
-            '`context.signal.aborted`; every unfinished call gets an `aborted` result; '
-            'completed results kept; no task outlives the batch'
+            "no new call starts after the abort; in-flight handlers observe "
+            "`context.signal.aborted`; every unfinished call gets an `aborted` result; "
+            "completed results kept; no task outlives the batch"
         ),
-        package='prism-core',
+        package="prism-core",
     ),
     ThreatRow(
-        id='7',
-        scenario='Permission denied inside a parallel batch',
+        id="7",
+        scenario="Permission denied inside a parallel batch",
         expected=(
             "the denied call's slot holds a `permission_denied` result; other calls run; "
-            'order preserved'
+            "order preserved"
         ),
-        package='prism-core',
+        package="prism-core",
     ),
     ThreatRow(
-        id='8',
-        scenario='MCP tool name collision',
+        id="8",
+        scenario="MCP tool name collision",
         expected=(
-            'remote names are namespaced `mcp:<server>:<name>`; two servers exposing `search` '
-            'coexist in one registry; a collision inside one server fails the refresh '
-            'atomically'
+            "remote names are namespaced `mcp:<server>:<name>`; two servers exposing `search` "
+            "coexist in one registry; a collision inside one server fails the refresh "
+            "atomically"
         ),
-        package='prism-mcp',
+        package="prism-mcp",
     ),
     ThreatRow(
-        id='9',
-        scenario='MCP oversized result / timeout',
+        id="9",
+        scenario="MCP oversized result / timeout",
         expected=(
-            'error `ToolResult` (`mcp_result_too_large` / `mcp_timeout`), message ≤ 8 KiB; '
-            'client memory stays bounded while a hostile server streams 200 MB; the faulted '
-            'connection is closed (stdio process group gone) and the next call works '
-            '(reconnect)'
+            "error `ToolResult` (`mcp_result_too_large` / `mcp_timeout`), message ≤ 8 KiB; "
+            "client memory stays bounded while a hostile server streams 200 MB; the faulted "
+            "connection is closed (stdio process group gone) and the next call works "
+            "(reconnect)"
         ),
-        package='prism-mcp',
+        package="prism-mcp",
     ),
     ThreatRow(
-        id='10',
-        scenario='MCP list_changed',
+        id="10",
+        scenario="MCP list_changed",
         expected=(
-            'the notification marks the bridge stale; `refresh()` within the TTL re-lists '
-            'only when stale; the new tool appears after refresh'
+            "the notification marks the bridge stale; `refresh()` within the TTL re-lists "
+            "only when stale; the new tool appears after refresh"
         ),
-        package='prism-mcp',
+        package="prism-mcp",
     ),
     ThreatRow(
-        id='11',
-        scenario='Shell path outside roots',
+        id="11",
+        scenario="Shell path outside roots",
         expected=(
-            'policy denies before spawn (a canary command would create a file: it must not '
-            'exist)'
+            "policy denies before spawn (a canary command would create a file: it must not exist)"
         ),
-        package='prism-coding-security',
+        package="prism-coding-security",
     ),
     ThreatRow(
-        id='12',
-        scenario='Symlink escape under a root',
+        id="12",
+        scenario="Symlink escape under a root",
         expected=(
-            'a symlinked directory, a dangling symlink, and a new path under a symlinked '
-            'directory pointing outside are all denied'
+            "a symlinked directory, a dangling symlink, and a new path under a symlinked "
+            "directory pointing outside are all denied"
         ),
-        package='prism-coding-security',
+        package="prism-coding-security",
     ),
     ThreatRow(
-        id='13',
-        scenario='Shell metacharacters / escalation',
+        id="13",
+        scenario="Shell metacharacters / escalation",
         expected=(
-            'escalation and destructive patterns denied in any spelling; unanalysable '
-            'constructs need approval; quoted metacharacters in arguments are not false '
-            'positives'
+            "escalation and destructive patterns denied in any spelling; unanalysable "
+            "constructs need approval; quoted metacharacters in arguments are not false "
+            "positives"
         ),
-        package='prism-coding-security',
+        package="prism-coding-security",
     ),
     ThreatRow(
-        id='14',
-        scenario='Approval denied / timeout',
+        id="14",
+        scenario="Approval denied / timeout",
         expected=(
-            'no side effect; a pending approval is abortable and bounded by its timeout; a '
-            'timeout or abort is not cached'
+            "no side effect; a pending approval is abortable and bounded by its timeout; a "
+            "timeout or abort is not cached"
         ),
-        package='prism-coding-security',
+        package="prism-coding-security",
     ),
     ThreatRow(
-        id='15',
-        scenario='Image read over `max_image_bytes`',
+        id="15",
+        scenario="Image read over `max_image_bytes`",
         expected=(
-            'error result, no base64 anywhere in it; the file is not read (stat first); a '
-            'transform that returns an oversize image is also refused'
+            "error result, no base64 anywhere in it; the file is not read (stat first); a "
+            "transform that returns an oversize image is also refused"
         ),
-        package='prism-coding-tools',
+        package="prism-coding-tools",
     ),
     ThreatRow(
-        id='16',
-        scenario='Extension-contributed tool',
+        id="16",
+        scenario="Extension-contributed tool",
         expected=(
             "an extension's `register_tool` does not make the tool dispatchable; once the "
-            'host registers it, dispatch gates (filter, permission, validation) still apply; '
-            'extension setup is permission-gated'
+            "host registers it, dispatch gates (filter, permission, validation) still apply; "
+            "extension setup is permission-gated"
         ),
-        package='prism-core',
+        package="prism-core",
     ),
     ThreatRow(
-        id='E1',
-        scenario='Round limit reached',
+        id="E1",
+        scenario="Round limit reached",
         expected=(
-            'every unanswered call gets a `tool_round_limit` result; the transcript stays '
-            'valid'
+            "every unanswered call gets a `tool_round_limit` result; the transcript stays valid"
         ),
-        package='prism-core',
+        package="prism-core",
     ),
     ThreatRow(
-        id='E2',
-        scenario='Sequential abort',
-        expected='same guarantees as row 6 with concurrency 1',
-        package='prism-core',
+        id="E2",
+        scenario="Sequential abort",
+        expected="same guarantees as row 6 with concurrency 1",
+        package="prism-core",
     ),
     ThreatRow(
-        id='E3',
-        scenario='Shell timeout / abort',
+        id="E3",
+        scenario="Shell timeout / abort",
         expected=(
-            'the whole process tree is gone, including a daemonized grandchild holding the '
-            'pipes; the result carries the output tail'
+            "the whole process tree is gone, including a daemonized grandchild holding the "
+            "pipes; the result carries the output tail"
         ),
-        package='prism-coding-tools',
+        package="prism-coding-tools",
     ),
     ThreatRow(
-        id='E4',
-        scenario='Shell output flood',
+        id="E4",
+        scenario="Shell output flood",
         expected=(
-            '200 MB of output: memory bounded, tail returned, full output spilled to a 0600 '
-            'file, hard stop at `max_total_output_bytes`'
+            "200 MB of output: memory bounded, tail returned, full output spilled to a 0600 "
+            "file, hard stop at `max_total_output_bytes`"
         ),
-        package='prism-coding-tools',
+        package="prism-coding-tools",
     ),
     ThreatRow(
-        id='E5',
-        scenario='Concurrent edits of one file',
-        expected='N concurrent edit calls on one file: no lost update, file never half-written',
-        package='prism-coding-tools',
+        id="E5",
+        scenario="Concurrent edits of one file",
+        expected="N concurrent edit calls on one file: no lost update, file never half-written",
+        package="prism-coding-tools",
     ),
     ThreatRow(
-        id='E6',
-        scenario='Oversize write / edit input',
-        expected='refused before the policy and before any filesystem access',
-        package='prism-coding-tools',
+        id="E6",
+        scenario="Oversize write / edit input",
+        expected="refused before the policy and before any filesystem access",
+        package="prism-coding-tools",
     ),
     ThreatRow(
-        id='E7',
-        scenario='Hostile schema content',
+        id="E7",
+        scenario="Hostile schema content",
         expected=(
-            'no schema (property names, patterns, enums, defaults, titles with '
-            'quotes/newlines/code) can run code during compile or validate (canary)'
+            "no schema (property names, patterns, enums, defaults, titles with "
+            "quotes/newlines/code) can run code during compile or validate (canary)"
         ),
-        package='prism-jsonschema',
+        package="prism-jsonschema",
     ),
     ThreatRow(
-        id='E8',
-        scenario='Untrusted MCP server output',
+        id="E8",
+        scenario="Untrusted MCP server output",
         expected=(
-            'garbage lines, huge lines without newline, deep/wide JSON, invalid UTF-8: '
-            'bounded error, no crash, no unbounded memory'
+            "garbage lines, huge lines without newline, deep/wide JSON, invalid UTF-8: "
+            "bounded error, no crash, no unbounded memory"
         ),
-        package='prism-mcp',
+        package="prism-mcp",
     ),
     ThreatRow(
-        id='E9',
-        scenario='MCP stdio environment',
+        id="E9",
+        scenario="MCP stdio environment",
         expected=(
-            'a parent secret variable never reaches the server process; after close no '
+            "a parent secret variable never reaches the server process; after close no "
             "process of the server's group remains"
         ),
-        package='prism-mcp',
+        package="prism-mcp",
     ),
     ThreatRow(
-        id='E10',
-        scenario='Sandbox unavailable',
+        id="E10",
+        scenario="Sandbox unavailable",
         expected=(
-            'the sandboxed shell fails closed with an error result; it never runs the command '
-            'unsandboxed'
+            "the sandboxed shell fails closed with an error result; it never runs the command "
+            "unsandboxed"
         ),
-        package='prism-coding-security',
+        package="prism-coding-security",
     ),
     ThreatRow(
-        id='E11',
-        scenario='Sandbox escape attempts',
+        id="E11",
+        scenario="Sandbox escape attempts",
         expected=(
-            'inside `BubblewrapSandbox`: writing outside the workspace, remounting `/`, '
-            'reaching the network, and keeping capabilities all fail'
+            "inside `BubblewrapSandbox`: writing outside the workspace, remounting `/`, "
+            "reaching the network, and keeping capabilities all fail"
         ),
-        package='prism-coding-security',
+        package="prism-coding-security",
     ),
     ThreatRow(
-        id='E12',
-        scenario='Redaction',
+        id="E12",
+        scenario="Redaction",
         expected=(
-            'a secret in arguments, results, errors, events and ledger rows never appears '
-            'unredacted when a redactor is set'
+            "a secret in arguments, results, errors, events and ledger rows never appears "
+            "unredacted when a redactor is set"
         ),
-        package='prism-core',
+        package="prism-core",
     ),
 )
 

@@ -1,1 +1,163 @@
-"""pytest plugin (filled in by the conformance issue)."""
+"""pytest plugin: ``--prism-conformance`` adds one test per threat row × backend.
+
+The ``prism_conformance_subjects`` fixture supplies the subjects; a downstream ``conftest.py``
+overrides it. The row tests are attached next to each overriding ``conftest.py`` (so the
+override is visible to them), or to the session when nothing overrides the fixture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._pytest_tests import SUBJECTS_FIXTURE, run_row_as_test, select_rows
+from ._runner import BACKENDS
+from ._subjects import ConformanceSubjects, default_subjects
+
+_CANDIDATES = pytest.StashKey[list[tuple[pytest.Collector, Path]]]()
+_COLLECTED = pytest.StashKey[bool]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("prism-conformance", "Prism threat-matrix conformance")
+    group.addoption(
+        "--prism-conformance",
+        action="store_true",
+        default=False,
+        help="add one test per threat row and backend (subjects: prism_conformance_subjects)",
+    )
+    group.addoption(
+        "--prism-conformance-rows",
+        default=None,
+        metavar="IDS",
+        help="comma-separated threat rows to run, e.g. 1,5,E3 (default: all)",
+    )
+    group.addoption(
+        "--prism-conformance-backend",
+        choices=("asyncio", "trio", "both"),
+        default="both",
+        help="async backend(s) for the threat rows (default: both)",
+    )
+    group.addoption(
+        "--prism-conformance-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="outer deadline per row and backend (default: each row's own, 60 s)",
+    )
+
+
+def _rows(config: pytest.Config) -> tuple[str, ...]:
+    return select_rows(None, config.getoption("prism_conformance_rows"))
+
+
+def _backends(config: pytest.Config) -> tuple[str, ...]:
+    choice = config.getoption("prism_conformance_backend")
+    return BACKENDS if choice == "both" else (str(choice),)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        _rows(config)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--prism-conformance-rows: {exc}") from None
+    timeout = config.getoption("prism_conformance_timeout")
+    if timeout is not None and not 0 < timeout <= 3600:
+        raise pytest.UsageError("--prism-conformance-timeout must be in (0, 3600] seconds")
+    config.stash[_CANDIDATES] = []
+    config.stash[_COLLECTED] = False
+
+
+@pytest.fixture
+def prism_conformance_subjects() -> ConformanceSubjects:
+    """The subjects the threat rows run against; override it in your ``conftest.py``."""
+    return default_subjects()
+
+
+def _row_test(row_id: str, backend: str) -> Callable[[pytest.FixtureRequest], None]:
+    def threat_row(request: pytest.FixtureRequest) -> None:
+        run_row_as_test(row_id, backend, request)
+
+    return threat_row
+
+
+def _items(parent: pytest.Collector, config: pytest.Config) -> Iterator[pytest.Item]:
+    for row_id in _rows(config):
+        for backend in _backends(config):
+            yield pytest.Function.from_parent(
+                parent, name=f"threat_row[{row_id}-{backend}]", callobj=_row_test(row_id, backend)
+            )
+
+
+class ConformanceFile(pytest.File):
+    """The threat rows, collected beside a ``conftest.py`` that overrides the subjects."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        self.config.stash[_COLLECTED] = True
+        yield from _items(self, self.config)
+
+
+class ConformanceSession(pytest.Collector):
+    """The threat rows with the plugin's default subjects (nothing overrides them)."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        yield from _items(self, self.config)
+
+
+def _overrides_subjects(config: pytest.Config, conftest: Path) -> bool:
+    for plugin in config.pluginmanager.get_plugins():
+        file = getattr(plugin, "__file__", None)
+        if file and Path(file).resolve() == conftest.resolve():
+            return hasattr(plugin, SUBJECTS_FIXTURE)
+    return False
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    config = parent.config
+    if not config.getoption("prism_conformance") or file_path.name != "conftest.py":
+        return None
+    if not _overrides_subjects(config, file_path):
+        return None
+    config.stash[_CANDIDATES].append((parent, file_path))
+    return ConformanceFile.from_parent(parent, path=file_path)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    if config.getoption("prism_conformance") and not config.stash[_COLLECTED]:
+        # Nothing collected beside an override (e.g. only some files were selected):
+        # attach the rows to the overriding conftest's directory anyway, else to the session.
+        candidates = config.stash[_CANDIDATES]
+        if candidates:
+            for parent, path in candidates:
+                items.extend(ConformanceFile.from_parent(parent, path=path).collect())
+        else:
+            node = ConformanceSession.from_parent(
+                session, name="prism-conformance", nodeid="prism-conformance"
+            )
+            items.extend(node.collect())
+    _deselect_unselected(config, items)
+
+
+def _deselect_unselected(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--prism-conformance-rows`` / ``-backend`` also narrow ``make_conformance_tests`` items."""
+    rows, backends = set(_rows(config)), set(_backends(config))
+    keep: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        spec: Any = getattr(item, "callspec", None)
+        params = spec.params if spec is not None else {}
+        row = params.get("prism_conformance_row")
+        backend = params.get("prism_conformance_backend")
+        if row is not None and (row not in rows or backend not in backends):
+            dropped.append(item)
+        else:
+            keep.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
@@ -11,21 +12,37 @@ from ._matrix import row_by_id
 if TYPE_CHECKING:
     from ._subjects import ConformanceSubjects
 
-__all__ = ["RowCheck", "RowSkipped", "conformance_row", "registered_checks", "require"]
+__all__ = [
+    "DEFAULT_ROW_TIMEOUT_SECONDS",
+    "RowCheck",
+    "RowSkipped",
+    "conformance_row",
+    "load_checks",
+    "registered_checks",
+    "require",
+    "row_timeout_seconds",
+]
 
 T = TypeVar("T")
 
 RowCheck = Callable[["ConformanceSubjects"], Awaitable[None]]
 
-_CHECKS: dict[str, RowCheck] = {}
+DEFAULT_ROW_TIMEOUT_SECONDS = 60.0
+"""Outer deadline of one row on one backend, unless the row asks for another."""
+MAX_ROW_TIMEOUT_SECONDS = 3600.0
 
-_ROW_MODULES = (
-    "_rows_core",
-    "_rows_jsonschema",
-    "_rows_mcp",
-    "_rows_coding_tools",
-    "_rows_coding_security",
-)
+_CHECKS: dict[str, RowCheck] = {}
+_TIMEOUTS: dict[str, float] = {}
+
+_ROW_MODULES: dict[str, str] = {
+    "_rows_core": "prism-core",
+    "_rows_core_batch": "prism-core",
+    "_rows_core_abort": "prism-core",
+    "_rows_jsonschema": "prism-jsonschema",
+    "_rows_mcp": "prism-mcp",
+    "_rows_coding_tools": "prism-coding-tools",
+    "_rows_coding_security": "prism-coding-security",
+}
 
 
 class RowSkipped(Exception):
@@ -36,14 +53,24 @@ class RowSkipped(Exception):
         super().__init__(reason)
 
 
-def conformance_row(row_id: str) -> Callable[[RowCheck], RowCheck]:
-    """Register ``fn`` as the check for threat row ``row_id`` (which must exist)."""
+def conformance_row(
+    row_id: str, *, timeout_seconds: float | None = None
+) -> Callable[[RowCheck], RowCheck]:
+    """Register ``fn`` as the check for threat row ``row_id`` (which must exist).
+
+    ``timeout_seconds`` replaces the default outer deadline for this row (a slow row such
+    as a 200 MB flood may need more); it must be in ``(0, 3600]``.
+    """
     row = row_by_id(row_id)
+    if timeout_seconds is not None:
+        _check_timeout("timeout_seconds", timeout_seconds)
 
     def register(fn: RowCheck) -> RowCheck:
         if row.id in _CHECKS:
             raise ValueError(f"threat row {row.id} already has a check")
         _CHECKS[row.id] = fn
+        if timeout_seconds is not None:
+            _TIMEOUTS[row.id] = float(timeout_seconds)
         return fn
 
     return register
@@ -57,7 +84,38 @@ def require(value: T | None, what: str) -> T:
 
 
 def registered_checks() -> dict[str, RowCheck]:
-    """All row checks, importing the row modules on first use."""
+    """All row checks, importing the row modules on first use (import errors propagate)."""
     for name in _ROW_MODULES:
         importlib.import_module(f"{__package__}.{name}")
     return dict(_CHECKS)
+
+
+def load_checks() -> tuple[dict[str, RowCheck], dict[str, str]]:
+    """All row checks, plus ``{package: error}`` for row modules that failed to import.
+
+    A runner uses this so one broken row module fails that package's rows instead of
+    crashing the whole run.
+    """
+    errors: dict[str, str] = {}
+    for name, package in _ROW_MODULES.items():
+        try:
+            importlib.import_module(f"{__package__}.{name}")
+        except Exception as exc:
+            errors[package] = f"row module {name} failed to import: {type(exc).__name__}: {exc}"
+    return dict(_CHECKS), errors
+
+
+def row_timeout_seconds(row_id: str) -> float:
+    """The outer deadline of row ``row_id`` (its own, or the default)."""
+    return _TIMEOUTS.get(row_by_id(row_id).id, DEFAULT_ROW_TIMEOUT_SECONDS)
+
+
+def _check_timeout(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be a number of seconds in (0, {MAX_ROW_TIMEOUT_SECONDS:g}]")
+    if not math.isfinite(value) or value <= 0 or value > MAX_ROW_TIMEOUT_SECONDS:
+        raise ValueError(
+            f"{name} must be in (0, {MAX_ROW_TIMEOUT_SECONDS:g}] seconds (hard cap "
+            f"{MAX_ROW_TIMEOUT_SECONDS:g}), got {value!r}"
+        )
+    return float(value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from contextlib import AbstractAsyncContextManager
@@ -14,6 +15,8 @@ from prism.core import (
     SecretRedactor,
     ToolDefinition,
     ToolResult,
+    create_agent,
+    create_extension_kernel,
     create_static_permission_policy,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
@@ -40,16 +43,18 @@ class ConformanceSubjects:
 
     dispatch: Callable[..., Awaitable[ToolResult]] = dispatch_tool_call
     """Same signature as ``prism.core.dispatch_tool_call``."""
-    dispatch_batch: Callable[..., Awaitable[tuple[ToolResult, ...]]] = (
-        dispatch_tool_calls_in_order
-    )
+    dispatch_batch: Callable[..., Awaitable[tuple[ToolResult, ...]]] = dispatch_tool_calls_in_order
     """Same signature as ``prism.core.dispatch_tool_calls_in_order``."""
     permission_factory: Callable[[Collection[str]], PermissionPolicy] = _deny_tools_policy
     """Builds a permission policy that denies exactly the named tools."""
     redactor_factory: Callable[[Iterable[str]], Redactor] = _secret_redactor
     """Builds a redactor hiding the given secrets."""
+    agent_factory: Callable[..., Any] = create_agent
+    """Like ``prism.core.create_agent(provider=..., model=..., tools=..., **options)``."""
+    extension_kernel_factory: Callable[..., Any] = create_extension_kernel
+    """Like ``prism.core.create_extension_kernel(*, permission=None)``."""
     json_schema_validator_factory: Callable[..., Any] | None = None
-    """Like ``prism.jsonschema.JsonSchemaArgumentValidator(**options)``: ``validate`` + ``cache_info``."""
+    """Like ``prism.jsonschema.JsonSchemaArgumentValidator(**options)``."""
     coding_tools_factory: Callable[..., tuple[ToolDefinition, ...]] | None = None
     """Like ``prism.coding_tools.create_coding_tools(cwd, **options)``."""
     execution_policy_factory: Callable[..., Any] | None = None
@@ -64,6 +69,21 @@ class ConformanceSubjects:
     """Like ``prism.mcp.StdioTransport(command, args=(), env=None, cwd=None)``."""
 
 
+_ADAPTER_SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "prism.jsonschema": (("json_schema_validator_factory", "JsonSchemaArgumentValidator"),),
+    "prism.coding_tools": (("coding_tools_factory", "create_coding_tools"),),
+    "prism.coding_security": (
+        ("execution_policy_factory", "create_coding_approval_policy"),
+        ("sandbox_factory", "BubblewrapSandbox"),
+        ("sandbox_operations_factory", "create_sandbox_bash_operations"),
+    ),
+    "prism.mcp": (
+        ("mcp_connect", "connect_mcp_tools"),
+        ("mcp_stdio_transport", "StdioTransport"),
+    ),
+}
+
+
 def _installed(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
@@ -72,25 +92,21 @@ def _installed(module: str) -> bool:
 
 
 def default_subjects() -> ConformanceSubjects:
-    """Subjects built from the first-party packages that are installed."""
+    """Subjects built from the first-party packages that are installed.
+
+    A package that is absent, fails to import, or lacks a constructor leaves that field
+    ``None``, so its rows report ``skipped`` (never ``passed``).
+    """
     fields: dict[str, Any] = {}
-    if _installed("prism.jsonschema"):
-        from prism import jsonschema
-
-        fields["json_schema_validator_factory"] = jsonschema.JsonSchemaArgumentValidator
-    if _installed("prism.coding_tools"):
-        from prism import coding_tools
-
-        fields["coding_tools_factory"] = coding_tools.create_coding_tools
-    if _installed("prism.coding_security"):
-        from prism import coding_security
-
-        fields["execution_policy_factory"] = coding_security.create_coding_approval_policy
-        fields["sandbox_factory"] = coding_security.BubblewrapSandbox
-        fields["sandbox_operations_factory"] = coding_security.create_sandbox_bash_operations
-    if _installed("prism.mcp"):
-        from prism import mcp
-
-        fields["mcp_connect"] = mcp.connect_mcp_tools
-        fields["mcp_stdio_transport"] = mcp.StdioTransport
+    for module_name, wanted in _ADAPTER_SUBJECTS.items():
+        if not _installed(module_name):
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for field_name, attribute in wanted:
+            value = getattr(module, attribute, None)
+            if value is not None:
+                fields[field_name] = value
     return ConformanceSubjects(**fields)

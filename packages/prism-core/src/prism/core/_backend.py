@@ -7,11 +7,13 @@ a cancel scope with deadline, a thread-safe wake-up, sleep and ``to_thread``.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 
@@ -38,6 +40,8 @@ async def sleep(seconds: float) -> None:
 
         await trio.sleep(seconds)
     else:
+        import asyncio
+
         await asyncio.sleep(seconds)
 
 
@@ -52,6 +56,8 @@ async def to_thread(fn: Callable[[], T]) -> T:
         import trio
 
         return await trio.to_thread.run_sync(fn, abandon_on_cancel=True)
+    import asyncio
+
     return await asyncio.to_thread(fn)
 
 
@@ -67,6 +73,8 @@ class _AsyncioWaker:
     __slots__ = ("_fut", "_loop")
 
     def __init__(self) -> None:
+        import asyncio
+
         self._loop = asyncio.get_running_loop()
         self._fut: asyncio.Future[None] = self._loop.create_future()
 
@@ -81,6 +89,8 @@ class _AsyncioWaker:
             pass
 
     async def wait(self) -> None:
+        import asyncio
+
         await asyncio.shield(self._fut)
 
 
@@ -134,17 +144,21 @@ class _AsyncioScope:
         self.cancelled_caught = False
 
     def cancel(self) -> None:
+        import asyncio
+
         if self._cm is None:
             self._pending_cancel = True
         elif not self._cm.expired():
             self._cm.reschedule(asyncio.get_running_loop().time())
 
     async def __aenter__(self) -> _AsyncioScope:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         when = None if math.isinf(self.deadline) else loop.time() + max(0.0, self.deadline)
         if self._pending_cancel:
             when = loop.time()
-        self._cm = asyncio.timeout(when)
+        self._cm = asyncio.timeout_at(when)
         await self._cm.__aenter__()
         return self
 
@@ -214,6 +228,8 @@ class _AsyncioTaskGroup:
     __slots__ = ("_scope", "_tasks", "_tg")
 
     def __init__(self) -> None:
+        import asyncio
+
         self._tg = asyncio.TaskGroup()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -229,7 +245,8 @@ class _AsyncioTaskGroup:
         return self
 
     async def __aexit__(self, et: Any, ev: Any, tb: Any) -> bool | None:
-        return await self._tg.__aexit__(et, ev, tb)
+        await self._tg.__aexit__(et, ev, tb)
+        return None
 
 
 class _TrioTaskGroup:
@@ -262,8 +279,13 @@ def task_group() -> TaskGroup:
     return _AsyncioTaskGroup()
 
 
+def is_awaitable(value: object) -> bool:
+    """Cheaper than ``isinstance(value, Awaitable)`` (no ABC machinery) on the hot path."""
+    return hasattr(value, "__await__")
+
+
 async def maybe_await(value: T | Awaitable[T]) -> T:
     """Await ``value`` if it is awaitable, else return it unchanged."""
-    if isinstance(value, Awaitable):
+    if hasattr(value, "__await__"):
         return await value
     return value

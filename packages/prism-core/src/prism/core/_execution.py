@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ._abort import AbortSignal
 from ._backend import maybe_await
@@ -103,8 +103,8 @@ async def assert_execution_allowed(
             raise ExecutionDeniedError(
                 f"execution policy modified unknown action fields {sorted(unknown)}; denied"
             )
-        changes = dict(decision.modified)
+        changes: dict[str, Any] = dict(decision.modified)
         if "paths" in changes:
-            changes["paths"] = tuple(changes["paths"])  # type: ignore[call-overload]
-        action = dataclasses.replace(action, **changes)  # type: ignore[arg-type]
+            changes["paths"] = tuple(changes["paths"])
+        action = dataclasses.replace(action, **changes)
     return action

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TypeAlias, Union
+from typing import TypeAlias
 
 from ._abort import AbortSignal
+from ._fastinit import fast_init
 
 __all__ = [
     "AudioContent",
@@ -26,14 +27,15 @@ __all__ = [
     "ToolResult",
 ]
 
-JsonValue: TypeAlias = Union[
-    None, bool, int, float, str, Sequence["JsonValue"], Mapping[str, "JsonValue"]
-]
+JsonValue: TypeAlias = (
+    None | bool | int | float | str | Sequence["JsonValue"] | Mapping[str, "JsonValue"]
+)
 JsonObject: TypeAlias = Mapping[str, JsonValue]
 
 EMPTY_MAPPING: Mapping[str, object] = MappingProxyType({})
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ErrorInfo:
     """What went wrong, in words a model can act on; ``code`` is machine-readable."""
@@ -44,6 +46,7 @@ class ErrorInfo:
     details: JsonObject | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCall:
     """One tool call as the model emitted it. ``arguments_error`` marks unparsable arguments."""
@@ -54,6 +57,7 @@ class ToolCall:
     arguments_error: ErrorInfo | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TextContent:
     """A block of text."""
@@ -61,6 +65,7 @@ class TextContent:
     text: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ImageContent:
     """An image as base64 ``data``."""
@@ -69,6 +74,7 @@ class ImageContent:
     mime_type: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AudioContent:
     """Audio as base64 ``data``."""
@@ -77,6 +83,7 @@ class AudioContent:
     mime_type: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceContent:
     """An embedded resource: text or base64 ``blob``."""
@@ -87,6 +94,7 @@ class ResourceContent:
     blob: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceLinkContent:
     """A link to a resource the host may fetch."""
@@ -104,6 +112,7 @@ Content: TypeAlias = (
 CONTENT_TYPES = (TextContent, ImageContent, AudioContent, ResourceContent, ResourceLinkContent)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResult:
     """The outcome of one call: content blocks, a JSON ``value``, or an ``error``."""
@@ -125,6 +134,7 @@ async def _no_progress(progress: float | None, message: str | None) -> None:
     return None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionContext:
     """What a handler may know about its call: ids, the abort signal, a progress callback."""

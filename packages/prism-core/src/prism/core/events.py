@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from ._fastinit import fast_init
 from ._types import ErrorInfo, ToolCall, ToolResult
 
 __all__ = [
@@ -31,6 +32,7 @@ BlockedReason: TypeAlias = Literal[
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionBlocked:
     """The call was refused before its handler ran."""
@@ -44,6 +46,7 @@ class ToolExecutionBlocked:
     type: Literal["tool_execution_blocked"] = "tool_execution_blocked"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionStarted:
     """The handler is about to run."""
@@ -54,6 +57,7 @@ class ToolExecutionStarted:
     type: Literal["tool_execution_started"] = "tool_execution_started"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionProgress:
     """The handler reported progress through ``context.progress``."""
@@ -66,6 +70,7 @@ class ToolExecutionProgress:
     type: Literal["tool_execution_progress"] = "tool_execution_progress"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionFinished:
     """The handler returned (possibly an error result it chose to return)."""
@@ -78,6 +83,7 @@ class ToolExecutionFinished:
     type: Literal["tool_execution_finished"] = "tool_execution_finished"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionError:
     """The handler (or ``tool_result`` middleware) raised, or the call was cancelled."""

@@ -1,0 +1,447 @@
+"""Each core row fails, with a precise message, against a deliberately broken subject."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import anyio
+import pytest
+import sniffio
+
+from prism.conformance import ConformanceSubjects, run_row
+from prism.core import (
+    AbortController,
+    AbortSignal,
+    ErrorInfo,
+    PermissionRequest,
+    SecretRedactor,
+    ToolCall,
+    ToolExecutionContext,
+    ToolMessage,
+    ToolResult,
+    create_agent,
+    create_extension_kernel,
+    dispatch_tool_call,
+    dispatch_tool_calls_in_order,
+)
+
+BACKENDS = ["asyncio", "trio"]
+
+
+def expect_failure(row: str, subjects: ConformanceSubjects, backend: str, *phrases: str) -> str:
+    result = run_row(row, subjects, backend=backend, timeout_seconds=30)
+    assert result.status == "failed", f"row {row} should fail, got {result.status}"
+    assert result.message is not None
+    for phrase in phrases:
+        assert phrase in result.message, f"{phrase!r} not in {result.message!r}"
+    return result.message
+
+
+# --- row 4 -----------------------------------------------------------------------------
+
+
+def _strip_pollution(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: _strip_pollution(v)
+            for k, v in value.items()
+            if k != "__proto__" and not (k == "constructor" and isinstance(v, dict))
+        }
+    if isinstance(value, list):
+        return [_strip_pollution(v) for v in value]
+    return value
+
+
+async def sanitizing_dispatch(call: ToolCall, **options: Any) -> ToolResult:
+    """Cleans polluted arguments instead of refusing them."""
+    clean = dataclasses.replace(call, arguments=_strip_pollution(call.arguments))
+    return await dispatch_tool_call(clean, **options)
+
+
+async def permission_first_dispatch(call: ToolCall, **options: Any) -> ToolResult:
+    """Asks the permission policy before checking the arguments."""
+    policy = options.get("permission")
+    if policy is not None:
+        outcome = policy.check(PermissionRequest(kind="tool", target=call.name, action="execute"))
+        if hasattr(outcome, "__await__"):
+            await outcome
+    return await dispatch_tool_call(call, **options)
+
+
+async def overblocking_dispatch(call: ToolCall, **options: Any) -> ToolResult:
+    """Refuses every call as invalid (a "secure" dispatcher that is useless)."""
+    spoiled = dataclasses.replace(call, arguments={**call.arguments, "__proto__": {}})
+    return await dispatch_tool_call(spoiled, **options)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_4_fails_when_polluted_arguments_are_cleaned_not_blocked(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch=sanitizing_dispatch)
+    expect_failure("4", subjects, backend, "expected blocked 'invalid_arguments'", "__proto__")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_4_fails_when_permission_is_asked_first(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch=permission_first_dispatch)
+    expect_failure("4", subjects, backend, "permission policy was consulted")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_4_fails_when_everything_is_blocked(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch=overblocking_dispatch)
+    expect_failure("4", subjects, backend, "must run the handler")
+
+
+# --- row 5 -----------------------------------------------------------------------------
+
+
+def forced_concurrency(n: int) -> Callable[..., Any]:
+    async def batch(calls: Sequence[ToolCall], **options: Any) -> tuple[ToolResult, ...]:
+        options["tool_concurrency"] = n
+        return await dispatch_tool_calls_in_order(calls, **options)
+
+    return batch
+
+
+async def reversed_batch(calls: Sequence[ToolCall], **options: Any) -> tuple[ToolResult, ...]:
+    """Returns results in reverse (e.g. completion) order."""
+    return tuple(reversed(await dispatch_tool_calls_in_order(calls, **options)))
+
+
+def naive_batch(*, exclusive: str = "ignore") -> Callable[..., Any]:
+    """A semaphore batch that starts calls in order but ignores exclusivity (or judges it
+    before middleware), and keeps starting calls after an abort (with a fresh signal)."""
+
+    async def batch(
+        calls: Sequence[ToolCall],
+        *,
+        tool_concurrency: int = 1,
+        signal: AbortSignal | None = None,
+        abort_grace_seconds: float = 5.0,
+        **options: Any,
+    ) -> tuple[ToolResult, ...]:
+        registry = options["registry"]
+        limit = tool_concurrency
+        if exclusive == "before_middleware" and any(
+            getattr(registry.get(c.name), "exclusive", False) for c in calls
+        ):
+            limit = 1
+        semaphore = anyio.Semaphore(limit)
+        results: list[ToolResult | None] = [None] * len(calls)
+        batch_signal = signal or AbortController().signal
+
+        async def one(index: int, call: ToolCall, sig: AbortSignal) -> None:
+            try:
+                ctx = ToolExecutionContext(
+                    session_id="", run_id="", tool_call_id=call.id, signal=sig
+                )
+                results[index] = await dispatch_tool_call(call, context=ctx, **options)
+            finally:
+                semaphore.release()
+
+        async with anyio.create_task_group() as group:
+            for index, call in enumerate(calls):
+                await semaphore.acquire()
+                sig = AbortController().signal if batch_signal.aborted else batch_signal
+                group.start_soon(one, index, call, sig)
+        return tuple(r for r in results if r is not None)
+
+    return batch
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_5_fails_when_the_batch_ignores_concurrency(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch_batch=forced_concurrency(64))
+    expect_failure("5", subjects, backend, "handlers ran at once with tool_concurrency=3")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_5_fails_when_the_batch_runs_one_at_a_time(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch_batch=forced_concurrency(1))
+    expect_failure("5", subjects, backend, "configured concurrency is not used")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_5_fails_when_results_are_reordered(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch_batch=reversed_batch)
+    expect_failure("5", subjects, backend, "results are not in call order")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_5_fails_when_exclusive_tools_are_ignored(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch_batch=naive_batch(exclusive="ignore"))
+    expect_failure("5", subjects, backend, "exclusive tool must run one call at a time")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_5_fails_when_exclusivity_is_judged_before_middleware(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch_batch=naive_batch(exclusive="before_middleware"))
+    expect_failure("5", subjects, backend, "judged on the name after tool_call middleware")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_5_fails_when_the_agent_loop_reorders_the_transcript(backend: str) -> None:
+    def agent_factory(**options: Any) -> Any:
+        return ReversingAgent(create_agent(**options))
+
+    subjects = ConformanceSubjects(agent_factory=agent_factory)
+    expect_failure("5", subjects, backend, "out of call order")
+
+
+class ReversingAgent:
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def run(self, prompt: Any, **options: Any) -> Any:
+        run = await self.inner.run(prompt, **options)
+        messages = list(run.messages)
+        tools = [i for i, m in enumerate(messages) if isinstance(m, ToolMessage)]
+        for i, j in zip(tools, reversed(tools), strict=True):
+            messages[i] = run.messages[j]
+        return dataclasses.replace(run, messages=tuple(messages))
+
+
+# --- rows 6 and E2 -----------------------------------------------------------------------
+
+
+async def result_dropping_batch(calls: Sequence[ToolCall], **options: Any) -> Any:
+    """Throws away completed results when the turn is aborted."""
+    results = await dispatch_tool_calls_in_order(calls, **options)
+    signal = options.get("signal")
+    if signal is None or not signal.aborted:
+        return results
+    error = ErrorInfo(code="aborted", message="aborted")
+    return tuple(dataclasses.replace(r, error=error, content=()) for r in results)
+
+
+async def never_cancelling_batch(calls: Sequence[ToolCall], **options: Any) -> Any:
+    options["abort_grace_seconds"] = 60.0
+    return await dispatch_tool_calls_in_order(calls, **options)
+
+
+def _spawn(fn: Callable[[], Any]) -> None:
+    if sniffio.current_async_library() == "trio":
+        import trio
+
+        trio.lowlevel.spawn_system_task(fn)
+    else:
+        import asyncio
+
+        task = asyncio.get_running_loop().create_task(fn())
+        _ORPHANS.add(task)
+        task.add_done_callback(_ORPHANS.discard)
+
+
+_ORPHANS: set[Any] = set()
+
+
+async def orphaning_batch(
+    calls: Sequence[ToolCall], *, signal: AbortSignal | None = None, **options: Any
+) -> tuple[ToolResult, ...]:
+    """Runs calls as detached tasks and returns as soon as the turn is aborted."""
+    options.pop("tool_concurrency", None)
+    options.pop("abort_grace_seconds", None)
+    sig = signal or AbortController().signal
+    results: list[ToolResult | None] = [None] * len(calls)
+    for index, call in enumerate(calls):
+        if sig.aborted:
+            break
+        ctx = ToolExecutionContext(session_id="", run_id="", tool_call_id=call.id, signal=sig)
+
+        async def one(i: int = index, c: ToolCall = call, x: Any = ctx) -> None:
+            results[i] = await dispatch_tool_call(c, context=x, **options)
+
+        _spawn(one)
+        while results[index] is None and not sig.aborted:
+            await anyio.sleep(0.005)
+    error = ErrorInfo(code="aborted", message="aborted")
+    return tuple(
+        r or ToolResult(tool_call_id=c.id, name=c.name, error=error)
+        for r, c in zip(results, calls, strict=True)
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("row", ["6", "E2"])
+def test_abort_rows_fail_when_completed_results_are_dropped(row: str, backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch_batch=result_dropping_batch)
+    expect_failure(row, subjects, backend, "completed call 'fast' must keep its result")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("row", ["6", "E2"])
+def test_abort_rows_fail_when_new_calls_start_after_the_abort(row: str, backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch_batch=naive_batch())
+    expect_failure(row, subjects, backend, "a queued call started after the abort")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_6_fails_when_a_signal_ignoring_handler_is_never_cancelled(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch_batch=never_cancelling_batch)
+    expect_failure("6", subjects, backend, "the unfinished 'ignore' call must get an 'aborted'")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_e2_fails_when_a_handler_outlives_the_batch(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch_batch=orphaning_batch)
+    expect_failure("E2", subjects, backend, "still running when the batch returned")
+
+
+# --- row 7 -----------------------------------------------------------------------------
+
+
+class AllowAll:
+    def check(self, request: PermissionRequest) -> bool:
+        return True
+
+
+async def error_dropping_batch(calls: Sequence[ToolCall], **options: Any) -> Any:
+    return tuple(r for r in await dispatch_tool_calls_in_order(calls, **options) if not r.is_error)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_7_fails_with_a_permission_policy_that_allows_everything(backend: str) -> None:
+    subjects = ConformanceSubjects(permission_factory=lambda names: AllowAll())
+    expect_failure("7", subjects, backend, "expected blocked 'permission_denied'", "'danger'")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_7_fails_when_the_denied_slot_is_dropped(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch_batch=error_dropping_batch)
+    expect_failure("7", subjects, backend, "results are not in call order")
+
+
+# --- row 16 ----------------------------------------------------------------------------
+
+
+class CarelessKernel:
+    """Asks permission, then sets the extension up anyway."""
+
+    def __init__(self, permission: Any = None) -> None:
+        self.permission = permission
+        self.inner = create_extension_kernel()
+
+    @property
+    def contributions(self) -> Any:
+        return self.inner.contributions
+
+    async def load(self, extension: Any) -> Any:
+        if self.permission is not None:
+            self.permission.check(
+                PermissionRequest(kind="extension", target=extension.name, action="setup")
+            )
+        return await self.inner.load(extension)
+
+
+async def filter_blind_dispatch(call: ToolCall, **options: Any) -> ToolResult:
+    options.pop("tool_filter", None)
+    return await dispatch_tool_call(call, **options)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_16_fails_when_extension_setup_is_not_gated(backend: str) -> None:
+    subjects = ConformanceSubjects(
+        extension_kernel_factory=lambda permission=None: create_extension_kernel()
+    )
+    expect_failure("16", subjects, backend, "must ask permission 'extension:conformance-ext:setup'")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_16_fails_when_a_denied_setup_still_runs(backend: str) -> None:
+    subjects = ConformanceSubjects(extension_kernel_factory=CarelessKernel)
+    expect_failure("16", subjects, backend, "extension setup ran 1 time(s) although")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_16_fails_when_dispatch_skips_the_filter(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch=filter_blind_dispatch)
+    expect_failure("16", subjects, backend, "expected blocked 'tool_denied'")
+
+
+# --- row E1 ----------------------------------------------------------------------------
+
+
+class LimitDroppingAgent:
+    """Removes the round-limit answers from the transcript."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def run(self, prompt: Any, **options: Any) -> Any:
+        run = await self.inner.run(prompt, **options)
+        kept = tuple(
+            m
+            for m in run.messages
+            if not (isinstance(m, ToolMessage) and m.result.error is not None
+                    and m.result.error.code == "tool_round_limit")
+        )  # fmt: skip
+        return dataclasses.replace(run, messages=kept)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_e1_fails_when_unanswered_calls_get_no_result(backend: str) -> None:
+    subjects = ConformanceSubjects(agent_factory=lambda **o: LimitDroppingAgent(create_agent(**o)))
+    expect_failure("E1", subjects, backend, "has no tool result")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_e1_fails_when_the_limit_is_ignored(backend: str) -> None:
+    def unlimited(**options: Any) -> Any:
+        options.pop("limits", None)
+        return create_agent(**options)
+
+    subjects = ConformanceSubjects(agent_factory=unlimited)
+    expect_failure("E1", subjects, backend, "finish_reason must be 'tool_round_limit'")
+
+
+# --- row E12 ---------------------------------------------------------------------------
+
+
+class NoRedaction:
+    def redact(self, value: Any) -> Any:
+        return value
+
+
+class ResultsOnlyRedactor:
+    """Redacts tool results but forgets events and ledger rows."""
+
+    def __init__(self, secrets: Any) -> None:
+        self.inner = SecretRedactor(secrets)
+
+    def redact(self, value: Any) -> Any:
+        return self.inner.redact(value) if isinstance(value, ToolResult) else value
+
+
+async def redactor_dropping_dispatch(call: ToolCall, **options: Any) -> ToolResult:
+    options.pop("redactor", None)
+    return await dispatch_tool_call(call, **options)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_e12_fails_with_a_redactor_that_does_nothing(backend: str) -> None:
+    subjects = ConformanceSubjects(redactor_factory=lambda secrets: NoRedaction())
+    message = expect_failure("E12", subjects, backend, "appears unredacted")
+    assert "results[0]" in message
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_e12_fails_when_events_and_ledger_are_not_redacted(backend: str) -> None:
+    subjects = ConformanceSubjects(redactor_factory=ResultsOnlyRedactor)
+    message = expect_failure("E12", subjects, backend, "appears unredacted")
+    assert "events[" in message or "ledger[" in message
+    assert "results[" not in message
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_e12_fails_when_dispatch_drops_the_redactor(backend: str) -> None:
+    subjects = ConformanceSubjects(dispatch=redactor_dropping_dispatch)
+    expect_failure("E12", subjects, backend, "appears unredacted")
+
+
+def test_leak_paths_name_mapping_keys() -> None:
+    from prism.conformance import find_secret
+
+    found = find_secret({"a": [{"sk-1": "x"}]}, "sk-1", "value")
+    assert found == ["value['a'][0] key 'sk-1'"]

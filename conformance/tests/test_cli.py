@@ -1,0 +1,136 @@
+"""The prism-conformance CLI: table, summary line, exit codes, --rows, --json, progress."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from prism.conformance import ConformanceSubjects, _subjects, run_conformance
+from prism.conformance._cli import main, render_table
+
+SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", re.MULTILINE)
+
+
+class AllowAll:
+    def check(self, request: Any) -> bool:
+        return True
+
+
+def test_passing_rows_exit_zero_with_a_table_and_the_summary_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--rows", "4,7,9", "--backend", "asyncio"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0].split() == ["Row", "Package", "Scenario", "asyncio"]
+    row4 = next(line for line in lines if line.startswith("4 "))
+    assert "prism-core" in row4
+    assert "Prototype-pollution" in row4
+    assert "pass" in row4
+    assert lines[-1] == "2 passed, 0 failed, 1 skipped"
+    assert "\033[" not in out  # not a terminal: no colour
+    assert "[3/3] row 9 on asyncio: skipped" in err  # progress on stderr
+
+
+def test_a_failing_row_exits_one_and_explains_itself(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = ConformanceSubjects(permission_factory=lambda names: AllowAll())
+    monkeypatch.setattr(_subjects, "default_subjects", lambda: broken)
+    assert main(["--rows", "4,7"]) == 1
+    out = capsys.readouterr().out
+    assert SUMMARY.search(out) is not None
+    assert out.splitlines()[-1] == "2 passed, 2 failed, 0 skipped"
+    assert "Failures:" in out
+    assert "7 [trio] prism-core: the permission policy denies tool 'danger'" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (["--rows", "4,99"], "unknown threat row(s) 99"),
+        (["--rows", ","], "no threat rows selected"),
+        (["--backend", "curio"], "invalid choice: 'curio'"),
+        (["--timeout", "0"], "--timeout must be in (0, 3600]"),
+        (["--timeout", "soon"], "invalid float value"),
+        (["--json", "/nonexistent-dir/report.json"], "does not exist"),
+        (["--no-such-flag"], "unrecognized arguments"),
+    ],
+)
+def test_bad_arguments_exit_two(
+    argv: list[str], complaint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert complaint in capsys.readouterr().err
+
+
+def test_json_report_is_written_with_its_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "report.json"
+    assert main(["--rows", "5,E3", "--json", str(path)]) == 0
+    data = json.loads(path.read_text())
+    assert data["schema"] == "prism-conformance-report/1"
+    assert data["backends"] == ["asyncio", "trio"]
+    assert [(r["row"], r["backend"]) for r in data["results"]] == [
+        ("5", "asyncio"), ("5", "trio"), ("E3", "asyncio"), ("E3", "trio"),
+    ]  # fmt: skip
+    counts = {
+        s: sum(r["status"] == s for r in data["results"]) for s in ("passed", "failed", "skipped")
+    }
+    assert data["summary"] == {**counts, "total": 4}
+    assert all(r["status"] in ("passed", "failed", "skipped") for r in data["results"])
+    assert all(isinstance(r["duration_seconds"], float) for r in data["results"])
+    assert capsys.readouterr().out.splitlines()[-1].endswith("skipped")
+
+
+def test_json_dash_prints_only_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--rows", "16", "--backend", "trio", "--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["passed"] == 1
+
+
+def test_list_prints_every_row(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--list"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 28
+    assert out[0].split()[:2] == ["1", "prism-jsonschema"]
+
+
+def test_colour_marks_statuses_when_enabled() -> None:
+    report = run_conformance(rows="4,9", backends=("asyncio",))
+    coloured = render_table(report, colour=True)
+    assert "\033[32mpass" in coloured
+    assert "\033[33mskip" in coloured
+    assert "\033[" not in render_table(report, colour=False)
+
+
+def test_skip_reasons_are_grouped_per_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    report = run_conformance(rows="8,9,10", backends=("asyncio", "trio"))
+    table = render_table(report)
+    reasons = {r.message for r in report.results}
+    if len(reasons) == 1:
+        assert f"  8, 9, 10: {reasons.pop()}" in table
+
+
+def test_the_console_script_runs(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "prism-conformance"
+    done = subprocess.run(
+        [str(script), "--rows", "4", "--backend", "trio"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "1 passed, 0 failed, 0 skipped"
+    module = subprocess.run(
+        [sys.executable, "-m", "prism.conformance", "--rows", "99"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert module.returncode == 2

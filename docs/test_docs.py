@@ -1,0 +1,187 @@
+"""Run every ```python block of the docs (``docs/**/*.md`` and the root ``README.md``).
+
+Blocks of one page run in order in one shared namespace (a throwaway module), so a later block may
+use what an earlier one defined. A block whose code has a top-level ``await`` runs under
+``asyncio.run``. A block right after ``<!-- docs-test: skip -->`` is skipped: keep that for blocks
+that need an external service. A page importing a ``prism.*`` package that is not installed is
+skipped with the reason. Tracebacks point at the Markdown file and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import importlib.util
+import inspect
+import re
+import sys
+import textwrap
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted(
+    [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")],
+    key=lambda page: page.relative_to(ROOT).as_posix(),
+)
+PAGES = [page for page in PAGES if page.is_file() and "_build" not in page.parts]
+
+_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
+_SKIP = re.compile(r"^\s*<!--\s*docs-test:\s*skip\b.*-->\s*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced Python block: where it starts (1-based line of its first code line)."""
+
+    line: int
+    code: str
+    skip: bool
+
+
+def python_blocks(text: str) -> list[Block]:
+    """The ```python blocks of a Markdown text, in order, with their skip markers."""
+    lines = text.splitlines()
+    blocks: list[Block] = []
+    index = 0
+    while index < len(lines):
+        opening = _OPEN.match(lines[index])
+        if not opening:
+            index += 1
+            continue
+        fence, indent = opening["fence"], opening["indent"]
+        language = (opening["info"].split() or [""])[0].lower()
+        start = index + 1
+        end = start
+        while end < len(lines) and not _closes(lines[end], fence):
+            end += 1
+        if language in {"python", "py", "python3"}:
+            previous = next((ln for ln in reversed(lines[:index]) if ln.strip()), "")
+            body = [ln[len(indent) :] if ln.startswith(indent) else ln for ln in lines[start:end]]
+            code = textwrap.dedent("\n".join(body))
+            blocks.append(Block(line=start + 1, code=code, skip=bool(_SKIP.match(previous))))
+        index = end + 1
+    return blocks
+
+
+def _closes(line: str, fence: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}
+
+
+def prism_imports(blocks: list[Block]) -> set[str]:
+    """``prism.<package>`` modules the blocks import (to skip pages whose package is missing)."""
+    found: set[str] = set()
+    for block in blocks:
+        try:
+            tree = ast.parse(block.code)
+        except SyntaxError:
+            continue  # reported when the block runs
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            found.update(".".join(n.split(".")[:2]) for n in names if n.startswith("prism."))
+    return found
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def run_block(block: Block, page: Path, namespace: dict[str, object]) -> None:
+    """Compile with the page's line numbers and run; top-level ``await`` runs under asyncio."""
+    source = "\n" * (block.line - 1) + block.code
+    code = compile(
+        source, str(page), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True
+    )
+    if code.co_flags & inspect.CO_COROUTINE:
+        asyncio.run(eval(code, namespace))
+    else:
+        exec(code, namespace)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
+def test_python_blocks_run(page: Path) -> None:
+    blocks = python_blocks(page.read_text(encoding="utf-8"))
+    runnable = [block for block in blocks if not block.skip]
+    if not runnable:
+        pytest.skip("no runnable python blocks")
+    missing = sorted(m for m in prism_imports(runnable) if not _installed(m))
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed")
+    name = "docs_page_" + re.sub(r"\W", "_", page.relative_to(ROOT).as_posix())
+    module = types.ModuleType(name)
+    module.__file__ = str(page)
+    sys.modules[name] = module  # dataclasses and typing look classes' modules up here
+    try:
+        for block in runnable:
+            run_block(block, page, module.__dict__)
+    finally:
+        sys.modules.pop(name, None)
+
+
+# --- the runner's own behaviour ------------------------------------------------------------
+
+SAMPLE = """\
+Intro.
+
+```python
+x = 1
+```
+
+<!-- docs-test: skip -->
+```python
+raise SystemExit("needs a server")
+```
+
+- a list item:
+
+  ```python
+  y = x + 1
+  ```
+
+~~~py title="async"
+import asyncio
+await asyncio.sleep(0)
+z = y * 10
+~~~
+
+```sh
+echo not python
+```
+"""
+
+
+def test_the_runner_finds_blocks_skips_marked_ones_and_keeps_line_numbers() -> None:
+    blocks = python_blocks(SAMPLE)
+    assert [(b.line, b.skip) for b in blocks] == [(4, False), (9, True), (15, False), (19, False)]
+    assert blocks[2].code == "y = x + 1"
+    namespace: dict[str, object] = {}
+    for block in blocks:
+        if not block.skip:
+            run_block(block, Path("sample.md"), namespace)
+    assert namespace["z"] == 20
+
+
+def test_a_failing_block_points_at_the_markdown_line() -> None:
+    block = python_blocks("text\n\n```python\nok = 1\nraise ValueError('boom')\n```\n")[0]
+    with pytest.raises(ValueError, match="boom") as caught:
+        run_block(block, Path("page.md"), {})
+    frame = caught.traceback[-1]
+    assert (Path(str(frame.path)).name, frame.lineno + 1) == ("page.md", 5)
+
+
+def test_pages_importing_missing_packages_are_detected() -> None:
+    blocks = python_blocks("```python\nfrom prism.nothing_here import x\nimport prism.core\n```\n")
+    assert prism_imports(blocks) == {"prism.nothing_here", "prism.core"}
+    assert not _installed("prism.nothing_here")
+    assert _installed("prism.core")

@@ -1,0 +1,242 @@
+"""A minimal agent loop: generate, dispatch the turn's tool calls, repeat."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import _backend
+from ._abort import NEVER_ABORTED, AbortController, AbortSignal
+from ._batch import LoopOptions, dispatch_tool_calls_in_order, resolve_tool_concurrency
+from ._bounds import check_count
+from ._dispatch import DispatchOptions, block, error_info_from
+from ._filter import ToolFilter, filter_tools
+from ._ledger import RunLedger
+from ._messages import (
+    AssistantMessage,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    Provider,
+    RunResult,
+    ToolMessage,
+    ToolSpec,
+    as_messages,
+)
+from ._middleware import MiddlewareRegistry
+from ._permission import PermissionPolicy
+from ._redact import Redactor
+from ._registry import ToolRegistry
+from ._types import ErrorInfo, ToolCall, ToolDefinition, ToolExecutionContext
+from ._validation import ToolValidator
+from .events import EventSink
+
+__all__ = ["Agent", "RunLimits", "RunOptions", "create_agent"]
+
+MAX_TOOL_ROUNDS = 64
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunLimits:
+    """How many tool rounds (batches) a run may dispatch; default 8, hard cap 64."""
+
+    max_tool_rounds: int = 8
+
+    def __post_init__(self) -> None:
+        check_count("max_tool_rounds", self.max_tool_rounds, cap=MAX_TOOL_ROUNDS)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOptions:
+    """Per-run overrides; each set field wins over the agent's (limits may only narrow)."""
+
+    signal: AbortSignal | None = None
+    loop: LoopOptions | None = None
+    validate: ToolValidator | None = None
+    limits: RunLimits | None = None
+    abort_grace_seconds: float = 5.0
+
+
+class Agent:
+    """A provider, a tool registry and the dispatch options, run as a single-shot loop."""
+
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        model: str,
+        tools: Iterable[ToolDefinition] | ToolRegistry = (),
+        validator: ToolValidator | None = None,
+        permission: PermissionPolicy | None = None,
+        middleware: MiddlewareRegistry | None = None,
+        loop: LoopOptions | None = None,
+        limits: RunLimits | None = None,
+        ledger: RunLedger | None = None,
+        redactor: Redactor | None = None,
+        tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+        self.validator = validator
+        self.permission = permission
+        self.middleware = middleware
+        self.loop = loop
+        self.limits = limits or RunLimits()
+        self.ledger = ledger
+        self.redactor = redactor
+        self.tool_filter = tool_filter
+        self.session_id = session_id or os.urandom(16).hex()
+
+    def tool_specs(self) -> tuple[ToolSpec, ...]:
+        """The tools offered to the model (after the agent's filter)."""
+        tools = filter_tools(self.registry.list(), self.tool_filter)
+        return tuple(
+            ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools
+        )
+
+    def _max_rounds(self, options: RunOptions) -> int:
+        if options.limits is None:
+            return self.limits.max_tool_rounds
+        return min(self.limits.max_tool_rounds, options.limits.max_tool_rounds)
+
+    async def run(
+        self,
+        prompt: str | Sequence[Message],
+        *,
+        options: RunOptions | None = None,
+        emit: EventSink | None = None,
+    ) -> RunResult:
+        """Run until the model stops asking for tools, the round limit, an abort or a failure.
+
+        Every tool call in the transcript gets exactly one ``ToolMessage``, in call order.
+        """
+        options = options or RunOptions()
+        signal = options.signal or NEVER_ABORTED
+        context = ToolExecutionContext(
+            session_id=self.session_id, run_id=os.urandom(16).hex(), tool_call_id="", signal=signal
+        )
+        dispatch = DispatchOptions(
+            self.registry, context, self.tool_filter, self.middleware, self.permission,
+            options.validate or self.validator, emit, self.ledger, self.redactor,
+        )  # fmt: skip
+        run = _Run(self, options, dispatch, as_messages(prompt), signal)
+        return await run.loop(self._max_rounds(options))
+
+
+class _Run:
+    """State of one ``Agent.run``."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        options: RunOptions,
+        dispatch: DispatchOptions,
+        messages: list[Message],
+        signal: AbortSignal,
+    ) -> None:
+        self.agent = agent
+        self.options = options
+        self.dispatch = dispatch
+        self.messages = messages
+        self.signal = signal
+        self.concurrency = resolve_tool_concurrency(options.loop, agent.loop)
+
+    def result(self, status: Any, finish: str, error: ErrorInfo | None = None) -> RunResult:
+        return RunResult(
+            messages=tuple(self.messages), status=status, finish_reason=finish, error=error
+        )
+
+    async def loop(self, max_rounds: int) -> RunResult:
+        rounds = 0
+        specs = self.agent.tool_specs()
+        while True:
+            if self.signal.aborted:
+                return self.result("aborted", "aborted")
+            request = ModelRequest(
+                model=self.agent.model, messages=tuple(self.messages), tools=specs
+            )
+            try:
+                response = await _generate(self.agent.provider, request, self.signal)
+            except Exception as exc:
+                return self.result("failed", "error", error_info_from(exc))
+            if response is None:
+                return self.result("aborted", "aborted")
+            calls = tuple(response.tool_calls)
+            self.messages.append(AssistantMessage(content=response.content, tool_calls=calls))
+            if not calls:
+                return self.result("succeeded", "stop")
+            if rounds >= max_rounds:
+                await self.refuse(calls, max_rounds)
+                return self.result("succeeded", "tool_round_limit")
+            await self.dispatch_round(calls)
+            rounds += 1
+
+    async def dispatch_round(self, calls: tuple[ToolCall, ...]) -> None:
+        d = self.dispatch
+        results = await dispatch_tool_calls_in_order(
+            calls,
+            tool_concurrency=self.concurrency,
+            signal=self.signal,
+            abort_grace_seconds=self.options.abort_grace_seconds,
+            registry=d.registry, context=d.context, tool_filter=d.tool_filter,
+            middleware=d.middleware, permission=d.permission, validate=d.validate,
+            emit=d.emit, ledger=d.ledger, redactor=d.redactor,
+        )  # fmt: skip
+        self.messages.extend(ToolMessage(result=r) for r in results)
+
+    async def refuse(self, calls: tuple[ToolCall, ...], max_rounds: int) -> None:
+        """Answer every call of a turn beyond the limit with ``tool_round_limit``."""
+        message = f"Tool round limit reached ({max_rounds} rounds); this call was not run"
+        for call in calls:
+            report = self.dispatch.reporter(self.dispatch.context)
+            result = await block(report, call, "tool_round_limit", message)
+            self.messages.append(ToolMessage(result=result))
+
+
+async def _generate(
+    provider: Provider, request: ModelRequest, signal: AbortSignal
+) -> ModelResponse | None:
+    """Ask the provider; ``None`` when the signal aborted first (the request is cancelled)."""
+    if signal is NEVER_ABORTED:
+        return await provider.generate(request)
+    response: list[ModelResponse] = []
+    done = AbortController()
+    async with _backend.task_group() as group:
+
+        async def watch() -> None:
+            await AbortSignal.any(signal, done.signal).wait()
+            if not done.signal.aborted:
+                scope.cancel()
+
+        group.start_soon(watch)
+        async with _backend.move_on_after() as scope:
+            response.append(await provider.generate(request))
+        done.abort()
+    return response[0] if response else None
+
+
+def create_agent(
+    *,
+    provider: Provider,
+    model: str,
+    tools: Iterable[ToolDefinition] | ToolRegistry = (),
+    validator: ToolValidator | None = None,
+    permission: PermissionPolicy | None = None,
+    middleware: MiddlewareRegistry | None = None,
+    loop: LoopOptions | None = None,
+    limits: RunLimits | None = None,
+    ledger: RunLedger | None = None,
+    redactor: Redactor | None = None,
+    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
+    session_id: str | None = None,
+) -> Agent:
+    """Build an ``Agent``: a provider and model, tools, and the dispatch gates to apply."""
+    return Agent(
+        provider=provider, model=model, tools=tools, validator=validator,
+        permission=permission, middleware=middleware, loop=loop, limits=limits,
+        ledger=ledger, redactor=redactor, tool_filter=tool_filter, session_id=session_id,
+    )  # fmt: skip

@@ -1,0 +1,186 @@
+"""Batch dispatch: one model turn's calls, bounded in parallel, results in call order."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from . import _backend
+from ._abort import NEVER_ABORTED, AbortController, AbortSignal
+from ._bounds import check_count, check_seconds
+from ._dispatch import (
+    DispatchOptions,
+    block_aborted,
+    fail,
+    middleware_failed,
+    run_call_middleware,
+    run_dispatch,
+)
+from ._reporting import CallReporter
+from ._types import ErrorInfo, ToolCall, ToolExecutionContext, ToolResult
+
+__all__ = ["LoopOptions", "dispatch_tool_calls_in_order", "resolve_tool_concurrency"]
+
+MAX_TOOL_CONCURRENCY = 64
+MAX_ABORT_GRACE_SECONDS = 600.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoopOptions:
+    """How the agent loop runs a turn: the strategy and how many tool calls run at once."""
+
+    strategy: Literal["single-shot"] = "single-shot"
+    tool_concurrency: int = 1
+
+    def __post_init__(self) -> None:
+        if self.strategy != "single-shot":
+            raise ValueError(f"strategy must be 'single-shot', not {self.strategy!r}")
+        check_count("tool_concurrency", self.tool_concurrency, cap=MAX_TOOL_CONCURRENCY)
+
+
+def resolve_tool_concurrency(run_loop: LoopOptions | None, agent_loop: LoopOptions | None) -> int:
+    """Run options win over agent options; the default is one call at a time."""
+    for loop in (run_loop, agent_loop):
+        if loop is not None:
+            return loop.tool_concurrency
+    return 1
+
+
+@dataclass(slots=True)
+class _Slot:
+    """One call of the batch: its post-middleware call, reporter, and outcome."""
+
+    call: ToolCall
+    report: CallReporter
+    middleware_error: Exception | None = None
+    result: ToolResult | None = None
+
+
+async def dispatch_tool_calls_in_order(
+    calls: Sequence[ToolCall],
+    *,
+    tool_concurrency: int = 1,
+    signal: AbortSignal | None = None,
+    abort_grace_seconds: float = 5.0,
+    **dispatch_options: Any,
+) -> tuple[ToolResult, ...]:
+    """Dispatch ``calls`` with at most ``tool_concurrency`` in flight; results in call order.
+
+    A turn that calls an ``exclusive`` tool (judged after ``tool_call`` middleware) runs one
+    call at a time. Once ``signal`` aborts, nothing new starts; running calls get
+    ``abort_grace_seconds`` to return, then are cancelled; every call without a completed
+    result gets an ``aborted`` result. No task outlives the batch.
+    """
+    check_count("tool_concurrency", tool_concurrency, cap=MAX_TOOL_CONCURRENCY)
+    grace = check_seconds("abort_grace_seconds", abort_grace_seconds, cap=MAX_ABORT_GRACE_SECONDS)
+    opts = DispatchOptions(**dispatch_options)
+    base = opts.context
+    batch_signal = _batch_signal(signal, base)
+    slots = await _prepare(calls, opts, base)
+    if not slots:
+        return ()
+    exclusive = any(_is_exclusive(opts, slot.call) for slot in slots)
+    limit = 1 if exclusive else min(tool_concurrency, len(slots))
+    await _run_slots(slots, opts, base, batch_signal, limit, grace)
+    return tuple([await _finish(slot, batch_signal) for slot in slots])
+
+
+def _batch_signal(signal: AbortSignal | None, base: ToolExecutionContext | None) -> AbortSignal:
+    own = base.signal if base is not None else NEVER_ABORTED
+    if signal is None or signal is own:
+        return own
+    if own is NEVER_ABORTED:
+        return signal
+    return AbortSignal.any(signal, own)
+
+
+async def _prepare(
+    calls: Sequence[ToolCall], opts: DispatchOptions, base: ToolExecutionContext | None
+) -> list[_Slot]:
+    """Run ``tool_call`` middleware for every call first: exclusivity needs the final names."""
+    slots = []
+    for call in calls:
+        report = opts.reporter(base)
+        try:
+            slots.append(_Slot(await run_call_middleware(call, opts.middleware), report))
+        except Exception as exc:
+            slots.append(_Slot(call, report, middleware_error=exc))
+    return slots
+
+
+def _is_exclusive(opts: DispatchOptions, call: ToolCall) -> bool:
+    tool = opts.registry.get(call.name)
+    return tool is not None and tool.exclusive
+
+
+async def _run_slots(
+    slots: list[_Slot],
+    opts: DispatchOptions,
+    base: ToolExecutionContext | None,
+    signal: AbortSignal,
+    limit: int,
+    grace: float,
+) -> None:
+    """Workers pull calls in order; a watcher cancels stragglers ``grace`` after an abort."""
+    pending = iter(slots)
+    in_flight: dict[int, _backend.MoveOnScope] = {}
+    done = AbortController()
+
+    async def worker() -> None:
+        for slot in pending:
+            if signal.aborted:
+                return
+            context = _slot_context(base, slot.call, signal)
+            async with _backend.move_on_after() as scope:
+                in_flight[id(slot)] = scope
+                try:
+                    slot.result = await _run_one(slot, opts, context)
+                finally:
+                    del in_flight[id(slot)]
+
+    async def watcher() -> None:
+        await AbortSignal.any(signal, done.signal).wait()
+        if done.signal.aborted:
+            return
+        async with _backend.move_on_after(grace):
+            await done.signal.wait()
+        for scope in list(in_flight.values()):
+            scope.cancel()
+
+    async with _backend.task_group() as outer:
+        if signal is not NEVER_ABORTED:
+            outer.start_soon(watcher)
+        async with _backend.task_group() as workers:
+            for _ in range(limit):
+                workers.start_soon(worker)
+        done.abort()
+
+
+def _slot_context(
+    base: ToolExecutionContext | None, call: ToolCall, signal: AbortSignal
+) -> ToolExecutionContext:
+    if base is None:
+        return ToolExecutionContext(session_id="", run_id="", tool_call_id=call.id, signal=signal)
+    return dataclasses.replace(base, tool_call_id=call.id, signal=signal)
+
+
+async def _run_one(slot: _Slot, opts: DispatchOptions, context: ToolExecutionContext) -> ToolResult:
+    if slot.middleware_error is not None:
+        return await middleware_failed(slot.report, slot.call, slot.middleware_error)
+    return await run_dispatch(slot.call, opts, slot.report, context, call_middleware_done=True)
+
+
+async def _finish(slot: _Slot, signal: AbortSignal) -> ToolResult:
+    """The slot's result, or an ``aborted`` one for a call that never completed."""
+    if slot.result is not None:
+        return slot.result
+    reason = signal.reason
+    if slot.report.started_execution:
+        suffix = f": {reason}" if reason else ""
+        error = ErrorInfo(
+            code="aborted", name="Cancelled", message=f"Tool call cancelled after abort{suffix}"
+        )
+        return await fail(slot.report, slot.call, error)
+    return await block_aborted(slot.report, slot.call, reason)

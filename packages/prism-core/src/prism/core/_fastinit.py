@@ -1,0 +1,66 @@
+"""A faster ``__init__`` for the frozen, slotted dataclasses built on every dispatch.
+
+A frozen dataclass's generated ``__init__`` sets each field through ``object.__setattr__``
+looked up anew per field; setting the slots through their member descriptors is about twice as
+fast. The class stays a frozen, slotted, keyword-only dataclass: only ``__init__`` changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["fast_init", "positional_factory"]
+
+C = TypeVar("C", bound=type)
+T = TypeVar("T")
+
+
+def fast_init(cls: C) -> C:
+    """Replace ``cls.__init__`` with a keyword-only one that sets slots directly."""
+    if not (dataclasses.is_dataclass(cls) and "__slots__" in cls.__dict__):
+        raise TypeError(f"{cls.__name__} must be a slotted dataclass")
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__} has __post_init__; keep the generated __init__")
+    namespace: dict[str, Any] = {"_MISSING": dataclasses.MISSING}
+    params: list[str] = []
+    body: list[str] = []
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            raise TypeError(f"{cls.__name__}.{f.name} is init=False; not supported")
+        namespace[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
+        if f.default is not dataclasses.MISSING:
+            namespace[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        elif f.default_factory is not dataclasses.MISSING:
+            namespace[f"_factory_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_MISSING")
+            body.append(f"if {f.name} is _MISSING: {f.name} = _factory_{f.name}()")
+        else:
+            params.append(f.name)
+        body.append(f"_set_{f.name}(self, {f.name})")
+    source = f"def __init__(self, *, {', '.join(params)}):\n    " + "\n    ".join(body)
+    exec(source, namespace)  # the source is built from field names only, never from data
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    init.__annotations__ = {f.name: f.type for f in dataclasses.fields(cls)}
+    init.__annotations__["return"] = None
+    cls.__init__ = init  # type: ignore[method-assign]
+    return cls
+
+
+def positional_factory(cls: type[T]) -> Callable[..., T]:
+    """A private positional constructor for ``cls`` (all fields, in declaration order).
+
+    For the hottest internal call sites only: skips keyword parsing and defaults entirely.
+    """
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    namespace.update({f"_set_{n}": cls.__dict__[n].__set__ for n in names})
+    body = "\n    ".join(f"_set_{n}(self, {n})" for n in names)
+    source = f"def make({', '.join(names)}):\n    self = _new(_cls)\n    {body}\n    return self"
+    exec(source, namespace)  # built from field names only, never from data
+    make: Callable[..., T] = namespace["make"]
+    return make

@@ -1,0 +1,40 @@
+"""Name sets with ``fnmatch`` globs, compiled once."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Collection
+
+__all__ = ["GlobSet"]
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+class GlobSet:
+    """Exact names in a set, globs in one compiled regex: membership is O(1) for exact names."""
+
+    __slots__ = ("_exact", "_regex", "patterns")
+
+    def __init__(self, patterns: Collection[str]) -> None:
+        if isinstance(patterns, str):
+            raise TypeError("expected a collection of names, got a single str")
+        self.patterns = tuple(patterns)
+        for pattern in self.patterns:
+            if not isinstance(pattern, str):
+                raise TypeError(f"names must be str, got {type(pattern).__name__}")
+        self._exact = frozenset(p for p in self.patterns if not _GLOB_CHARS & set(p))
+        globs = [fnmatch.translate(p) for p in self.patterns if _GLOB_CHARS & set(p)]
+        self._regex = re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns)
+
+    def __contains__(self, name: object) -> bool:
+        if name in self._exact:
+            return True
+        return (
+            self._regex is not None
+            and isinstance(name, str)
+            and self._regex.match(name) is not None
+        )

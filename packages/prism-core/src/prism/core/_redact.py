@@ -1,0 +1,98 @@
+"""Redaction: secrets never leave Prism in results, events or ledger rows."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+__all__ = ["REDACTED", "Redactor", "SecretRedactor"]
+
+T = TypeVar("T")
+
+REDACTED = "[REDACTED]"
+_MAX_DEPTH = 64
+
+
+@runtime_checkable
+class Redactor(Protocol):
+    """Returns a copy of ``value`` with sensitive data replaced; never mutates ``value``."""
+
+    def redact(self, value: T) -> T:
+        """Redact ``value``."""
+        ...
+
+
+class SecretRedactor:
+    """Replaces each secret with ``[REDACTED]`` in strings and mapping keys, at any depth.
+
+    Walks dicts, lists, tuples, sets and dataclasses; depth-bounded (deeper values become
+    ``[REDACTED]``, failing closed) and cycle-safe. Unchanged objects are returned as is.
+    """
+
+    __slots__ = ("_regex",)
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        if isinstance(secrets, str):
+            raise TypeError("SecretRedactor expects an iterable of secrets, not one str")
+        unique = sorted({s for s in secrets if s}, key=len, reverse=True)
+        for secret in unique:
+            if not isinstance(secret, str):
+                raise TypeError(f"secrets must be str, got {type(secret).__name__}")
+        self._regex = re.compile("|".join(map(re.escape, unique))) if unique else None
+
+    def redact(self, value: T) -> T:
+        """A redacted copy of ``value`` (or ``value`` itself when nothing matched)."""
+        if self._regex is None:
+            return value
+        out: T = self._walk(value, 0, set())
+        return out
+
+    def _text(self, text: str) -> str:
+        assert self._regex is not None
+        return self._regex.sub(REDACTED, text)
+
+    def _walk(self, value: Any, depth: int, active: set[int]) -> Any:
+        if isinstance(value, str):
+            return self._text(value)
+        if value is None or isinstance(value, (int, float, bytes)):
+            return value
+        if depth >= _MAX_DEPTH:
+            return REDACTED
+        key = id(value)
+        if key in active:
+            return "[CYCLE]"
+        active.add(key)
+        try:
+            return self._container(value, depth + 1, active)
+        finally:
+            active.discard(key)
+
+    def _container(self, value: Any, depth: int, active: set[int]) -> Any:
+        if isinstance(value, Mapping):
+            items = [
+                (self._walk(k, depth, active), self._walk(v, depth, active))
+                for k, v in value.items()
+            ]
+            if all(a is k and b is v for (a, b), (k, v) in zip(items, value.items(), strict=True)):
+                return value
+            return dict(items)
+        if isinstance(value, (list, tuple, set, frozenset)):
+            new = [self._walk(v, depth, active) for v in value]
+            if all(a is b for a, b in zip(new, value, strict=True)):
+                return value
+            if isinstance(value, list):
+                return new
+            return type(value)(new) if not hasattr(value, "_fields") else type(value)(*new)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            changes = {}
+            for f in dataclasses.fields(value):
+                if not f.init:
+                    continue
+                old = getattr(value, f.name)
+                new_value = self._walk(old, depth, active)
+                if new_value is not old:
+                    changes[f.name] = new_value
+            return dataclasses.replace(value, **changes) if changes else value
+        return value

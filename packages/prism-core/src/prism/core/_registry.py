@@ -1,0 +1,109 @@
+"""The tool registry: the only place dispatch finds tools."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Literal, Protocol
+
+from ._types import ToolDefinition
+
+__all__ = [
+    "ToolLookup",
+    "ToolRegistry",
+    "UnknownToolError",
+    "create_tool_registry",
+    "validate_tool_name",
+]
+
+TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+
+
+class ToolLookup(Protocol):
+    """What dispatch needs of a registry: ``get(name)``."""
+
+    def get(self, name: str) -> ToolDefinition | None:
+        """The tool called ``name``, or ``None``."""
+        ...
+
+
+class UnknownToolError(KeyError):
+    """``resolve`` found no tool by that name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(name)
+
+    def __str__(self) -> str:
+        return f"Unknown tool: {self.name}"
+
+
+def validate_tool_name(name: object) -> str:
+    """Return ``name`` if it matches ``^[A-Za-z0-9_.:-]{1,128}$``; else ``ValueError``."""
+    if not isinstance(name, str) or TOOL_NAME_PATTERN.fullmatch(name) is None:
+        raise ValueError(f"invalid tool name {name!r}: must match ^[A-Za-z0-9_.:-]{{1,128}}$")
+    return name
+
+
+class ToolRegistry:
+    """Tools by name, in registration order. Replacing a tool keeps its position."""
+
+    __slots__ = ("_duplicate", "_tools")
+
+    def __init__(
+        self,
+        tools: Iterable[ToolDefinition] = (),
+        *,
+        duplicate: Literal["replace", "error"] = "replace",
+    ) -> None:
+        if duplicate not in ("replace", "error"):
+            raise ValueError(f"duplicate must be 'replace' or 'error', not {duplicate!r}")
+        self._duplicate = duplicate
+        self._tools: dict[str, ToolDefinition] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: ToolDefinition) -> None:
+        """Add ``tool``; a same-named tool is replaced in place, or ``ValueError`` in error mode."""
+        if not isinstance(tool, ToolDefinition):
+            raise TypeError(f"register expects a ToolDefinition, got {type(tool).__name__}")
+        validate_tool_name(tool.name)
+        if tool.name in self._tools and self._duplicate == "error":
+            raise ValueError(f"tool {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> ToolDefinition | None:
+        """The tool called ``name``, or ``None``."""
+        return self._tools.get(name)
+
+    def resolve(self, name: str) -> ToolDefinition:
+        """The tool called ``name``; raises ``UnknownToolError`` if there is none."""
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise UnknownToolError(name) from None
+
+    def list(self) -> tuple[ToolDefinition, ...]:
+        """All tools in registration order."""
+        return tuple(self._tools.values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[ToolDefinition]:
+        return iter(tuple(self._tools.values()))
+
+    def __repr__(self) -> str:
+        return f"ToolRegistry({list(self._tools)!r})"
+
+
+def create_tool_registry(
+    tools: Iterable[ToolDefinition] = (),
+    *,
+    duplicate: Literal["replace", "error"] = "replace",
+) -> ToolRegistry:
+    """Build a registry from ``tools``."""
+    return ToolRegistry(tools, duplicate=duplicate)

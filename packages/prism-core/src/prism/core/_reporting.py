@@ -1,0 +1,111 @@
+"""Where dispatch reports to: event sinks and ledgers, both redacted and never fatal."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from ._fastinit import positional_factory
+from ._ledger import RecordStatus, RunLedger, ToolCallRecord, new_record_id
+from ._redact import Redactor
+from ._types import ToolCall, ToolResult
+from .events import AgentEvent, EventSink
+
+__all__ = ["CallReporter"]
+
+_make_record = positional_factory(ToolCallRecord)
+
+
+def _warn(message: str, *args: object) -> None:
+    import logging  # only on the rare failure path: keeps import prism.core light
+
+    logging.getLogger("prism.core").warning(message, *args, exc_info=True)
+
+
+@dataclass(slots=True)
+class CallReporter:
+    """Reports one call's life: events to ``emit``, rows to ``ledger``, through ``redactor``."""
+
+    session_id: str
+    run_id: str
+    emit: EventSink | None
+    ledger: RunLedger | None
+    redactor: Redactor | None
+    started: float
+    started_at: datetime | None = None
+    started_execution: bool = False
+
+    @classmethod
+    def begin(
+        cls,
+        session_id: str,
+        run_id: str,
+        emit: EventSink | None,
+        ledger: RunLedger | None,
+        redactor: Redactor | None,
+    ) -> CallReporter:
+        """Start the clock for one call."""
+        started_at = datetime.now(UTC) if ledger is not None else None
+        return cls(session_id, run_id, emit, ledger, redactor, time.perf_counter(), started_at)
+
+    def elapsed(self) -> float:
+        """Seconds since ``begin``."""
+        return time.perf_counter() - self.started
+
+    def send(self, event: AgentEvent) -> Awaitable[None] | None:
+        """Send ``event`` (redacted) to the sink; returns an awaitable only for async sinks.
+
+        A raising sink is logged and ignored. Sync-first so the common path makes no coroutine.
+        """
+        if self.redactor is not None:
+            event = self.redactor.redact(event)
+        try:
+            outcome = self.emit(event)  # type: ignore[misc]
+        except Exception:
+            _warn("event sink raised on %s; ignored", event.type)
+            return None
+        if hasattr(outcome, "__await__"):
+            return _await_sink(outcome, event)  # type: ignore[arg-type]
+        return None
+
+    async def event(self, event: AgentEvent) -> None:
+        """Send ``event`` and await an async sink (no-op without a sink)."""
+        if self.emit is not None:
+            pending = self.send(event)
+            if pending is not None:
+                await pending
+
+    def record(
+        self,
+        call: ToolCall,
+        status: RecordStatus,
+        *,
+        reason: str | None = None,
+        result: ToolResult | None = None,
+    ) -> None:
+        """Append a ledger row (redacted); a raising ledger is logged and ignored."""
+        if status == "started":
+            self.started_execution = True
+        if self.ledger is None:
+            return
+        assert self.started_at is not None
+        row = _make_record(
+            new_record_id(), self.session_id, self.run_id, call.id, call.name, call.arguments,
+            status, reason, result, self.started_at,
+            None if status == "started" else datetime.now(UTC),
+        )  # fmt: skip
+        if self.redactor is not None:
+            row = self.redactor.redact(row)
+        try:
+            self.ledger.append(row)
+        except Exception:
+            _warn("run ledger raised on append; ignored")
+
+
+async def _await_sink(outcome: Awaitable[None], event: AgentEvent) -> None:
+    try:
+        await outcome
+    except Exception:
+        _warn("event sink raised on %s; ignored", event.type)

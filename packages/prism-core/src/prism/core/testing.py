@@ -1,0 +1,34 @@
+"""Test doubles for hosts and demos (named as such: a scripted stand-in for an LLM)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from ._messages import ModelRequest, ModelResponse
+
+__all__ = ["ScriptedProvider"]
+
+
+class ScriptedProvider:
+    """A fake model that returns ``responses`` in order and records every request.
+
+    Running out of responses raises ``RuntimeError`` (the run then ends ``failed``).
+    """
+
+    def __init__(self, responses: Sequence[ModelResponse]) -> None:
+        self._responses = tuple(responses)
+        self._lock = threading.Lock()
+        self.requests: list[ModelRequest] = []
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        """Return the next scripted response."""
+        with self._lock:
+            index = len(self.requests)
+            self.requests.append(request)
+        if index >= len(self._responses):
+            raise RuntimeError(
+                f"ScriptedProvider has only {len(self._responses)} responses; "
+                f"request {index + 1} has none"
+            )
+        return self._responses[index]

@@ -1,0 +1,5 @@
+"""The threat rows prism-core owns, run through the prism-conformance pytest plugin."""
+
+from prism.conformance import make_conformance_tests
+
+test_conformance = make_conformance_tests(package="prism-core")

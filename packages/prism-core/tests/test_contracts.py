@@ -1,0 +1,69 @@
+"""Contracts are frozen data; results always render to text a model can read."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from prism.core import (
+    ErrorInfo,
+    ImageContent,
+    ResourceContent,
+    ResourceLinkContent,
+    TextContent,
+    ToolCall,
+    ToolResult,
+    render_tool_result,
+)
+
+
+def test_contracts_are_frozen_and_slotted() -> None:
+    call = ToolCall(id="1", name="x", arguments={})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        call.name = "y"  # type: ignore[misc]
+    assert not hasattr(call, "__dict__")
+    assert hash(TextContent(text="a")) == hash(TextContent(text="a"))
+
+
+def test_contracts_are_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        ToolCall("1", "x", {})  # type: ignore[misc]
+
+
+def test_content_only_result_renders_its_text_not_null() -> None:
+    result = ToolResult(tool_call_id="1", name="x", content=(TextContent(text="hello"),))
+    assert render_tool_result(result) == "hello"
+
+
+def test_render_joins_text_then_value_then_error() -> None:
+    result = ToolResult(
+        tool_call_id="1",
+        name="x",
+        content=(TextContent(text="a"), TextContent(text="b")),
+        value={"k": [1, 2]},
+        error=ErrorInfo(message="boom"),
+    )
+    assert render_tool_result(result) == 'a\nb\n{"k":[1,2]}\nError: boom'
+
+
+def test_render_summarizes_binary_blocks() -> None:
+    image = ImageContent(data="AAAA" * 10, mime_type="image/png")
+    link = ResourceLinkContent(uri="file:///a", name="a", description="the a file")
+    blob = ResourceContent(uri="mem://b", mime_type="application/pdf", blob="AAAA")
+    text = render_tool_result(ToolResult(tool_call_id="1", name="x", content=(image, link, blob)))
+    assert text.splitlines() == [
+        "[image image/png, 30 bytes]",
+        "[resource link a <file:///a>: the a file]",
+        "[resource mem://b application/pdf, 3 bytes]",
+    ]
+
+
+def test_empty_result_is_never_null_or_empty() -> None:
+    text = render_tool_result(ToolResult(tool_call_id="1", name="x"))
+    assert text not in ("", "null")
+
+
+def test_is_error_reflects_error_field() -> None:
+    assert ToolResult(tool_call_id="1", name="x", error=ErrorInfo(message="m")).is_error
+    assert not ToolResult(tool_call_id="1", name="x").is_error

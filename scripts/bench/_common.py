@@ -1,0 +1,186 @@
+"""Shared helpers for the benchmark scripts: timing loops, medians, markdown tables.
+
+Every bench script measures Prism and the raw peer side by side in one run; these helpers keep
+the method (warm-up, interleaved repeats, median) identical across scripts.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+__all__ = [
+    "AsyncThunk",
+    "ImportFigures",
+    "Target",
+    "fmt_ms",
+    "fmt_ratio",
+    "fmt_us",
+    "interleaved_async",
+    "machine_line",
+    "markdown_table",
+    "measure_imports",
+    "median",
+    "settle",
+    "targets_table",
+    "time_async_calls",
+    "verdict",
+]
+
+AsyncThunk = Callable[[], Awaitable[object]]
+Target = tuple[str, str, bool]
+"""A target row: what, the measured figure as text, whether it was met."""
+
+PYCACHE = os.path.join(tempfile.gettempdir(), "prism-bench-pycache")
+
+if sys.dont_write_bytecode:
+    # Under PYTHONDONTWRITEBYTECODE every run would recompile the peers (seconds of startup);
+    # cache their bytecode in a private prefix instead. Timed regions never import anything.
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = PYCACHE
+
+
+def median(values: Iterable[float]) -> float:
+    """The median of ``values`` (the statistic every table reports)."""
+    return statistics.median(list(values))
+
+
+def settle() -> None:
+    """Collect garbage before a timed repeat so one subject's garbage is not billed to the next.
+
+    Survivors are frozen, so later collections (timed ones included) do not rescan the peers'
+    large import-time heaps: every subject runs against the same small young heap.
+    """
+    gc.collect()
+    gc.freeze()
+
+
+async def time_async_calls(fn: AsyncThunk, n: int) -> float:
+    """Seconds per call of ``await fn()``, over ``n`` back-to-back calls."""
+    start = time.perf_counter()
+    for _ in range(n):
+        await fn()
+    return (time.perf_counter() - start) / n
+
+
+async def interleaved_async(
+    subjects: Mapping[str, Callable[[], Awaitable[float]]], repeats: int
+) -> dict[str, list[float]]:
+    """Run each subject's timed batch once per repeat, round-robin, so load drift hits all alike.
+
+    Each subject callable performs one timed batch and returns its figure (e.g. seconds per call).
+    """
+    results: dict[str, list[float]] = {name: [] for name in subjects}
+    for _ in range(repeats):
+        for name, batch in subjects.items():
+            settle()
+            results[name].append(await batch())
+    return results
+
+
+def fmt_us(seconds: float) -> str:
+    """Seconds as microseconds with sensible precision."""
+    us = seconds * 1e6
+    return f"{us:.2f}" if us < 10 else f"{us:.1f}" if us < 1000 else f"{us:,.0f}"
+
+
+def fmt_ms(seconds: float) -> str:
+    """Seconds as milliseconds."""
+    return f"{seconds * 1e3:.2f}"
+
+
+def fmt_ratio(value: float) -> str:
+    """A ratio such as ``0.42×``."""
+    return f"{value:.2f}×"
+
+
+def verdict(ok: bool) -> str:
+    """The target column's text."""
+    return "met" if ok else "**missed**"
+
+
+def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """A GitHub-flavoured markdown table."""
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return "\n".join(lines)
+
+
+def machine_line() -> str:
+    """Where the figures come from: interpreter, OS and core count."""
+    impl = platform.python_implementation()
+    version = ".".join(str(v) for v in sys.version_info[:3])
+    return f"{impl} {version}, {platform.system()} {platform.machine()}, {os.cpu_count()} cores"
+
+
+def targets_table(targets: Iterable[Target]) -> str:
+    """The closing table: every DESIGN §13 target, the figure measured, met or missed."""
+    return markdown_table(
+        ["target (DESIGN §13)", "measured", "verdict"],
+        [[name, value, verdict(ok)] for name, value, ok in targets],
+    )
+
+
+class ImportFigures(NamedTuple):
+    """Medians for one module: in-process import seconds, whole-process seconds, and whether
+    asyncio / trio ended up in ``sys.modules``."""
+
+    import_seconds: float
+    process_seconds: float
+    asyncio: bool
+    trio: bool
+
+
+_IMPORT_PROBE = (
+    "import sys, time\n"
+    "t = time.perf_counter()\n"
+    "{statement}\n"
+    "d = time.perf_counter() - t\n"
+    "print(d, 'asyncio' in sys.modules, 'trio' in sys.modules)\n"
+)
+
+
+def measure_imports(
+    statements: Sequence[str], reps: int, warmups: int = 2
+) -> dict[str, ImportFigures]:
+    """Time each import statement (``"import json"``) in fresh interpreters, interleaved,
+    ``reps`` times; medians, keyed by statement.
+
+    Bytecode goes to a private ``PYTHONPYCACHEPREFIX`` warmed by ``warmups`` runs, so no side pays
+    compilation and nothing is written beside the sources.
+    """
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    samples: dict[str, list[tuple[float, float, bool, bool]]] = {s: [] for s in statements}
+    with tempfile.TemporaryDirectory(prefix="prism-bench-pycache-") as cache:
+        env["PYTHONPYCACHEPREFIX"] = cache
+        for rep in range(reps + warmups):
+            for statement in statements:
+                start = time.perf_counter()
+                out = subprocess.run(
+                    [sys.executable, "-c", _IMPORT_PROBE.format(statement=statement)],
+                    env=env, capture_output=True, text=True, check=True,
+                )  # fmt: skip
+                wall = time.perf_counter() - start
+                seconds, has_asyncio, has_trio = out.stdout.split()
+                if rep >= warmups:
+                    samples[statement].append(
+                        (float(seconds), wall, has_asyncio == "True", has_trio == "True")
+                    )
+    return {
+        statement: ImportFigures(
+            median(r[0] for r in rows),
+            median(r[1] for r in rows),
+            any(r[2] for r in rows),
+            any(r[3] for r in rows),
+        )
+        for statement, rows in samples.items()
+    }
