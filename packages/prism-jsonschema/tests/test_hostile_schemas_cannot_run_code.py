@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from prism.jsonschema import JsonSchemaArgumentValidator
 from prism.jsonschema._codecheck import GeneratedCodeRejected, check_generated_code
 

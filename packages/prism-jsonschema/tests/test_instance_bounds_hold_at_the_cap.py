@@ -7,6 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 import pytest
+
 from prism.jsonschema import JsonSchemaArgumentValidator
 
 ANYTHING: dict[str, Any] = {}

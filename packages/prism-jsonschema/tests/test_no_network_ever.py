@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from prism.jsonschema import JsonSchemaArgumentValidator
 from prism.jsonschema._fastjsonschema import (
     REFUSE_EVERY_SCHEME,

@@ -6,6 +6,7 @@ import math
 
 import attrs
 import pytest
+
 from prism.jsonschema import HARD_CAPS, JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 DEFAULTS = {

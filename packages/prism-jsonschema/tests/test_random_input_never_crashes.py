@@ -10,6 +10,7 @@ import prism_jsonschema_tests_realistic_schemas as realistic  # loaded by confte
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from prism.jsonschema import JsonSchemaArgumentValidator
 from prism.jsonschema._errors import MESSAGE_LIMIT
 
