@@ -7,16 +7,17 @@ with one clear message instead of crashing (or silently misleading) an engine.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Final, NoReturn
 
 from ._drafts import Draft
 from ._pointer import Path, location
-from ._walk import REF_KEYWORDS, Json, SchemaRejected, WalkState, is_array
+from ._walk import REF_KEYWORDS, Json, SchemaRejected, WalkState, is_array, is_object
 
 __all__ = ["SchemaWalk"]
 
 _TYPES: Final = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
+_TYPE_NAMES: Final = f"a type name or a non-empty array of unique type names {sorted(_TYPES)}"
 _SCHEMA: Final = frozenset(
     {"not", "if", "then", "else", "contains", "propertyNames", "additionalProperties",
      "additionalItems", "unevaluatedProperties", "unevaluatedItems", "contentSchema"}
@@ -66,7 +67,7 @@ class SchemaWalk:
             if self.draft == 4 and not bool_ok:
                 raise SchemaRejected(f"boolean schema at {location(path)} needs draft-06 or later")
             return self.state.scalar(value, path)
-        if not isinstance(value, Mapping):
+        if not is_object(value):
             raise SchemaRejected(f"schema at {location(path)} must be an object or a boolean")
         self.state.enter(value, path, depth)
         out: dict[str, Json] = {}
@@ -109,7 +110,7 @@ class SchemaWalk:
         return items
 
     def _schema_map(self, value: object, path: Path, depth: int) -> Json:
-        if not isinstance(value, Mapping):
+        if not is_object(value):
             _reject(path, "an object whose values are schemas")
         self.state.enter(value, path, depth)
         out: dict[str, Json] = {}
@@ -160,7 +161,7 @@ class SchemaWalk:
             ) from None
 
     def _dependencies(self, value: object, path: Path, depth: int) -> Json:
-        if not isinstance(value, Mapping):
+        if not is_object(value):
             _reject(path, "an object")
         self.state.enter(value, path, depth)
         out: dict[str, Json] = {}
@@ -175,7 +176,7 @@ class SchemaWalk:
         return out
 
     def _dependent_required(self, value: object, path: Path, depth: int) -> Json:
-        if not isinstance(value, Mapping):
+        if not is_object(value):
             _reject(path, "an object whose values are arrays of strings")
         self.state.enter(value, path, depth)
         out: dict[str, Json] = {}
@@ -205,7 +206,7 @@ class SchemaWalk:
         ok = bool(names) and all(isinstance(n, str) and n in _TYPES for n in names)
         if ok and len(set(names)) != len(names):
             ok = False
-        _expect(ok, path, f"a type name or a non-empty array of unique type names {sorted(_TYPES)}")
+        _expect(ok, path, _TYPE_NAMES)
         return copied
 
     def _enum(self, value: object, path: Path, depth: int) -> Json:

@@ -21,7 +21,7 @@ from ._errors import clip, fastjsonschema_errors, render_errors, rs_errors
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._instance import InstanceBounds, InstanceRejected, Slow, Violation
 from ._options import JsonSchemaValidatorOptions
-from ._rs import rs_available
+from ._rs import compile_rs_bounds, rs_available
 from ._walk import SchemaRejected
 
 __all__ = ["JsonSchemaArgumentValidator", "create_json_schema_tool_argument_validator"]
@@ -76,6 +76,9 @@ class JsonSchemaArgumentValidator:
         check = self._bounds.check
         miss = self._miss
         rs = self.options.engine == "jsonschema-rs"
+        bounds_ok = self._rs_bounds().is_valid if rs else None
+        rs_slow = self._rs_slow
+        rs_invalid = self._rs_invalid
         engine_failure = self._engine_failure
 
         def validate(schema: JsonObject, value: object) -> ToolArgumentValidationResult:
@@ -96,6 +99,16 @@ class JsonSchemaArgumentValidator:
             if entry.rejected is not None:
                 rejected: ToolArgumentValidationResult = entry.rejected
                 return rejected
+            if bounds_ok is not None:
+                # jsonschema-rs: the bounds are a schema too, checked in Rust before the user's.
+                try:
+                    if bounds_ok(value):
+                        if entry.fast(value):
+                            return _OK
+                        return rs_invalid(entry, value)
+                except Exception:  # not plain JSON for jsonschema-rs: the slow path says why
+                    pass
+                return rs_slow(entry, value)
             instance: Any = value
             try:
                 if type(value) is dict or type(value) is list:
@@ -110,30 +123,48 @@ class JsonSchemaArgumentValidator:
             except InstanceRejected as exc:
                 return _failure(exc.error)
             try:
-                if rs:
-                    if entry.fast(instance):
-                        return _OK
-                else:
-                    entry.fast(instance)
-                    return _OK
+                entry.fast(instance)
             except Exception as exc:  # the engine's "invalid", or an engine bug: never a crash
                 return engine_failure(entry, instance, exc)
-            return engine_failure(entry, instance, None)
+            return _OK
 
         validate.__doc__ = JsonSchemaArgumentValidator.validate.__doc__
         return validate
 
+    def _rs_bounds(self) -> Any:
+        options = self.options
+        return compile_rs_bounds(
+            max_depth=options.max_instance_depth,
+            max_properties=options.max_instance_properties,
+            max_string=options.max_string_length,
+            max_items=options.max_array_items,
+        )
+
+    def _rs_slow(self, entry: Entry, value: object) -> ToolArgumentValidationResult:
+        """jsonschema-rs said no (or could not read the value): find out why, precisely."""
+        try:
+            instance = self._bounds.check(value)
+        except InstanceRejected as exc:
+            return _failure(exc.error)
+        try:
+            if entry.fast(instance):  # the bounds schema is stricter than JSON (huge integers)
+                return _OK
+        except Exception as exc:  # an engine bug must not escape as a crash
+            return _failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
+        return self._rs_invalid(entry, instance)
+
+    def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
+        try:
+            errors = rs_errors(entry.rs_validator.iter_errors(instance), self._max_errors)
+        except Exception as exc:  # an engine bug must not escape as a crash
+            return _failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
+        return _failure(*errors)
+
     def _engine_failure(
-        self, entry: Entry, instance: object, exc: Exception | None
+        self, entry: Entry, instance: object, exc: Exception
     ) -> ToolArgumentValidationResult:
         if isinstance(exc, FASTJSONSCHEMA_EXCEPTIONS):
             return self._fastjsonschema_failure(exc, entry.collect_all, instance)
-        try:
-            if exc is None:
-                errors = entry.rs_validator.iter_errors(instance)
-                return _failure(*rs_errors(errors, self._max_errors))
-        except Exception as error:
-            exc = error
         return _failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
 
     def _fastjsonschema_failure(

@@ -15,7 +15,15 @@ from ._pointer import Path, location
 if TYPE_CHECKING:
     from ._options import JsonSchemaValidatorOptions
 
-__all__ = ["MAX_INT_BITS", "REF_KEYWORDS", "Json", "SchemaRejected", "WalkState", "is_array"]
+__all__ = [
+    "MAX_INT_BITS",
+    "REF_KEYWORDS",
+    "Json",
+    "SchemaRejected",
+    "WalkState",
+    "is_array",
+    "is_object",
+]
 
 Json: TypeAlias = "bool | int | float | str | list[Json] | dict[str, Json] | None"
 
@@ -42,6 +50,10 @@ class WalkState:
     def scalar(self, value: object, path: Path) -> Json:
         """Count and copy one non-container value (exact builtin type out)."""
         self._count(path)
+        if type(value) is str:
+            self.approx_bytes += len(value) + 2
+            self._check_size(path)
+            return value
         if value is None or value is True or value is False:
             self.approx_bytes += 4
             return value
@@ -124,7 +136,7 @@ class WalkState:
 
     def data(self, value: object, path: Path, depth: int) -> Json:
         """Copy a value in a data position (``enum``, ``default``, unknown keywords ...)."""
-        if isinstance(value, Mapping):
+        if is_object(value):
             self.enter(value, path, depth)
             out: dict[str, Json] = {}
             for raw_key, item in value.items():
@@ -145,7 +157,17 @@ class WalkState:
 
 def is_array(value: object) -> TypeGuard[Sequence[Any]]:
     """A JSON array: a list or tuple (or other sequence) that is not text or bytes."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return True
+    if kind is str or kind is dict:
+        return False
     return isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray)
+
+
+def is_object(value: object) -> TypeGuard[Mapping[Any, Any]]:
+    """A JSON object: a dict or any other ``Mapping``."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _clip(text: str, limit: int = 120) -> str:
