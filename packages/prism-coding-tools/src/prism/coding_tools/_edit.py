@@ -1,0 +1,217 @@
+"""The ``edit`` tool: exact (or fuzzy) unique replacements, applied atomically per file."""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+from collections.abc import Callable, Mapping, Sequence
+
+from prism.core import (
+    ExecutionAction,
+    ExecutionPolicy,
+    JsonObject,
+    JsonValue,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolResult,
+)
+
+from ._atomic import atomic_write
+from ._common import (
+    ToolError,
+    authorize,
+    check_aborted,
+    guarded,
+    in_worker,
+    ok_result,
+    require_keys,
+    require_str,
+    resolve_path,
+    single_path,
+)
+from ._edit_apply import Applied, Edit, apply_edits
+from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue
+from ._options import DEFAULT_EDIT_OPTIONS, EditOptions
+from ._paging import read_up_to
+
+__all__ = ["create_edit_tool", "parse_edits"]
+
+_DESCRIPTION = (
+    "Edit a text file by exact replacement. Each edit's old_text must appear exactly once in "
+    "the original file (all edits are matched against the original, must not overlap, and "
+    "must change something). Copy old_text exactly from the file; LF line breaks match CRLF "
+    "files. At most {edits} edits and {limit} bytes of text per call. Relative paths are "
+    "resolved against {cwd}."
+)
+
+
+def parse_edits(value: JsonValue, options: EditOptions) -> list[Edit]:
+    """Check the ``edits`` argument's shape, count and total size (no filesystem access)."""
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence) or not value:
+        raise ToolError(
+            "invalid_arguments", "edits must be a non-empty list of {old_text, new_text} objects"
+        )
+    if len(value) > options.max_edits:
+        raise ToolError(
+            "input_too_large",
+            f"{len(value)} edits is more than the limit of {options.max_edits}; split the change",
+        )
+    edits: list[Edit] = []
+    budget = options.max_input_bytes
+    for number, item in enumerate(value, start=1):
+        if not isinstance(item, Mapping) or set(item) != {"old_text", "new_text"}:
+            raise ToolError(
+                "invalid_arguments",
+                f"edits[{number - 1}] must be an object with exactly old_text and new_text",
+            )
+        old, new = item["old_text"], item["new_text"]
+        if not isinstance(old, str) or not isinstance(new, str):
+            raise ToolError("invalid_arguments", f"edits[{number - 1}]: texts must be strings")
+        budget -= _utf8_size(old, budget) + _utf8_size(new, budget)
+        if budget < 0:
+            raise ToolError(
+                "input_too_large",
+                f"the edits hold more than the {options.max_input_bytes:,}-byte limit of text; "
+                "nothing was changed",
+            )
+        old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+        if not old:
+            raise ToolError("invalid_arguments", f"Edit {number}: old_text must not be empty")
+        if old == new:
+            raise ToolError(
+                "edit_noop", f"Edit {number}: old_text and new_text are identical; nothing to do"
+            )
+        edits.append(Edit(old=old, new=new))
+    return edits
+
+
+def _utf8_size(text: str, budget: int) -> int:
+    if len(text) > budget:
+        return len(text)  # already over: no need to encode
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise ToolError(
+            "invalid_arguments", "edit text is not valid Unicode (it holds a lone surrogate)"
+        ) from None
+
+
+def create_edit_tool(
+    cwd: str | os.PathLike[str],
+    *,
+    options: EditOptions = DEFAULT_EDIT_OPTIONS,
+    execution_policy: ExecutionPolicy | None = None,
+    mutation_queue: MutationQueue | None = None,
+) -> ToolDefinition:
+    """The ``edit`` tool bound to ``cwd``; see ``docs/coding-tools.md``."""
+    if not isinstance(options, EditOptions):
+        raise TypeError(f"options must be EditOptions, got {type(options).__name__}")
+    root = os.path.abspath(os.fspath(cwd))
+    queue = mutation_queue or DEFAULT_MUTATION_QUEUE
+
+    async def run(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
+        require_keys(arguments, ("path", "edits"), ("path", "edits"))
+        raw = require_str(arguments, "path")
+        edits = parse_edits(arguments["edits"], options)  # before any fs access
+        path = resolve_path(root, raw)
+        action = ExecutionAction(kind="edit", operation="edit", paths=(path,), risk="medium")
+        target = single_path(await authorize(execution_policy, action, context), root)
+        async with queue.hold(target) as key:
+            check_aborted(context, f"editing {raw}")
+            work = functools.partial(_edit_file, key, raw, edits, options)
+            applied = await in_worker(work, context, abandon_on_cancel=False)
+        return _result(context, raw, key, len(edits), applied)
+
+    return ToolDefinition(
+        name="edit",
+        execute=guarded("edit", run),
+        description=_DESCRIPTION.format(
+            edits=options.max_edits, limit=options.max_input_bytes, cwd=root
+        ),
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File to edit (relative to cwd)."},
+                "edits": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": options.max_edits,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "old_text": {"type": "string", "minLength": 1},
+                            "new_text": {"type": "string"},
+                        },
+                        "required": ["old_text", "new_text"],
+                        "additionalProperties": False,
+                    },
+                },
+            },
+            "required": ["path", "edits"],
+            "additionalProperties": False,
+        },
+    )
+
+
+def _edit_file(
+    path: str,
+    shown: str,
+    edits: list[Edit],
+    options: EditOptions,
+    should_stop: Callable[[], bool],
+) -> Applied:
+    limit = options.max_file_bytes
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise ToolError("not_a_file", f"Cannot edit {shown}: it is not a regular file")
+        if info.st_size > limit:
+            raise _too_big(shown, info.st_size, limit)
+        with open(path, "rb", buffering=0) as f:
+            raw = read_up_to(f, limit + 1)
+    except FileNotFoundError:
+        raise ToolError(
+            "file_not_found", f"File not found: {shown}; use the write tool to create it"
+        ) from None
+    except OSError as exc:
+        raise ToolError("io_error", f"Cannot edit {shown}: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        raise _too_big(shown, len(raw), limit)
+    applied = apply_edits(raw, edits, shown=shown)
+    if len(applied.data) > limit:
+        raise _too_big(shown, len(applied.data), limit, " after the edits")
+    atomic_write(path, applied.data, should_stop, shown=shown)
+    return applied
+
+
+def _too_big(shown: str, size: int, limit: int, when: str = "") -> ToolError:
+    return ToolError(
+        "file_too_large",
+        f"{shown} {'would be' if when else 'is'} {size:,} bytes{when}, over the edit limit of "
+        f"{limit:,} bytes (max_file_bytes); nothing was changed",
+    )
+
+
+def _result(
+    context: ToolExecutionContext, shown: str, path: str, count: int, applied: Applied
+) -> ToolResult:
+    text = f"Edited {shown}: {count} replacement{'s' if count != 1 else ''}"
+    if applied.fuzzy:
+        numbers = ", ".join(str(n) for n in applied.fuzzy)
+        text += (
+            f". Edit {numbers} did not match exactly and was matched after normalizing "
+            "whitespace at line ends, quotes, dashes and special spaces (fuzzy match)"
+        )
+    return ok_result(
+        "edit",
+        context,
+        text + ".",
+        {
+            "path": path,
+            "diff": applied.diff,
+            "fuzzy": applied.fuzzy,
+            "replacements": count,
+            "first_changed_line": applied.first_changed_line,
+        },
+    )

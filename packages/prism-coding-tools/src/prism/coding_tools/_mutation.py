@@ -1,0 +1,69 @@
+"""Per-file mutation queue: write/edit on the same real path run one at a time, in order."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
+from anyio.lowlevel import RunVar
+
+__all__ = ["DEFAULT_MUTATION_QUEUE", "MutationQueue"]
+
+
+class _Slot:
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = anyio.Lock()
+        self.users = 0
+
+
+class MutationQueue:
+    """Serializes mutations per ``realpath`` (FIFO); different files proceed in parallel.
+
+    State lives per event loop (an anyio ``RunVar``), so one queue may be shared by tools
+    used from several ``asyncio.run``/``trio.run`` calls; entries vanish when unused.
+    """
+
+    def __init__(self) -> None:
+        self._slots: RunVar[dict[str, _Slot]] = RunVar(f"prism_mutation_queue_{id(self)}")
+
+    def _table(self) -> dict[str, _Slot]:
+        try:
+            return self._slots.get()
+        except LookupError:
+            table: dict[str, _Slot] = {}
+            self._slots.set(table)
+            return table
+
+    @asynccontextmanager
+    async def hold(self, path: str) -> AsyncIterator[str]:
+        """Hold the queue for ``path`` (keyed by its realpath, which is yielded)."""
+        key = _key(path)
+        table = self._table()
+        slot = table.get(key)
+        if slot is None:
+            slot = table[key] = _Slot()
+        slot.users += 1
+        try:
+            async with slot.lock:
+                yield key
+        finally:
+            slot.users -= 1
+            if slot.users == 0 and table.get(key) is slot:
+                del table[key]
+
+    def pending(self, path: str) -> int:
+        """How many holders and waiters ``path`` has right now (for tests and metrics)."""
+        slot = self._table().get(_key(path))
+        return 0 if slot is None else slot.users
+
+
+def _key(path: str) -> str:
+    return os.path.realpath(path)
+
+
+DEFAULT_MUTATION_QUEUE = MutationQueue()
+"""The queue every write/edit tool uses unless given its own."""

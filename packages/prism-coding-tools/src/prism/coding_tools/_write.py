@@ -1,0 +1,112 @@
+"""The ``write`` tool: bounded, policy-checked, atomic, serialized per file."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+from prism.core import (
+    ExecutionAction,
+    ExecutionPolicy,
+    JsonObject,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolResult,
+)
+
+from ._atomic import atomic_write
+from ._common import (
+    ToolError,
+    authorize,
+    check_aborted,
+    guarded,
+    in_worker,
+    ok_result,
+    require_keys,
+    require_str,
+    resolve_path,
+    single_path,
+)
+from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue
+from ._options import DEFAULT_WRITE_OPTIONS, WriteOptions
+
+__all__ = ["create_write_tool", "encode_bounded"]
+
+_DESCRIPTION = (
+    "Create or overwrite a file with the given content (at most {limit} bytes of UTF-8). Parent "
+    "directories are created. The file is replaced atomically; an existing file keeps its mode. "
+    "Relative paths are resolved against {cwd}."
+)
+
+
+def encode_bounded(text: str, limit: int, what: str) -> bytes:
+    """UTF-8 bytes of ``text``, refusing more than ``limit`` bytes (checked before encoding
+    when the character count alone proves it)."""
+    if len(text) > limit:
+        raise ToolError(
+            "input_too_large",
+            f"{what} has {len(text):,} characters, more than the {limit:,}-byte limit; "
+            "nothing was written",
+        )
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ToolError(
+            "invalid_arguments", f"{what} is not valid Unicode (it holds a lone surrogate)"
+        ) from None
+    if len(data) > limit:
+        raise ToolError(
+            "input_too_large",
+            f"{what} is {len(data):,} bytes of UTF-8, more than the {limit:,}-byte limit; "
+            "nothing was written",
+        )
+    return data
+
+
+def create_write_tool(
+    cwd: str | os.PathLike[str],
+    *,
+    options: WriteOptions = DEFAULT_WRITE_OPTIONS,
+    execution_policy: ExecutionPolicy | None = None,
+    mutation_queue: MutationQueue | None = None,
+) -> ToolDefinition:
+    """The ``write`` tool bound to ``cwd``; see ``docs/coding-tools.md``."""
+    if not isinstance(options, WriteOptions):
+        raise TypeError(f"options must be WriteOptions, got {type(options).__name__}")
+    root = os.path.abspath(os.fspath(cwd))
+    queue = mutation_queue or DEFAULT_MUTATION_QUEUE
+
+    async def run(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
+        require_keys(arguments, ("path", "content"), ("path", "content"))
+        raw = require_str(arguments, "path")
+        content = require_str(arguments, "content", non_empty=False)
+        data = encode_bounded(content, options.max_input_bytes, "content")  # before any fs access
+        path = resolve_path(root, raw)
+        action = ExecutionAction(kind="write", operation="write", paths=(path,), risk="medium")
+        target = single_path(await authorize(execution_policy, action, context), root)
+        async with queue.hold(target) as key:
+            check_aborted(context, f"writing {raw}")
+            work = functools.partial(atomic_write, key, data, shown=raw)
+            created = await in_worker(work, context, abandon_on_cancel=False)
+        verb = "Created" if created else "Wrote"
+        return ok_result(
+            "write",
+            context,
+            f"{verb} {raw} ({len(data):,} bytes)",
+            {"path": key, "bytes": len(data), "created": created},
+        )
+
+    return ToolDefinition(
+        name="write",
+        execute=guarded("write", run),
+        description=_DESCRIPTION.format(limit=options.max_input_bytes, cwd=root),
+        parameters={
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File to write (relative to cwd)."},
+                "content": {"type": "string", "description": "The complete new content."},
+            },
+            "required": ["path", "content"],
+            "additionalProperties": False,
+        },
+    )
