@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 from prism.core import (
     ErrorInfo,
@@ -19,18 +18,13 @@ from ._cache import CacheInfo, CompileCache, Entry
 from ._compile import check_schema, compile_checked
 from ._errors import clip, fastjsonschema_errors, render_errors, rs_errors
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
-from ._instance import InstanceBounds, InstanceRejected, Slow, Violation
+from ._hotpath import OK, Validate, failure, make_fastjsonschema_validate, make_rs_validate
+from ._instance import InstanceBounds, InstanceRejected
 from ._options import JsonSchemaValidatorOptions
 from ._rs import compile_rs_bounds, rs_available
 from ._walk import SchemaRejected
 
 __all__ = ["JsonSchemaArgumentValidator", "create_json_schema_tool_argument_validator"]
-
-_OK: Final = ToolArgumentValidationResult(ok=True)
-
-
-def _failure(*errors: ToolArgumentValidationError) -> ToolArgumentValidationResult:
-    return ToolArgumentValidationResult(ok=False, errors=errors)
 
 
 class JsonSchemaArgumentValidator:
@@ -59,77 +53,15 @@ class JsonSchemaArgumentValidator:
         """Check ``value`` against ``schema``; never raises for schema or value problems."""
         raise NotImplementedError  # pragma: no cover - replaced per instance in __init__
 
-    def _make_validate(self) -> Callable[[JsonObject, object], ToolArgumentValidationResult]:
-        # The hot path is a closure: every collaborator is a local, a cache hit costs one dict
-        # lookup and one LRU touch, and the instance walk is one call for a flat object.
-        by_id_get = self._cache.by_id.get
-        cache = self._cache
-        touch = cache.touch
-        hits = 0
-        newest: object = None  # the entry known to sit at the LRU's most-recent end
-
-        def count_hits() -> int:
-            return hits
-
-        cache.hit_counters.append(count_hits)
-        walk = self._bounds.walk
-        check = self._bounds.check
-        miss = self._miss
-        rs = self.options.engine == "jsonschema-rs"
-        bounds_ok = self._rs_bounds().is_valid if rs else None
-        rs_slow = self._rs_slow
-        rs_invalid = self._rs_invalid
-        engine_failure = self._engine_failure
-
-        def validate(schema: JsonObject, value: object) -> ToolArgumentValidationResult:
-            """Check ``value`` against ``schema``; never raises for schema or value problems."""
-            nonlocal hits, newest
-            alias = by_id_get(id(schema))
-            if alias is not None and alias[0] is schema:
-                entry = alias[1]
-                hits += 1
-                if entry is not newest:  # repeated calls of one tool skip the LRU touch
-                    try:
-                        touch(entry.key)
-                        newest = entry
-                    except KeyError:  # evicted by another thread a moment ago
-                        pass
-            else:
-                entry = newest = miss(schema)
-            if entry.rejected is not None:
-                rejected: ToolArgumentValidationResult = entry.rejected
-                return rejected
-            if bounds_ok is not None:
-                # jsonschema-rs: the bounds are a schema too, checked in Rust before the user's.
-                try:
-                    if bounds_ok(value):
-                        if entry.fast(value):
-                            return _OK
-                        return rs_invalid(entry, value)
-                except Exception:  # not plain JSON for jsonschema-rs: the slow path says why
-                    pass
-                return rs_slow(entry, value)
-            instance: Any = value
-            try:
-                if type(value) is dict or type(value) is list:
-                    try:
-                        walk(value, 1)
-                    except Slow:
-                        instance = check(value)
-                else:
-                    instance = check(value)
-            except Violation as violation:
-                return _failure(violation.error())
-            except InstanceRejected as exc:
-                return _failure(exc.error)
-            try:
-                entry.fast(instance)
-            except Exception as exc:  # the engine's "invalid", or an engine bug: never a crash
-                return engine_failure(entry, instance, exc)
-            return _OK
-
-        validate.__doc__ = JsonSchemaArgumentValidator.validate.__doc__
-        return validate
+    def _make_validate(self) -> Validate:
+        if self.options.engine == "jsonschema-rs":
+            bounds = self._rs_bounds()
+            return make_rs_validate(
+                self._cache, self._miss, bounds.is_valid, self._rs_invalid, self._rs_slow
+            )
+        return make_fastjsonschema_validate(
+            self._cache, self._miss, self._bounds.walk, self._bounds.check, self._engine_failure
+        )
 
     def _rs_bounds(self) -> Any:
         options = self.options
@@ -145,27 +77,27 @@ class JsonSchemaArgumentValidator:
         try:
             instance = self._bounds.check(value)
         except InstanceRejected as exc:
-            return _failure(exc.error)
+            return failure(exc.error)
         try:
             if entry.fast(instance):  # the bounds schema is stricter than JSON (huge integers)
-                return _OK
+                return OK
         except Exception as exc:  # an engine bug must not escape as a crash
-            return _failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
+            return failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
         return self._rs_invalid(entry, instance)
 
     def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
         try:
             errors = rs_errors(entry.rs_validator.iter_errors(instance), self._max_errors)
         except Exception as exc:  # an engine bug must not escape as a crash
-            return _failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
-        return _failure(*errors)
+            return failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
+        return failure(*errors)
 
     def _engine_failure(
         self, entry: Entry, instance: object, exc: Exception
     ) -> ToolArgumentValidationResult:
         if isinstance(exc, FASTJSONSCHEMA_EXCEPTIONS):
             return self._fastjsonschema_failure(exc, entry.collect_all, instance)
-        return _failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
+        return failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
 
     def _fastjsonschema_failure(
         self, first: Exception, collect_all: Any, instance: object
@@ -178,7 +110,7 @@ class JsonSchemaArgumentValidator:
                 found = exc
             except Exception:  # keep the first error rather than lose it
                 pass
-        return _failure(*fastjsonschema_errors(found, instance, self._max_errors))
+        return failure(*fastjsonschema_errors(found, instance, self._max_errors))
 
     def _miss(self, schema: object) -> Entry:
         cache = self._cache
@@ -217,7 +149,7 @@ class JsonSchemaArgumentValidator:
 
 def _rejection(reason: str) -> ToolArgumentValidationResult:
     message = clip(f"tool parameter schema rejected: {reason}", 600)
-    return _failure(ToolArgumentValidationError(path=None, message=message))
+    return failure(ToolArgumentValidationError(path=None, message=message))
 
 
 def _engine_crash(exc: BaseException) -> str:
