@@ -100,6 +100,20 @@ class _Bounded:
         return {}
 
 
+def _require_internals() -> None:
+    # The overrides below hook these upstream methods; if a release renames them, fail loudly
+    # at import rather than silently lose the code budget and the linear-size guarantee.
+    missing = [name for name in ("l", "exc", "_expand_refs", "generate_func_code")
+               if not callable(getattr(CodeGeneratorDraft04, name, None))]  # fmt: skip
+    if missing:
+        raise ImportError(
+            f"this fastjsonschema release lacks {missing}; prism-jsonschema supports >=2.22.3,<3"
+        )
+
+
+_require_internals()
+
+
 def _bounded(base: type) -> type:
     return type(f"Prism{base.__name__}", (_Bounded, base), {})
 
