@@ -201,6 +201,10 @@ def timed(fn: Thunk, n: int) -> float:
     return (time.perf_counter() - start) / n
 
 
+BEST: dict[str, float] = {}
+"""The fastest batch of each subject in the last ``interleaved`` call (least disturbed)."""
+
+
 def interleaved(thunks: dict[str, Thunk], n: int, repeats: int) -> dict[str, float]:
     """Median seconds per call, batches interleaved round-robin after one warm-up batch."""
     samples: dict[str, list[float]] = {name: [] for name in thunks}
@@ -210,6 +214,8 @@ def interleaved(thunks: dict[str, Thunk], n: int, repeats: int) -> dict[str, flo
         for name, fn in thunks.items():
             settle()
             samples[name].append(timed(fn, n))
+    BEST.clear()
+    BEST.update({name: min(values) for name, values in samples.items()})
     return {name: median(values) for name, values in samples.items()}
 
 
@@ -239,6 +245,7 @@ def validation_table(
             }
             n = batch_size(thunks["raw fastjsonschema"], 0.01 if quick else 0.03)
             us = interleaved(thunks, n, repeats)
+            best = dict(BEST)
             figures[f"{size} {label}"] = us
             fast = us["prism, fastjsonschema engine"] / us["raw fastjsonschema"]
             fast_1 = us["prism, fastjsonschema engine, max_errors=1"] / us["raw fastjsonschema"]
@@ -253,12 +260,20 @@ def validation_table(
                 fmt_ratio(rs), fmt_ratio(rs_1),
                 fmt_us(us["jsonschema (Draft202012Validator, first error)"]),
             ])  # fmt: skip
-            judged_fast = fast if label == "valid" else fast_1
-            judged_rs = rs if label == "valid" else rs_1
-            targets.append((f"cache hit ≤ 1.5× raw fastjsonschema, {size}, {label}",
-                            fmt_ratio(judged_fast), judged_fast <= 1.5))  # fmt: skip
-            targets.append((f"cache hit ≤ 1.5× raw jsonschema-rs, {size}, {label}",
-                            fmt_ratio(judged_rs), judged_rs <= 1.5))  # fmt: skip
+            suffix = "" if label == "valid" else ", max_errors=1"
+            ours_fast = "prism, fastjsonschema engine" + suffix
+            ours_rs = "prism, jsonschema-rs engine" + suffix
+            judged_fast = us[ours_fast] / us["raw fastjsonschema"]
+            judged_rs = us[ours_rs] / raw_rs
+            best_fast = best[ours_fast] / best["raw fastjsonschema"]
+            best_rs = best[ours_rs] / best["raw jsonschema-rs (is_valid, first error)"]
+            note = "" if label == "valid" else " (max_errors=1 vs the raw first error)"
+            targets.append((f"cache hit ≤ 1.5× raw fastjsonschema, {size}, {label}{note}",
+                            f"{fmt_ratio(judged_fast)} (best batches {fmt_ratio(best_fast)})",
+                            judged_fast <= 1.5))  # fmt: skip
+            targets.append((f"cache hit ≤ 1.5× raw jsonschema-rs, {size}, {label}{note}",
+                            f"{fmt_ratio(judged_rs)} (best batches {fmt_ratio(best_rs)})",
+                            judged_rs <= 1.5))  # fmt: skip
     headers = [
         "schema, instance", "raw fastjsonschema µs", "prism (fastjsonschema) µs", "÷ raw",
         "÷ raw, max_errors=1", "raw jsonschema-rs µs", "prism (jsonschema-rs) µs", "÷ raw",
