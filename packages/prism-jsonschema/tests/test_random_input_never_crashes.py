@@ -141,7 +141,7 @@ def _well_formed() -> st.SearchStrategy[Any]:
 
 
 @pytest.mark.filterwarnings("ignore:Generating overly large repr")
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema=_well_formed(), instances=st.lists(_json, min_size=1, max_size=4))
 def test_engines_agree_on_random_well_formed_schemas(schema: Any, instances: list[Any]) -> None:
     document = {"$defs": {"d": schema}, "anyOf": [{"$ref": "#/$defs/d"}]}

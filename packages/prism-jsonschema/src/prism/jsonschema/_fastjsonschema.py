@@ -38,7 +38,7 @@ __all__ = ["FASTJSONSCHEMA_EXCEPTIONS", "RemoteRefRefused", "compile_fastjsonsch
 
 FASTJSONSCHEMA_EXCEPTIONS: Final = (JsonSchemaValueException, JsonSchemaValuesException)
 
-CODE_BUDGET_FACTOR: Final = 64
+CODE_BUDGET_FACTOR: Final = 32
 """Generated source may be at most this many times the schema's encoded size (+ 64 KiB)."""
 
 
