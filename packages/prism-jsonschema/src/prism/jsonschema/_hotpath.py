@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from prism.core import JsonObject, ToolArgumentValidationResult
 
-from ._instance import InstanceRejected, Slow, Violation
+from ._instance import InstanceBounds, InstanceRejected, Slow, Violation
 
 if TYPE_CHECKING:
     from ._cache import CompileCache, Entry
@@ -31,13 +31,18 @@ def failure(*errors: Any) -> ToolArgumentValidationResult:
 def make_fastjsonschema_validate(
     cache: CompileCache,
     miss: Callable[[object], Entry],
-    walk: Callable[[Any, int], None],
-    check: Callable[[object], object],
+    bounds: InstanceBounds,
     engine_failure: Callable[[Entry, object, Exception], ToolArgumentValidationResult],
 ) -> Validate:
-    """fastjsonschema: the Python bounds walk, then the generated function (raises if invalid)."""
+    """fastjsonschema: the Python bounds walk, then the generated function (raises if invalid).
+
+    The arguments object's own level is walked inline (tool arguments are mostly flat), nested
+    containers by ``bounds.walk``.
+    """
     by_id_get = cache.by_id.get
     touch = cache.touch
+    walk, check = bounds.walk, bounds.check
+    max_properties, longest = bounds.max_properties, bounds.max_string
     hits = 0
     newest: object = None  # the entry known to sit at the LRU's most-recent end
     cache.hit_counters.append(lambda: hits)
@@ -61,17 +66,32 @@ def make_fastjsonschema_validate(
             return rejected
         instance: Any = value
         try:
-            if type(value) is dict or type(value) is list:
-                try:
-                    walk(value, 1)
-                except Slow:
-                    instance = check(value)
-            else:
+            if type(value) is not dict or len(value) > max_properties:
+                raise Slow
+            for key, item in value.items():
+                kind = type(item)
+                if type(key) is not str or len(key) > longest:
+                    raise Slow
+                if kind is str:
+                    if len(item) > longest:
+                        raise Slow
+                elif kind is dict or kind is list:
+                    try:
+                        walk(item, 2)
+                    except Violation as violation:
+                        raise violation.at(key) from None
+                elif kind is float:
+                    if item - item != 0.0:  # NaN or an infinity
+                        raise Slow
+                elif not (kind is int or kind is bool or item is None):
+                    raise Slow
+        except Slow:  # not a plain, flat-enough object: the general check says what is wrong
+            try:
                 instance = check(value)
+            except InstanceRejected as exc:
+                return failure(exc.error)
         except Violation as violation:
             return failure(violation.error())
-        except InstanceRejected as exc:
-            return failure(exc.error)
         try:
             entry.fast(instance)
         except Exception as exc:  # the engine's "invalid", or an engine bug: never a crash

@@ -60,7 +60,7 @@ class JsonSchemaArgumentValidator:
                 self._cache, self._miss, bounds.is_valid, self._rs_invalid, self._rs_slow
             )
         return make_fastjsonschema_validate(
-            self._cache, self._miss, self._bounds.walk, self._bounds.check, self._engine_failure
+            self._cache, self._miss, self._bounds, self._engine_failure
         )
 
     def _rs_bounds(self) -> Any:
