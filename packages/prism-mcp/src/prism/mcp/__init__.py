@@ -1,3 +1,46 @@
-"""MCP client bridge for Prism: stdio and Streamable HTTP, bounded and fault-tolerant."""
+"""MCP client bridge for Prism: stdio and Streamable HTTP, bounded and fault-tolerant.
 
-__all__: list[str] = []
+``connect_mcp_tools`` turns the tools of one MCP server into Prism ``ToolDefinition``s whose
+calls a hostile or broken server cannot hang, flood or confuse.
+"""
+
+from ._bridge import McpToolBridge
+from ._connect import connect_mcp_tools
+from ._errors import (
+    MCP_ABORTED,
+    MCP_CONNECTION_LOST,
+    MCP_PROTOCOL_ERROR,
+    MCP_RESULT_TOO_LARGE,
+    MCP_TIMEOUT,
+    MCP_TOOL_ERROR,
+    McpBridgeError,
+    McpConnectError,
+    McpToolListError,
+    McpToolNameCollisionError,
+    McpToolSkippedWarning,
+)
+from ._options import CallFaultPolicy, McpBridgeOptions, ProtocolMode, ToolsChangedCallback
+from ._transports import McpTransport, StdioTransport, StreamableHttpTransport
+
+__all__ = [
+    "MCP_ABORTED",
+    "MCP_CONNECTION_LOST",
+    "MCP_PROTOCOL_ERROR",
+    "MCP_RESULT_TOO_LARGE",
+    "MCP_TIMEOUT",
+    "MCP_TOOL_ERROR",
+    "CallFaultPolicy",
+    "McpBridgeError",
+    "McpBridgeOptions",
+    "McpConnectError",
+    "McpToolBridge",
+    "McpToolListError",
+    "McpToolNameCollisionError",
+    "McpToolSkippedWarning",
+    "McpTransport",
+    "ProtocolMode",
+    "StdioTransport",
+    "StreamableHttpTransport",
+    "ToolsChangedCallback",
+    "connect_mcp_tools",
+]

@@ -1,0 +1,169 @@
+"""Rows 11, 12, 13, 14, E10, E11 pass with the real subjects and fail with broken ones."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anyio
+import pytest
+
+from prism.conformance._registry import RowSkipped, registered_checks
+from prism.conformance._subjects import ConformanceSubjects
+from prism.core import ExecutionAction, ExecutionDecision
+
+pytestmark = pytest.mark.anyio
+
+
+def _real() -> ConformanceSubjects:
+    from prism.coding_security import (
+        BubblewrapSandbox,
+        create_coding_approval_policy,
+        create_sandbox_bash_operations,
+    )
+    from prism.coding_tools import create_coding_tools
+
+    return ConformanceSubjects(
+        coding_tools_factory=create_coding_tools,
+        execution_policy_factory=create_coding_approval_policy,
+        sandbox_factory=BubblewrapSandbox,
+        sandbox_operations_factory=create_sandbox_bash_operations,
+    )
+
+
+async def _run(row: str, subjects: ConformanceSubjects) -> None:
+    with anyio.fail_after(60):
+        try:
+            await registered_checks()[row](subjects)
+        except RowSkipped as skipped:
+            pytest.skip(f"row {row} skipped: {skipped.reason}")
+
+
+@pytest.mark.parametrize("row", ["11", "12", "13", "14", "E10", "E11"])
+async def test_rows_pass_with_the_real_subjects(row: str) -> None:
+    await _run(row, _real())
+
+
+class _AllowAll:
+    """A broken policy: allows everything without looking."""
+
+    def check(self, action: ExecutionAction) -> ExecutionDecision:
+        return ExecutionDecision(allowed=True)
+
+
+class _AskAll:
+    """A broken policy: every shell command needs approval (false positives on quoting)."""
+
+    def __init__(self, approve: Callable[[Any], Any] | None) -> None:
+        self.approve = approve
+
+    async def check(self, action: ExecutionAction) -> ExecutionDecision:
+        from prism.coding_security import ApprovalRequest
+        from prism.core import AbortController
+
+        if self.approve is None:
+            return ExecutionDecision(allowed=False, reason="approval required")
+        request = ApprovalRequest(action=action, signal=AbortController().signal)
+        answer = self.approve(request)
+        if not isinstance(answer, bool):
+            answer = await answer
+        return ExecutionDecision(allowed=answer is True, reason="asked")
+
+
+class _RemembersDenials:
+    """A broken policy: caches every denial (timeouts and aborts included) forever."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.denied: set[str | None] = set()
+
+    async def check(self, action: ExecutionAction) -> ExecutionDecision:
+        if action.command in self.denied:
+            return ExecutionDecision(allowed=False, reason="denied before (cached)")
+        decision: ExecutionDecision = await maybe_awaited(self.inner.check(action))
+        if not decision.allowed:
+            self.denied.add(action.command)
+        return decision
+
+
+async def maybe_awaited(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _with_policy(factory: Callable[..., Any]) -> ConformanceSubjects:
+    return dataclasses.replace(_real(), execution_policy_factory=factory)
+
+
+def _remembering(**options: Any) -> Any:
+    from prism.coding_security import create_coding_approval_policy
+
+    return _RemembersDenials(create_coding_approval_policy(**options))
+
+
+@pytest.mark.parametrize(
+    ("row", "subjects", "message"),
+    [
+        ("11", lambda: _with_policy(lambda **_: _AllowAll()), "side effect happened"),
+        ("12", lambda: _with_policy(lambda **_: _AllowAll()), "side effect happened"),
+        ("13", lambda: _with_policy(lambda **_: _AllowAll()), "must be denied"),
+        (
+            "13",
+            lambda: _with_policy(lambda **o: _AskAll(o.get("approve"))),
+            "must be denied outright",
+        ),
+        ("14", lambda: _with_policy(_remembering), "was cached"),
+    ],
+)
+async def test_policy_rows_fail_with_a_broken_policy(
+    row: str, subjects: Callable[[], ConformanceSubjects], message: str
+) -> None:
+    with pytest.raises(AssertionError, match=message):
+        await _run(row, subjects())
+
+
+class _Unsandboxed:
+    """A broken sandbox: runs the command locally, ignoring every isolation option."""
+
+    def __init__(self, **options: Any) -> None:
+        from prism.coding_tools import LocalShellOperations
+
+        self.local = LocalShellOperations()
+
+    async def exec(self, command: str, **kwargs: Any) -> Any:
+        return await self.local.exec(command, **kwargs)
+
+
+def _keeps_capabilities(**options: Any) -> Any:
+    """A broken bubblewrap sandbox that forgets ``--cap-drop ALL``."""
+    from prism.coding_security import BubblewrapSandbox
+
+    class KeepsCaps(BubblewrapSandbox):
+        def argv(self, binary: str, command: str, *, cwd: str, marker_fd: int) -> list[str]:
+            args = super().argv(binary, command, cwd=cwd, marker_fd=marker_fd)
+            at = args.index("--cap-drop")
+            return args[:at] + args[at + 2 :]
+
+    return KeepsCaps(**options)
+
+
+def _unsandboxed_operations(sandbox: Any) -> Any:
+    from prism.coding_tools import LocalShellOperations
+
+    return LocalShellOperations()
+
+
+@pytest.mark.parametrize(
+    ("row", "changes", "message"),
+    [
+        ("E10", {"sandbox_operations_factory": _unsandboxed_operations}, "side effect happened"),
+        ("E11", {"sandbox_factory": _Unsandboxed}, "write outside the workspace"),
+        ("E11", {"sandbox_factory": _keeps_capabilities}, "keeps capabilities"),
+    ],
+)
+async def test_sandbox_rows_fail_with_a_broken_sandbox(
+    row: str, changes: Mapping[str, Any], message: str
+) -> None:
+    with pytest.raises(AssertionError, match=message):
+        await _run(row, dataclasses.replace(_real(), **changes))

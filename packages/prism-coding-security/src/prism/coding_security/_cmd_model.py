@@ -1,0 +1,137 @@
+"""What the shell parser extracts: simple commands, redirects, notes, and the analysis budget."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import attrs
+
+from ._cmd_words import Word
+
+__all__ = [
+    "AnalysisLimit",
+    "Budget",
+    "Collector",
+    "Ctx",
+    "Note",
+    "Redirect",
+    "Scope",
+    "SimpleCommand",
+]
+
+
+class AnalysisLimit(Exception):
+    """An analysis bound was reached; the decision degrades to approval (never to allow)."""
+
+
+@attrs.frozen
+class Note:
+    """A construct that is not plain; ``structural`` ones are relaxed by deny_metacharacters."""
+
+    kind: Literal["structural", "hard"]
+    text: str
+    where: str = ""
+    """The source text of the construct (quoted in the reason)."""
+
+
+@attrs.frozen
+class Redirect:
+    """One redirection: operator, source fd, target word (None for heredocs) and its class."""
+
+    op: str
+    fd: str | None
+    target: Word | None
+    kind: Literal["write", "read", "dup", "heredoc", "herestring"]
+    body: str | None = None
+
+
+@attrs.frozen
+class SimpleCommand:
+    """One simple command as the shell would run it, with the context the decision needs."""
+
+    index: int
+    text: str
+    words: tuple[Word, ...]
+    assignments: tuple[str, ...] = ()
+    redirects: tuple[Redirect, ...] = ()
+    piped: bool = False
+    upstream: range = range(0)
+    """Indices of the commands in earlier stages of the same pipeline (they feed its stdin)."""
+    pipeline: bool = False
+    background: bool = False
+    function: str | None = None
+    cwd: str | None = None
+    depth: int = 0
+    origin: str | None = None
+
+
+@attrs.define
+class Budget:
+    """Shared bounds for one analysis: nodes visited, commands extracted, wall time."""
+
+    max_nodes: int
+    max_commands: int
+    seconds: float
+    started: float = attrs.field(factory=time.monotonic)
+    nodes: int = 0
+
+    def tick(self) -> None:
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise AnalysisLimit(f"more than {self.max_nodes} syntax nodes")
+        if self.nodes % 128 == 0:
+            self.check_time()
+
+    def check_time(self) -> None:
+        if time.monotonic() - self.started > self.seconds:
+            raise AnalysisLimit(f"analysis took longer than {self.seconds} s")
+
+
+@attrs.define
+class Collector:
+    """Everything extracted from one command line (nested ``bash -c`` strings included)."""
+
+    budget: Budget
+    commands: list[SimpleCommand] = attrs.field(factory=list)
+    notes: list[Note] = attrs.field(factory=list)
+    functions: set[str] = attrs.field(factory=set)
+
+    def note(self, kind: Literal["structural", "hard"], text: str, where: str = "") -> None:
+        if any(note.kind == kind and note.text == text for note in self.notes):
+            return
+        self.notes.append(Note(kind, text, " ".join(where.split())[:120]))
+
+    def add(self, command: SimpleCommand) -> int:
+        if len(self.commands) >= self.budget.max_commands:
+            raise AnalysisLimit(f"more than {self.budget.max_commands} simple commands")
+        self.commands.append(command)
+        return command.index
+
+
+class Scope:
+    """Per-subshell state the walker tracks speculatively: working directory and variables."""
+
+    __slots__ = ("cwd", "vars")
+
+    def __init__(self, cwd: str | None, variables: dict[str, str | None]) -> None:
+        self.cwd = cwd
+        self.vars = variables
+
+    def copy(self) -> Scope:
+        return Scope(self.cwd, dict(self.vars))
+
+
+@attrs.frozen
+class Ctx:
+    """Where a node sits: pipe input, upstream commands, background, enclosing function."""
+
+    scope: Scope
+    depth: int
+    origin: str | None
+    piped: bool = False
+    upstream: range = range(0)
+    pipeline: bool = False
+    background: bool = False
+    function: str | None = None
+    nesting: int = 0

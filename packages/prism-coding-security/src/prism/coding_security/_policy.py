@@ -1,0 +1,173 @@
+"""The coding approval policy: roots → read-only → containment → command analysis → approval."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Iterable, Sequence
+from typing import Literal
+
+import attrs
+
+from prism.core import ExecutionAction, ExecutionDecision, ExecutionPolicy
+
+from ._approval import ApprovalCache, ApprovalCallback, ask_approval
+from ._commands import analyze_command
+from ._paths import canonicalize_roots, check_path
+from ._rules import CommandRule
+from ._validate import check_bool, check_seconds
+
+__all__ = ["CodingApprovalPolicy", "create_coding_approval_policy"]
+
+READ_KINDS = frozenset({"read", "list", "search", "glob"})
+"""Kinds that never mutate: allowed in read-only mode, no approval when contained."""
+FILE_KINDS = READ_KINDS | {"write", "edit"}
+"""Kinds fully described by their paths: allowed without approval when every path is contained."""
+MAX_APPROVAL_TIMEOUT_SECONDS = 86_400.0
+_CACHE_MODES = ("none", "run", "session")
+
+
+def _allow(reason: str) -> ExecutionDecision:
+    return ExecutionDecision(allowed=True, reason=reason)
+
+
+def _deny(reason: str) -> ExecutionDecision:
+    return ExecutionDecision(allowed=False, reason=reason)
+
+
+@attrs.frozen
+class _NeedsApproval:
+    reason: str
+
+
+@attrs.frozen(kw_only=True)
+class CodingApprovalPolicy:
+    """An ``ExecutionPolicy`` for coding tools; build it with ``create_coding_approval_policy``."""
+
+    roots: tuple[str, ...]
+    approve: ApprovalCallback | None
+    read_only: bool
+    command_rules: tuple[CommandRule, ...]
+    approval_timeout_seconds: float
+    deny_metacharacters: bool
+    home: str
+    cache: ApprovalCache | None = attrs.field(eq=False, repr=False)
+
+    def check(self, action: ExecutionAction) -> ExecutionDecision | Awaitable[ExecutionDecision]:
+        """Decide synchronously when no approval is needed; otherwise return an awaitable."""
+        verdict = self._decide(action)
+        if isinstance(verdict, ExecutionDecision):
+            return verdict
+        return self._approve(action, verdict.reason)
+
+    def _decide(self, action: ExecutionAction) -> ExecutionDecision | _NeedsApproval:
+        if not self.roots:
+            return _deny("no workspace roots are configured; every action is denied")
+        kind = action.kind
+        if self.read_only and kind not in READ_KINDS and kind != "shell":
+            return _deny(f"read-only mode: {kind} {action.operation} is not allowed")
+        if kind == "shell":
+            return self._decide_shell(action)
+        if kind in FILE_KINDS and not action.paths:
+            return _deny(f"{kind} action names no path; give a path inside the workspace")
+        denied = self._check_paths(action.paths, action.cwd, mutating=kind not in READ_KINDS)
+        if denied is not None:
+            return _deny(denied)
+        if kind in FILE_KINDS:
+            return _allow(f"{kind}: every path is inside the workspace roots")
+        return _NeedsApproval(f"{kind} {action.operation} is not a file or shell action")
+
+    def _check_paths(self, paths: Iterable[str], cwd: str | None, *, mutating: bool) -> str | None:
+        for path in paths:
+            reason = check_path(
+                path, cwd=cwd or "", roots=self.roots, mutating=mutating, home=self.home
+            )
+            if reason is not None:
+                return reason
+        return None
+
+    def _decide_shell(self, action: ExecutionAction) -> ExecutionDecision | _NeedsApproval:
+        command, cwd = action.command, action.cwd
+        if not isinstance(command, str) or not command.strip():
+            return _deny("shell action has no command")
+        if not cwd:
+            return _deny("shell action has no working directory; it must run inside a root")
+        denied = self._check_paths((*action.paths, cwd), cwd, mutating=False)
+        if denied is not None:
+            return _deny(f"shell working directory: {denied}")
+        try:
+            verdict = analyze_command(
+                command,
+                cwd=cwd,
+                roots=self.roots,
+                home=self.home,
+                rules=self.command_rules,
+                deny_metacharacters=self.deny_metacharacters,
+            )
+        except Exception as exc:  # an analyser bug must never allow
+            reason = f"command analysis failed ({type(exc).__name__}); needs approval"
+        else:
+            if verdict.decision == "deny":
+                return _deny(verdict.reason or "command denied by the command policy")
+            if verdict.decision == "allow":
+                return _allow(verdict.reason or "read-only command inside the workspace")
+            reason = verdict.reason or "command needs approval"
+        if self.read_only:
+            return _deny(f"read-only mode: {reason}; only read-only commands may run")
+        return _NeedsApproval(reason)
+
+    async def _approve(self, action: ExecutionAction, reason: str) -> ExecutionDecision:
+        key = self.cache.key(action) if self.cache is not None else None
+        if key is not None and self.cache is not None and self.cache.contains(key):
+            return _allow("approved earlier for this exact action (approval cache)")
+        if self.approve is None:
+            return _deny(f"approval required: {reason}; no approval callback is configured")
+        outcome = await ask_approval(
+            self.approve, action, reason=reason, timeout_seconds=self.approval_timeout_seconds
+        )
+        if not outcome.approved:
+            return _deny(outcome.reason or "approval denied")
+        if key is not None and self.cache is not None:
+            self.cache.add(key)
+        return _allow("approved")
+
+
+def _rules(command_rules: object) -> tuple[CommandRule, ...]:
+    if isinstance(command_rules, (str, bytes, CommandRule)) or not isinstance(
+        command_rules, Iterable
+    ):
+        raise ValueError("command_rules must be a sequence of CommandRule")
+    rules = tuple(command_rules)
+    for rule in rules:
+        if not isinstance(rule, CommandRule):
+            raise ValueError(f"command_rules: {rule!r} is not a CommandRule")
+    return rules
+
+
+def create_coding_approval_policy(
+    *,
+    roots: Sequence[str | os.PathLike[str]],
+    approve: ApprovalCallback | None = None,
+    read_only: bool = False,
+    command_rules: Sequence[CommandRule] = (),
+    approval_timeout_seconds: float = 30.0,
+    approval_cache: Literal["none", "run", "session"] = "none",
+    deny_metacharacters: bool = True,
+) -> ExecutionPolicy:
+    """Build the coding policy; options are validated here (``ValueError`` names the option)."""
+    if approve is not None and not callable(approve):
+        raise ValueError("approve must be a callable or None")
+    if approval_cache not in _CACHE_MODES:
+        raise ValueError(f"approval_cache must be one of {_CACHE_MODES}, got {approval_cache!r}")
+    timeout = check_seconds(
+        "approval_timeout_seconds", approval_timeout_seconds, cap=MAX_APPROVAL_TIMEOUT_SECONDS
+    )
+    return CodingApprovalPolicy(
+        roots=canonicalize_roots(roots),
+        approve=approve,
+        read_only=check_bool("read_only", read_only),
+        command_rules=_rules(command_rules),
+        approval_timeout_seconds=timeout,
+        deny_metacharacters=check_bool("deny_metacharacters", deny_metacharacters),
+        home=os.path.expanduser("~"),
+        cache=None if approval_cache == "none" else ApprovalCache(approval_cache),
+    )

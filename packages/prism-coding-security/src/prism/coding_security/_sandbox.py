@@ -1,0 +1,122 @@
+"""The ``Sandbox`` seam and its adapter to the shell tool's ``ShellOperations``."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import Protocol, runtime_checkable
+
+import anyio
+import attrs
+
+from prism.coding_tools import ExecResult, ShellOperations
+from prism.core import AbortSignal
+
+__all__ = [
+    "Sandbox",
+    "SandboxCapabilities",
+    "SandboxUnavailableError",
+    "create_sandbox_bash_operations",
+]
+
+RESULT_GRACE_SECONDS = 5.0
+"""How long past its timeout a sandbox may take to report before it is cut off as timed out."""
+
+
+class SandboxUnavailableError(OSError):
+    """The sandbox could not start; the command did not run (fail closed, never unsandboxed)."""
+
+
+@attrs.frozen
+class SandboxCapabilities:
+    """What a sandbox actually isolates; hosts can refuse to run with less than they need."""
+
+    filesystem_isolated: bool
+    network_isolated: bool
+    process_isolated: bool
+    privilege_isolated: bool
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Runs one shell command in isolation; same ``exec`` contract as ``ShellOperations``."""
+
+    @property
+    def capabilities(self) -> SandboxCapabilities:
+        """What this sandbox isolates."""
+        ...
+
+    async def exec(
+        self,
+        command: str,
+        *,
+        cwd: str,
+        env: Mapping[str, str] | None,
+        on_data: Callable[[bytes], None],
+        signal: AbortSignal | None = None,
+        timeout_seconds: float | None = None,
+    ) -> ExecResult:
+        """Run ``command``; stream output to ``on_data``; raise ``SandboxUnavailableError``
+        when isolation cannot be set up."""
+        ...
+
+
+def _check_timeout(timeout_seconds: float | None) -> float | None:
+    if timeout_seconds is None:
+        return None
+    if isinstance(timeout_seconds, bool) or not isinstance(timeout_seconds, (int, float)):
+        raise ValueError(f"timeout_seconds must be a number of seconds, got {timeout_seconds!r}")
+    if not math.isfinite(timeout_seconds) or timeout_seconds <= 0:
+        raise ValueError(f"timeout_seconds must be finite and > 0 seconds, got {timeout_seconds!r}")
+    return float(timeout_seconds)
+
+
+@attrs.frozen
+class _SandboxShellOperations:
+    """``ShellOperations`` that run every command through ``sandbox``."""
+
+    sandbox: Sandbox
+
+    async def exec(
+        self,
+        command: str,
+        *,
+        cwd: str,
+        env: Mapping[str, str] | None,
+        on_data: Callable[[bytes], None],
+        signal: AbortSignal | None = None,
+        timeout_seconds: float | None = None,
+    ) -> ExecResult:
+        """Delegate in seconds; a late or exit-code-less result becomes a timeout or abort."""
+        timeout = _check_timeout(timeout_seconds)
+        started = time.monotonic()
+        outer = math.inf if timeout is None else timeout + RESULT_GRACE_SECONDS
+        result: ExecResult | None = None
+        with anyio.move_on_after(outer):
+            result = await self.sandbox.exec(
+                command,
+                cwd=cwd,
+                env=env,
+                on_data=on_data,
+                signal=signal,
+                timeout_seconds=timeout,
+            )
+        if result is None:
+            return ExecResult(exit_code=None, timed_out=True)
+        if result.exit_code is not None or result.timed_out or result.aborted:
+            return result
+        if signal is not None and signal.aborted:
+            return ExecResult(exit_code=None, aborted=True)
+        if timeout is not None and time.monotonic() - started >= timeout:
+            return ExecResult(exit_code=None, timed_out=True)
+        raise SandboxUnavailableError(
+            "the sandbox returned neither an exit code nor a timeout or abort; treated as a failure"
+        )
+
+
+def create_sandbox_bash_operations(sandbox: Sandbox) -> ShellOperations:
+    """Plug ``sandbox`` into the shell tool: ``ShellOptions(operations=...)``."""
+    if not callable(getattr(sandbox, "exec", None)):
+        raise ValueError("sandbox must have an async exec(...) method (the Sandbox protocol)")
+    return _SandboxShellOperations(sandbox)

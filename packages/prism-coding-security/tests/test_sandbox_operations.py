@@ -1,0 +1,211 @@
+"""The sandbox seam: option validation, the bwrap command line, and the ShellOperations adapter."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from prism.coding_security import _sandbox
+from prism.coding_security._bwrap import BubblewrapSandbox
+from prism.coding_security._sandbox import (
+    Sandbox,
+    SandboxCapabilities,
+    SandboxUnavailableError,
+    create_sandbox_bash_operations,
+)
+from prism.coding_tools import ExecResult
+from prism.core import AbortController, AbortSignal
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("max_memory_bytes", 0, "max_memory_bytes"),
+        ("max_memory_bytes", 1024**4 + 1, "1,099,511,627,776"),
+        ("max_memory_bytes", True, "max_memory_bytes"),
+        ("max_memory_bytes", 1.5, "max_memory_bytes"),
+        ("max_cpu_seconds", 0, "max_cpu_seconds"),
+        ("max_cpu_seconds", float("inf"), "max_cpu_seconds"),
+        ("max_cpu_seconds", 86_400.5, "86400"),
+        ("max_file_size_bytes", -1, "max_file_size_bytes"),
+        ("max_open_files", 1_048_577, "1,048,576"),
+        ("network", 1, "network"),
+        ("bwrap_path", "", "bwrap_path"),
+    ],
+)
+def test_invalid_limits_raise_naming_the_option(
+    tmp_path: Path, option: str, value: object, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        BubblewrapSandbox(root=tmp_path, **{option: value})  # type: ignore[arg-type]
+
+
+def test_limits_at_the_cap_are_accepted(tmp_path: Path) -> None:
+    BubblewrapSandbox(
+        root=tmp_path,
+        max_memory_bytes=1024**4,
+        max_cpu_seconds=86_400,
+        max_file_size_bytes=1024**4,
+        max_open_files=1_048_576,
+    )
+
+
+def test_root_and_writable_must_be_existing_absolute_directories(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="root"):
+        BubblewrapSandbox(root=tmp_path / "missing")
+    with pytest.raises(ValueError, match="absolute"):
+        BubblewrapSandbox(root="relative")
+    with pytest.raises(ValueError, match="writable"):
+        BubblewrapSandbox(root=tmp_path, writable=[tmp_path / "missing"])
+    with pytest.raises(ValueError, match="writable"):
+        BubblewrapSandbox(root=tmp_path, writable=str(tmp_path))
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path)
+    assert BubblewrapSandbox(root=link).root == str(tmp_path.resolve())
+
+
+def test_command_line_isolates_everything(tmp_path: Path) -> None:
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    sandbox = BubblewrapSandbox(root=tmp_path, writable=[extra])
+    argv = sandbox.argv("/usr/bin/bwrap", "make test", cwd=str(tmp_path), marker_fd=9)
+    joined = " ".join(argv)
+    for flag in (
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--cap-drop ALL",
+        "--new-session",
+        "--die-with-parent",
+        "--ro-bind / /",
+        "--dev /dev",
+        "--proc /proc",
+        "--tmpfs /tmp",
+        f"--bind {tmp_path.resolve()} {tmp_path.resolve()}",
+        f"--bind {extra.resolve()} {extra.resolve()}",
+    ):
+        assert flag in joined, flag
+    assert "--share-net" not in argv
+    assert argv[-1] == "make test"  # the command is an argument, never spliced into a script
+    assert joined.index("--tmpfs /tmp") < joined.index("--bind ")
+    granted = BubblewrapSandbox(root=tmp_path, network=True)
+    assert "--share-net" in granted.argv("bwrap", "x", cwd="/", marker_fd=9)
+    assert granted.capabilities == SandboxCapabilities(
+        filesystem_isolated=True,
+        network_isolated=False,
+        process_isolated=True,
+        privilege_isolated=True,
+    )
+    assert isinstance(sandbox, Sandbox)
+
+
+class _FakeSandbox:
+    """A scripted Sandbox: records calls, then behaves per ``mode``."""
+
+    capabilities = SandboxCapabilities(
+        filesystem_isolated=False,
+        network_isolated=False,
+        process_isolated=False,
+        privilege_isolated=False,
+    )
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.timeouts: list[float | None] = []
+
+    async def exec(
+        self,
+        command: str,
+        *,
+        cwd: str,
+        env: Mapping[str, str] | None,
+        on_data: Callable[[bytes], None],
+        signal: AbortSignal | None = None,
+        timeout_seconds: float | None = None,
+    ) -> ExecResult:
+        self.timeouts.append(timeout_seconds)
+        on_data(b"chunk")
+        if self.mode == "hang":
+            await anyio.sleep_forever()
+        if self.mode == "late-none":
+            await anyio.sleep(timeout_seconds or 0)
+            return ExecResult(exit_code=None)
+        if self.mode == "none":
+            return ExecResult(exit_code=None)
+        if self.mode == "unavailable":
+            raise SandboxUnavailableError("no sandbox")
+        return ExecResult(exit_code=0)
+
+
+async def _exec(sandbox: Any, timeout: float | None, signal: AbortSignal | None = None) -> Any:
+    operations = create_sandbox_bash_operations(sandbox)
+    chunks: list[bytes] = []
+    with anyio.fail_after(10):
+        result = await operations.exec(
+            "cmd",
+            cwd=os.getcwd(),
+            env={},
+            on_data=chunks.append,
+            signal=signal,
+            timeout_seconds=timeout,
+        )
+    assert chunks == [b"chunk"]
+    return result
+
+
+async def test_seconds_pass_through_unchanged() -> None:
+    fake = _FakeSandbox("ok")
+    assert (await _exec(fake, 600.0)).exit_code == 0
+    assert (await _exec(fake, None)).exit_code == 0
+    assert fake.timeouts == [600.0, None]
+
+
+async def test_a_sandbox_ignoring_its_timeout_is_cut_off_as_a_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_sandbox, "RESULT_GRACE_SECONDS", 0.1)
+    result = await _exec(_FakeSandbox("hang"), 0.2)
+    assert result == ExecResult(exit_code=None, timed_out=True)
+
+
+async def test_exit_code_none_after_the_timeout_is_a_timeout_not_a_success() -> None:
+    result = await _exec(_FakeSandbox("late-none"), 0.1)
+    assert result == ExecResult(exit_code=None, timed_out=True)
+
+
+async def test_exit_code_none_after_abort_is_an_abort() -> None:
+    controller = AbortController()
+    controller.abort("x")
+    result = await _exec(_FakeSandbox("none"), 5.0, controller.signal)
+    assert result == ExecResult(exit_code=None, aborted=True)
+
+
+async def test_unexplained_exit_code_none_is_a_failure() -> None:
+    with pytest.raises(SandboxUnavailableError, match="neither an exit code"):
+        await _exec(_FakeSandbox("none"), 5.0)
+
+
+async def test_unavailable_sandbox_propagates() -> None:
+    with pytest.raises(SandboxUnavailableError, match="no sandbox"):
+        await _exec(_FakeSandbox("unavailable"), 5.0)
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf"), True])
+async def test_invalid_timeouts_are_refused(timeout: float) -> None:
+    operations = create_sandbox_bash_operations(_FakeSandbox("ok"))
+    with pytest.raises(ValueError, match="timeout_seconds"):
+        await operations.exec(
+            "x", cwd="/", env={}, on_data=lambda _: None, signal=None, timeout_seconds=timeout
+        )
+
+
+def test_non_sandbox_is_refused() -> None:
+    with pytest.raises(ValueError, match="Sandbox protocol"):
+        create_sandbox_bash_operations(object())  # type: ignore[arg-type]

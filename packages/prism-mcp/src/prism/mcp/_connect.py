@@ -1,0 +1,67 @@
+"""``connect_mcp_tools``: the async context manager that owns one bridge and its tasks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+
+from ._bridge import McpToolBridge
+from ._options import McpBridgeOptions
+from ._transports import McpTransport, StdioTransport, StreamableHttpTransport
+
+__all__ = ["connect_mcp_tools"]
+
+_SERVER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def _check(server_id: object, transport: object) -> None:
+    if not isinstance(server_id, str) or _SERVER_ID.fullmatch(server_id) is None:
+        raise ValueError(
+            f"server_id must match ^[A-Za-z0-9][A-Za-z0-9._-]{{0,63}}$, got {server_id!r}"
+        )
+    if not isinstance(transport, (StdioTransport, StreamableHttpTransport)):
+        raise TypeError(
+            "transport must be a StdioTransport or a StreamableHttpTransport, "
+            f"got {type(transport).__name__}"
+        )
+
+
+@asynccontextmanager
+async def connect_mcp_tools(
+    *, server_id: str, transport: McpTransport, **options: Any
+) -> AsyncIterator[McpToolBridge]:
+    """Connect to one MCP server and list its tools; yields the bridge.
+
+    Entering connects (``connect_timeout_seconds``) and lists, so ``bridge.tools`` is filled and
+    ``bridge.stale`` is False; it raises ``McpConnectError``, ``McpToolListError`` or
+    ``McpToolNameCollisionError`` when that fails. ``options`` are the fields of
+    ``McpBridgeOptions`` (validated before anything starts). Leaving closes everything: no
+    process of a stdio server's process group remains.
+    """
+    _check(server_id, transport)
+    opts = McpBridgeOptions(**options)
+    failure: BaseException | None = None
+    # The body runs outside any task group error handling of ours: a host exception must come
+    # out as itself, not wrapped in an ExceptionGroup, so it is caught here and re-raised below.
+    async with anyio.create_task_group() as tg:
+        bridge = McpToolBridge(
+            server_id=server_id, transport=transport, options=opts, task_group=tg
+        )
+        try:
+            await bridge._start()
+        except BaseException as exc:
+            failure = exc
+        if failure is None:
+            try:
+                yield bridge
+            except BaseException as exc:
+                failure = exc
+        with anyio.CancelScope(shield=True):
+            await bridge.close()
+        tg.cancel_scope.cancel()
+    if failure is not None:
+        raise failure

@@ -1,0 +1,188 @@
+"""An httpx2 client whose responses are capped while they are read, for the SDK's HTTP transport.
+
+The SDK reads ``application/json`` bodies whole with no limit and bounds only SSE events. Our
+transport wrapper caps every body (and every SSE event) at ``max_result_bytes``, refuses
+compressed bodies (a small gzip can inflate without bound) and runs the complexity check before
+the SDK parses. A refusal raises ``ResponseTooLarge``, which the SDK turns into an error for that
+one request; the call that caused it is marked through a context variable the SDK copies into
+its POST task, so the bridge can report ``mcp_result_too_large`` precisely.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import AsyncIterator
+from contextvars import ContextVar
+
+import httpx2
+
+from ._limits import complexity_problem
+from ._transports import StreamableHttpTransport
+
+__all__ = ["SSE_SLACK_BYTES", "CallMarks", "ResponseTooLarge", "current_call", "make_http_client"]
+
+
+class _QuietRefusals(logging.Filter):
+    """Drop the SDK's traceback log for a body we refused on purpose (the call reports it)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, ResponseTooLarge)
+
+
+SSE_SLACK_BYTES = 4_096
+"""SSE framing (``event:``, ``id:``, ``data:`` lines) allowed on top of the message cap."""
+_BOUNDARY = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+
+
+class CallMarks:
+    """What the transport learned about the request of one call (set from the POST task)."""
+
+    __slots__ = ("too_large",)
+
+    def __init__(self) -> None:
+        self.too_large: str | None = None
+
+
+current_call: ContextVar[CallMarks | None] = ContextVar("prism_mcp_call", default=None)
+
+
+class ResponseTooLarge(httpx2.StreamError, httpx2.SSEError):
+    """A response body or SSE event broke the byte cap or the complexity check."""
+
+    def __init__(self, message: str) -> None:
+        httpx2.StreamError.__init__(self, message)
+
+
+def _refuse(marks: CallMarks | None, reason: str) -> ResponseTooLarge:
+    if marks is not None and marks.too_large is None:
+        marks.too_large = reason
+    return ResponseTooLarge(reason)
+
+
+class _BodyCap(httpx2.AsyncByteStream):
+    """Reads a whole (non-SSE) body up to the cap, checks it, then hands it on in one piece."""
+
+    def __init__(
+        self, inner: httpx2.AsyncByteStream, cap: int, marks: CallMarks | None, length: str | None
+    ) -> None:
+        self._inner, self._cap, self._marks, self._length = inner, cap, marks, length
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._length is not None and self._length.isdigit() and int(self._length) > self._cap:
+            raise _refuse(self._marks, f"a response of {self._length} bytes")
+        buf = bytearray()
+        async for chunk in self._inner:
+            buf += chunk
+            if len(buf) > self._cap:
+                raise _refuse(self._marks, f"a response of more than {self._cap} bytes")
+        problem = complexity_problem(buf, self._cap)
+        if problem is not None:
+            raise _refuse(self._marks, f"a response too complex to parse safely: {problem}")
+        if buf:
+            yield bytes(buf)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _SSECap(httpx2.AsyncByteStream):
+    """Passes an event stream on event by event, refusing any event over the cap."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream, cap: int, marks: CallMarks | None) -> None:
+        self._inner, self._cap, self._marks = inner, cap, marks
+
+    def _check(self, events: bytes) -> None:
+        for event in _BOUNDARY.split(events):
+            if len(event) > self._cap + SSE_SLACK_BYTES:
+                raise _refuse(self._marks, f"an event of {len(event)} bytes")
+            problem = complexity_problem(event, self._cap)
+            if problem is not None:
+                raise _refuse(self._marks, f"an event too complex to parse safely: {problem}")
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        pending = bytearray()
+        async for chunk in self._inner:
+            start = max(0, len(pending) - 3)
+            pending += chunk
+            cut = 0
+            for found in _BOUNDARY.finditer(pending, start):
+                cut = found.end()
+            if cut:
+                complete = bytes(pending[:cut])
+                del pending[:cut]
+                self._check(complete)
+                yield complete
+            if len(pending) > self._cap + SSE_SLACK_BYTES:
+                raise _refuse(self._marks, f"an event of more than {self._cap} bytes")
+        if pending:
+            tail = bytes(pending)
+            self._check(tail)
+            yield tail
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _CappingTransport(httpx2.AsyncBaseTransport):
+    def __init__(self, inner: httpx2.AsyncBaseTransport, cap: int) -> None:
+        self._inner, self._cap = inner, cap
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        assert isinstance(response.stream, httpx2.AsyncByteStream)
+        marks = current_call.get()
+        headers = response.headers
+        encoding = headers.get("content-encoding", "identity").strip().lower()
+        stream: httpx2.AsyncByteStream
+        if encoding not in ("", "identity"):
+            reason = f"a compressed response ({encoding}), which cannot be bounded"
+            stream = _Refused(response.stream, marks, reason)
+        elif headers.get("content-type", "").lower().startswith("text/event-stream"):
+            stream = _SSECap(response.stream, self._cap, marks)
+        else:
+            stream = _BodyCap(response.stream, self._cap, marks, headers.get("content-length"))
+        return httpx2.Response(
+            response.status_code,
+            headers=headers,
+            stream=stream,
+            request=request,
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _Refused(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, marks: CallMarks | None, reason: str) -> None:
+        self._inner, self._marks, self._reason = inner, marks, reason
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        raise _refuse(self._marks, self._reason)
+        yield b""  # pragma: no cover
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def make_http_client(
+    config: StreamableHttpTransport,
+    *,
+    max_message_bytes: int,
+    connect_timeout_seconds: float,
+    call_timeout_seconds: float,
+) -> httpx2.AsyncClient:
+    """An ``httpx2.AsyncClient`` for the SDK transport: capped bodies, no env proxies, no gzip."""
+    timeout = httpx2.Timeout(connect_timeout_seconds, read=max(300.0, call_timeout_seconds + 30.0))
+    return httpx2.AsyncClient(
+        headers={"accept-encoding": "identity", **config.headers},
+        timeout=timeout,
+        transport=_CappingTransport(httpx2.AsyncHTTPTransport(), max_message_bytes),
+        trust_env=False,
+        follow_redirects=False,
+    )
+
+
+logging.getLogger("mcp.client.streamable_http").addFilter(_QuietRefusals())

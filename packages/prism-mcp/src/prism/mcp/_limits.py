@@ -1,0 +1,97 @@
+"""Byte-level checks on raw server messages, done before any JSON parser sees them.
+
+A message within the byte cap can still explode in memory when parsed (10 MB of ``{}`` is 3.3
+million dicts, ~650 MB). We count containers and separators outside strings, cheaply, and refuse
+messages that would blow up. We also recover a JSON-RPC ``id`` from the head or tail of a message
+we will not parse, so its request fails at once instead of waiting for a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+__all__ = ["complexity_problem", "head_id", "tail_id"]
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_SCALAR = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null')
+_ID = re.compile(rb'(-?\d+|"[^"\\]*(?:\\.[^"\\]*)*")\s*[,}]')
+_TAIL_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"[^"\\]*(?:\\.[^"\\]*)*")\s*}\s*$')
+_WS = re.compile(rb"\s*")
+_SMALL = 65_536
+
+RequestId = int | str
+
+
+def _limits(cap: int) -> tuple[int, int]:
+    return max(1_024, cap // 64), max(4_096, cap // 8)
+
+
+def complexity_problem(data: bytes | bytearray, cap: int) -> str | None:
+    """Why parsing ``data`` would cost far more memory than its size, or ``None`` if it is fine.
+
+    Containers (``{``/``[``) are limited to ``cap // 64`` and separators (``,``) to ``cap // 8``,
+    counted outside JSON strings. The fast path counts raw bytes; only a message that looks too
+    complex pays for stripping its strings.
+    """
+    if len(data) <= _SMALL:
+        return None
+    max_containers, max_values = _limits(cap)
+    containers = data.count(b"{") + data.count(b"[")
+    values = data.count(b",")
+    if containers <= max_containers and values <= max_values:
+        return None
+    stripped = _STRING.sub(b"", data)
+    containers = stripped.count(b"{") + stripped.count(b"[")
+    values = stripped.count(b",")
+    if containers > max_containers:
+        return f"it holds {containers} JSON objects/arrays (limit {max_containers})"
+    if values > max_values:
+        return f"it holds {values} JSON values (limit {max_values})"
+    return None
+
+
+def _as_id(raw: bytes) -> RequestId | None:
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    return value
+
+
+def head_id(head: bytes) -> RequestId | None:
+    """The top-level ``id`` of a JSON-RPC message, if it precedes every nested member of ``head``.
+
+    Only top-level scalar members are walked, so an ``"id"`` inside ``result`` is never taken.
+    """
+    pos = _WS.match(head, 0).end()  # type: ignore[union-attr]
+    if head[pos : pos + 1] != b"{":
+        return None
+    pos += 1
+    while True:
+        pos = _WS.match(head, pos).end()  # type: ignore[union-attr]
+        key = _STRING.match(head, pos)
+        if key is None:
+            return None
+        pos = _WS.match(head, key.end()).end()  # type: ignore[union-attr]
+        if head[pos : pos + 1] != b":":
+            return None
+        pos = _WS.match(head, pos + 1).end()  # type: ignore[union-attr]
+        if key.group() == b'"id"':
+            found = _ID.match(head, pos)
+            return _as_id(found.group(1)) if found else None
+        value = _SCALAR.match(head, pos)
+        if value is None:
+            return None
+        pos = _WS.match(head, value.end()).end()  # type: ignore[union-attr]
+        if head[pos : pos + 1] != b",":
+            return None
+        pos += 1
+
+
+def tail_id(tail: bytes) -> RequestId | None:
+    """The ``id`` of a message whose last member is ``"id": ...}`` (servers that write it last)."""
+    found = _TAIL_ID.search(tail)
+    return _as_id(found.group(1)) if found else None

@@ -1,0 +1,129 @@
+"""Turning a server's tool listing into Prism ``ToolDefinition``s: names, schemas, bounds."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import warnings
+from collections.abc import Callable, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import pydantic_core
+
+from mcp import types
+from prism.core import ToolDefinition, ToolHandler
+
+from ._errors import McpToolListError, McpToolNameCollisionError, McpToolSkippedWarning, clip
+from ._options import McpBridgeOptions
+
+__all__ = ["REMOTE_NAME", "build_definitions"]
+
+logger = logging.getLogger("prism.mcp")
+
+REMOTE_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
+_PRISM_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+_MAX_SCHEMA_DEPTH = 64
+
+
+def _skip(server_id: str, what: str) -> None:
+    message = f"MCP server {server_id!r}: skipped {what}"
+    logger.warning(message)
+    warnings.warn(McpToolSkippedWarning(message), stacklevel=4)
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a JSON value, iteratively (a hostile schema cannot blow the stack)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            deepest = max(deepest, level)
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            deepest = max(deepest, level)
+            stack.extend((v, level + 1) for v in item)
+        if deepest > _MAX_SCHEMA_DEPTH:
+            break
+    return deepest
+
+
+def _parameters(tool: types.Tool, options: McpBridgeOptions) -> dict[str, Any] | str:
+    """A fresh plain-dict copy of the input schema, or why it was refused."""
+    schema = tool.input_schema
+    if not isinstance(schema, dict):
+        return "its inputSchema is not a JSON object"
+    try:
+        encoded = pydantic_core.to_json(schema)
+    except pydantic_core.PydanticSerializationError:
+        return "its inputSchema is not JSON"
+    if len(encoded) > options.max_schema_bytes:
+        cap = options.max_schema_bytes
+        return f"its inputSchema is {len(encoded)} bytes (max_schema_bytes={cap})"
+    if _depth(schema) > _MAX_SCHEMA_DEPTH:
+        return f"its inputSchema nests deeper than {_MAX_SCHEMA_DEPTH} levels"
+    copy: dict[str, Any] = json.loads(encoded)
+    return copy
+
+
+def _metadata(server_id: str, tool: types.Tool) -> MappingProxyType[str, object]:
+    meta: dict[str, object] = {"mcp_server_id": server_id, "mcp_tool_name": tool.name}
+    if tool.title:
+        meta["mcp_title"] = tool.title
+    if tool.annotations is not None:
+        meta["mcp_annotations"] = tool.annotations.model_dump(exclude_none=True)
+    if tool.output_schema is not None:
+        meta["mcp_output_schema"] = tool.output_schema
+    return MappingProxyType(meta)
+
+
+def build_definitions(
+    listed: Sequence[types.Tool],
+    *,
+    server_id: str,
+    prefix: str,
+    options: McpBridgeOptions,
+    make_handler: Callable[[str, str], ToolHandler],
+) -> tuple[ToolDefinition, ...]:
+    """One ``ToolDefinition`` per valid remote tool; a name collision raises and builds nothing."""
+    if len(listed) > options.max_tools:
+        raise McpToolListError(
+            f"MCP server {server_id!r} lists {len(listed)} tools, "
+            f"over max_tools={options.max_tools}"
+        )
+    seen: set[str] = set()
+    out: list[ToolDefinition] = []
+    for tool in listed:
+        remote = tool.name
+        if REMOTE_NAME.fullmatch(remote) is None:
+            rule = "name must match ^[A-Za-z0-9._-]{1,128}$"
+            _skip(server_id, f"tool {clip(remote, 200)!r}: {rule}")
+            continue
+        name = prefix + remote
+        if _PRISM_NAME.fullmatch(name) is None:
+            _skip(server_id, f"tool {remote!r}: {name!r} is longer than 128 characters")
+            continue
+        if name in seen:
+            raise McpToolNameCollisionError(name, server_id)
+        seen.add(name)
+        parameters = _parameters(tool, options)
+        if isinstance(parameters, str):
+            _skip(server_id, f"tool {remote!r}: {parameters}")
+            continue
+        description = tool.description
+        if description is not None and len(description) > options.max_description_bytes // 4:
+            cut = clip(description, options.max_description_bytes)
+            if cut != description:
+                _skip(server_id, f"part of the description of tool {remote!r} (too long)")
+            description = cut
+        out.append(
+            ToolDefinition(
+                name=name,
+                execute=make_handler(remote, name),
+                description=description,
+                parameters=parameters,
+                metadata=_metadata(server_id, tool),
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,269 @@
+"""MCP bridge benchmark: ``prism.mcp`` next to the raw ``mcp`` client, same server, one run.
+
+Run: ``uv run --group bench python scripts/bench/mcp.py [--quick]``. Prints markdown tables:
+
+1. median latency of a trivial ``echo`` call through the bridge (``tool.execute``), through the
+   bridge behind ``dispatch_tool_call``, and through the raw ``mcp.Client.call_tool``; stdio
+   and Streamable HTTP, both protocol eras, asyncio and trio. Calls are timed one by one in
+   interleaved batches (raw, bridge, dispatch, raw, ...) so load drift hits all alike.
+2. client peak RSS growth while a server streams a 200 MB result (bridge, default
+   ``max_result_bytes``) and, for orientation, the raw client on 20 MB (it buffers whole lines
+   with a quadratic join, so 200 MB would take minutes). Each runs in a fresh process.
+3. the DESIGN §13 targets.
+
+The script is also its own test server: ``--serve stdio`` / ``--serve http PORT``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from _common import fmt_ms, fmt_ratio, machine_line, markdown_table, median, targets_table
+
+# This file is called mcp.py: drop its directory from the path so ``import mcp`` is the SDK.
+_BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _BENCH_DIR]
+
+import anyio  # noqa: E402
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+from prism.core import (  # noqa: E402
+    AbortController,
+    ToolCall,
+    ToolExecutionContext,
+    create_tool_registry,
+    dispatch_tool_call,
+)
+from prism.mcp import StdioTransport, StreamableHttpTransport, connect_mcp_tools  # noqa: E402
+
+HERE = os.path.abspath(__file__)
+ERAS = {"legacy": "legacy", "2026-07-28": "auto"}
+MB = 1_000_000
+
+
+def serve(kind: str, port: int) -> None:
+    """The benchmark server: one ``echo`` tool on ``MCPServer``."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("bench")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    if kind == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=port)
+
+
+@contextlib.asynccontextmanager
+async def http_server() -> AsyncIterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = await anyio.open_process(
+        [sys.executable, HERE, "--serve", "http", str(port)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        with anyio.fail_after(60):
+            while True:
+                try:
+                    await (await anyio.connect_tcp("127.0.0.1", port)).aclose()
+                    break
+                except OSError:
+                    await anyio.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        with anyio.CancelScope(shield=True):
+            os.killpg(proc.pid, signal.SIGKILL)
+            await proc.wait()
+
+
+def _context() -> ToolExecutionContext:
+    return ToolExecutionContext(
+        session_id="bench", run_id="bench", tool_call_id="c1", signal=AbortController().signal
+    )
+
+
+async def _timed(fn: Callable[[], Awaitable[object]], n: int, into: list[float]) -> None:
+    for _ in range(n):
+        start = time.perf_counter()
+        await fn()
+        into.append(time.perf_counter() - start)
+
+
+async def latency(transport: str, era: str, batches: int, per_batch: int) -> dict[str, float]:
+    """Median seconds per call: raw client, bridge, bridge through dispatch."""
+    mode = ERAS[era]
+    stack = contextlib.AsyncExitStack()
+    async with stack:
+        if transport == "stdio":
+            argv = [HERE, "--serve", "stdio"]
+            raw_target: Any = StdioServerParameters(command=sys.executable, args=argv)
+            ours: Any = StdioTransport(sys.executable, args=(HERE, "--serve", "stdio"))
+        else:
+            url = await stack.enter_async_context(http_server())
+            raw_target, ours = url, StreamableHttpTransport(url)
+        raw = await stack.enter_async_context(Client(raw_target, mode=mode))
+        bridge = await stack.enter_async_context(
+            connect_mcp_tools(server_id="bench", transport=ours, protocol_mode=mode)
+        )
+        tool = next(t for t in bridge.tools if t.name == "mcp:bench:echo")
+        registry = create_tool_registry(bridge.tools)
+        args = {"text": "hello"}
+        ctx = _context()
+        call = ToolCall(id="c1", name="mcp:bench:echo", arguments=args)
+        subjects: dict[str, Callable[[], Awaitable[object]]] = {
+            "raw": lambda: raw.call_tool("echo", args),
+            "bridge": lambda: tool.execute(args, ctx),  # type: ignore[arg-type,return-value]
+            "dispatch": lambda: dispatch_tool_call(call, registry=registry),
+        }
+        for fn in subjects.values():  # warm up every path (validators, caches, connections)
+            await _timed(fn, 20, [])
+        samples: dict[str, list[float]] = {name: [] for name in subjects}
+        for _ in range(batches):
+            for name, fn in subjects.items():
+                await _timed(fn, per_batch, samples[name])
+        return {name: median(values) for name, values in samples.items()}
+
+
+def rss_child(subject: str, size: int) -> None:
+    """In a fresh process: peak RSS growth while one call receives ``size`` bytes."""
+
+    async def main() -> dict[str, Any]:
+        args = ["-m", "prism.conformance._hostile_mcp"]
+        base = _reset_peak()
+        start = time.perf_counter()
+        if subject == "bridge":
+            transport = StdioTransport(sys.executable, args=tuple(args))
+            async with connect_mcp_tools(server_id="big", transport=transport) as bridge:
+                tool = next(t for t in bridge.tools if t.name == "mcp:big:big")
+                result = await tool.execute({"size": size}, _context())
+            outcome = result.error.code if result.error else "ok"
+        else:
+            params = StdioServerParameters(command=sys.executable, args=args)
+            async with Client(params, mode="legacy", read_timeout_seconds=600) as client:
+                raw = await client.call_tool("big", {"size": size})
+            outcome = "error" if raw.is_error else "ok"
+        seconds = time.perf_counter() - start
+        return {"growth": _status("VmHWM:") - base, "seconds": seconds, "outcome": outcome}
+
+    print(json.dumps(anyio.run(main)))
+
+
+def _reset_peak() -> int:
+    """Reset the peak RSS (``VmHWM``) to the current RSS, which is returned."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    return _status("VmRSS:")
+
+
+def _status(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field):
+                return int(line.split()[1]) * 1024
+    raise KeyError(field)
+
+
+def rss(subject: str, size: int) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, HERE, "--rss-child", subject, str(size)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=True,
+    )
+    figures: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def latency_table(batches: int, per_batch: int) -> tuple[str, float]:
+    """The latency table for every transport × era × backend, and the worst stdio ratio."""
+    rows, worst_stdio = [], 0.0
+    for backend in ("asyncio", "trio"):
+        for transport in ("stdio", "http"):
+            for era in ERAS:
+                m = anyio.run(latency, transport, era, batches, per_batch, backend=backend)
+                ratio = m["bridge"] / m["raw"]
+                if transport == "stdio":
+                    worst_stdio = max(worst_stdio, ratio)
+                figures = [fmt_ms(m["raw"]), fmt_ms(m["bridge"]), fmt_ms(m["dispatch"])]
+                ratios = [fmt_ratio(ratio), fmt_ratio(m["dispatch"] / m["raw"])]
+                rows.append([transport, era, backend, *figures, *ratios])
+    headers = ["transport", "era", "backend", "raw ms", "bridge ms", "bridge+dispatch ms"]
+    table = markdown_table([*headers, "bridge / raw", "dispatch / raw"], rows)
+    return table, worst_stdio
+
+
+def rss_table(bridge: dict[str, Any], raw: dict[str, Any]) -> str:
+    """The memory table: bridge on 200 MB, raw client on 20 MB."""
+    rows = [
+        ["bridge (max_result_bytes=10 MB)", "200 MB", bridge],
+        ["raw mcp client", "20 MB", raw],
+    ]
+    return markdown_table(
+        ["client", "result streamed", "peak RSS growth", "time", "outcome"],
+        [
+            [who, size, f"{f['growth'] / MB:.1f} MB", f"{f['seconds']:.2f} s", f["outcome"]]
+            for who, size, f in rows
+        ],
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="fewer calls (a smoke run)")
+    parser.add_argument("--serve", nargs="+", metavar=("KIND", "PORT"))
+    parser.add_argument("--rss-child", nargs=2, metavar=("SUBJECT", "BYTES"))
+    opts = parser.parse_args()
+    if opts.serve:
+        serve(opts.serve[0], int(opts.serve[1]) if len(opts.serve) > 1 else 0)
+        return
+    if opts.rss_child:
+        rss_child(opts.rss_child[0], int(opts.rss_child[1]))
+        return
+    batches, per_batch = (3, 20) if opts.quick else (8, 40)
+    print(f"# MCP bridge vs raw `mcp` client ({machine_line()})\n")
+    table, worst_stdio = latency_table(batches, per_batch)
+    print(table)
+    bridge = rss("bridge", 200 * MB)
+    print()
+    print(rss_table(bridge, rss("raw", 20 * MB)))
+    print()
+    print(
+        targets_table(
+            [
+                (
+                    "MCP call overhead over the raw client, stdio ≤ 1.15× (worst row)",
+                    fmt_ratio(worst_stdio),
+                    worst_stdio <= 1.15,
+                ),
+                (
+                    "hostile 200 MB result: RSS growth ≤ 2 × max_result_bytes (20 MB)",
+                    f"{bridge['growth'] / MB:.1f} MB",
+                    bridge["growth"] <= 2 * 10 * MB,
+                ),
+            ]
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
