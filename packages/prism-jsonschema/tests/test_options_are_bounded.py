@@ -84,3 +84,18 @@ def test_validator_checks_options_at_construction() -> None:
     with pytest.raises(TypeError):
         JsonSchemaArgumentValidator(max_bytes=3)
     assert JsonSchemaArgumentValidator(max_errors=64).options.max_errors == 64
+
+
+def test_the_validator_satisfies_the_core_protocol(engine: str) -> None:
+    from prism.core import ToolArgumentValidator
+
+    assert isinstance(JsonSchemaArgumentValidator(engine=engine), ToolArgumentValidator)
+
+
+def test_missing_rust_engine_fails_at_construction(monkeypatch: pytest.MonkeyPatch) -> None:
+    import prism.jsonschema._validator as module
+
+    monkeypatch.setattr(module, "rs_available", lambda: False)
+    with pytest.raises(ImportError, match=r"prism-jsonschema\[rs\]"):
+        JsonSchemaArgumentValidator(engine="jsonschema-rs")
+    assert JsonSchemaArgumentValidator().options.engine == "fastjsonschema"
