@@ -1,0 +1,233 @@
+"""Rows 1, 2, 3, E7 pass with the real validator (both engines) and fail, with a precise
+message, against deliberately broken validators."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import urllib.request
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from prism.conformance import ConformanceSubjects, default_subjects, run_row
+from prism.core import ToolArgumentValidationError, ToolArgumentValidationResult
+
+jsonschema = pytest.importorskip("prism.jsonschema")
+
+BACKENDS = ["asyncio", "trio"]
+ROWS = ["1", "2", "3", "E7"]
+OK = ToolArgumentValidationResult(ok=True)
+
+
+def _subjects(factory: Any) -> ConformanceSubjects:
+    return dataclasses.replace(default_subjects(), json_schema_validator_factory=factory)
+
+
+def expect_failure(row: str, factory: Any, backend: str, *phrases: str) -> str:
+    result = run_row(row, _subjects(factory), backend=backend, timeout_seconds=60)
+    assert result.status == "failed", f"row {row} should fail, got {result.status}"
+    assert result.message is not None
+    for phrase in phrases:
+        assert phrase in result.message, f"{phrase!r} not in {result.message!r}"
+    return result.message
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("engine", ["fastjsonschema", "jsonschema-rs"])
+@pytest.mark.parametrize("row", ROWS)
+def test_rows_pass_with_the_real_validator(row: str, engine: str, backend: str) -> None:
+    factory = functools.partial(jsonschema.JsonSchemaArgumentValidator, engine=engine)
+    result = run_row(row, _subjects(factory), backend=backend, timeout_seconds=60)
+    assert result.status == "passed", result.message
+
+
+def test_rows_skip_without_a_validator() -> None:
+    subjects = dataclasses.replace(default_subjects(), json_schema_validator_factory=None)
+    for row in ROWS:
+        assert run_row(row, subjects).status == "skipped"
+
+
+class _Real:
+    """Delegates to the real validator; subclasses break one property."""
+
+    def __init__(self, **options: Any) -> None:
+        self.inner = jsonschema.JsonSchemaArgumentValidator(**options)
+
+    def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
+        result: ToolArgumentValidationResult = self.inner.validate(schema, value)
+        return result
+
+    def cache_info(self) -> Any:
+        return self.inner.cache_info()
+
+
+class _AcceptsEverything(_Real):
+    def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
+        return OK
+
+
+class _NoPointers(_Real):
+    def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
+        result = self.inner.validate(schema, value)
+        errors = tuple(ToolArgumentValidationError(path=None, message="bad") for _ in result.errors)
+        return ToolArgumentValidationResult(ok=result.ok, errors=errors)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_1_fails_when_invalid_arguments_pass(backend: str) -> None:
+    expect_failure("1", _AcceptsEverything, backend, "validation_failed", "violate the schema")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_1_fails_without_a_json_pointer(backend: str) -> None:
+    expect_failure("1", _NoPointers, backend, "does not name the JSON Pointer /query")
+
+
+class _Recompiles(_Real):
+    """Throws the cache away before every call."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.options = options
+        self.compiles = 0
+
+    def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
+        self.inner = jsonschema.JsonSchemaArgumentValidator(**self.options)
+        self.compiles += 1
+        return self.inner.validate(schema, value)
+
+    def cache_info(self) -> Any:
+        return self.inner.cache_info()._replace(compiles=self.compiles)
+
+
+class _Rewalks(_Real):
+    """Copies the schema on every call (a walk), then hits its cache by content."""
+
+    def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
+        plain = copy.deepcopy(dict(schema.items()) if isinstance(schema, Mapping) else schema)
+        return self.inner.validate(plain, value)
+
+
+class _Fifo(_Real):
+    """Never refreshes recency: the oldest schema is evicted even when just used."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.size = int(options.get("cache_size", 256))
+        self.order: list[int] = []
+        self.compiles = 0
+        self.validators: dict[int, Any] = {}
+
+    def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
+        key = id(schema)
+        if key not in self.validators:
+            self.compiles += 1
+            self.validators[key] = jsonschema.JsonSchemaArgumentValidator()
+            self.order.append(key)
+            if len(self.order) > self.size:
+                self.validators.pop(self.order.pop(0))
+        result: ToolArgumentValidationResult = self.validators[key].validate(schema, value)
+        return result
+
+    def cache_info(self) -> Any:
+        return self.inner.cache_info()._replace(compiles=self.compiles)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_2_fails_when_every_call_compiles(backend: str) -> None:
+    expect_failure("2", _Recompiles, backend, "compiled again")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_2_fails_when_every_call_walks_the_schema(backend: str) -> None:
+    expect_failure("2", _Rewalks, backend, "re-walked the schema")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_2_fails_when_eviction_is_not_lru(backend: str) -> None:
+    expect_failure("2", _Fifo, backend, "not LRU")
+
+
+class _Fetches(_Real):
+    """Resolves remote refs by fetching them (what fastjsonschema does by default)."""
+
+    def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
+        for ref in _refs(schema):
+            if ref.startswith("http://"):
+                try:
+                    urllib.request.urlopen(ref, timeout=0.5).close()
+                except OSError:
+                    pass
+        return self.inner.validate(schema, value)
+
+
+def _refs(value: Any) -> list[str]:
+    if isinstance(value, Mapping):
+        found = [str(value["$ref"])] if isinstance(value.get("$ref"), str) else []
+        return found + [r for v in value.values() if v is not value for r in _refs(v)]
+    if isinstance(value, list):
+        return [r for v in value for r in _refs(v)]
+    return []
+
+
+class _CompilesFirst(_Real):
+    """Compiles whatever it gets, then reports problems (counts compiles before checking)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.compiles = 0
+
+    def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
+        self.compiles += 1
+        return self.inner.validate(schema, value)
+
+    def cache_info(self) -> Any:
+        return self.inner.cache_info()._replace(compiles=self.compiles)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_3_fails_when_a_remote_ref_is_fetched(backend: str) -> None:
+    expect_failure("3", _Fetches, backend, "open a connection")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_3_fails_when_a_malformed_schema_passes(backend: str) -> None:
+    expect_failure("3", _AcceptsEverything, backend, "validation_failed")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_3_fails_when_malformed_schemas_reach_compilation(backend: str) -> None:
+    expect_failure("3", _CompilesFirst, backend, "reached compilation")
+
+
+class _Evaluates(_Real):
+    """Builds Python from enum values without quoting them (the classic injection bug)."""
+
+    def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
+        for keyword, found in _walk(schema):
+            if keyword == "enum" and isinstance(found, list):
+                for item in found:
+                    try:
+                        eval(f"{item!s}")
+                    except Exception:
+                        pass
+        return self.inner.validate(schema, value)
+
+
+def _walk(value: Any) -> list[tuple[str, Any]]:
+    if isinstance(value, Mapping):
+        out = list(value.items())
+        for item in value.values():
+            out += _walk(item)
+        return out
+    if isinstance(value, list):
+        return [pair for item in value for pair in _walk(item)]
+    return []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_e7_fails_when_schema_content_runs(backend: str) -> None:
+    expect_failure("E7", _Evaluates, backend, "schema content ran as code")

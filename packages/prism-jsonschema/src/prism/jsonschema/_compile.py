@@ -1,0 +1,103 @@
+"""Cache miss: check an untrusted schema, then compile it with the configured engine."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._drafts import DEFAULT_DRAFT, Draft, draft_for_uri
+from ._fastjsonschema import compile_fastjsonschema
+from ._keywords import SchemaWalk
+from ._lowering import lower_for_fastjsonschema, prepare_common
+from ._options import JsonSchemaValidatorOptions
+from ._rs import compile_rs
+from ._walk import SchemaRejected, WalkState
+
+__all__ = ["CheckedSchema", "check_schema", "compile_checked"]
+
+
+@dataclass(slots=True)
+class CheckedSchema:
+    """A schema that passed every pre-check: its plain copy, draft and canonical digest."""
+
+    walk: SchemaWalk
+    document: dict[str, Any]
+    digest: bytes
+    size: int
+
+
+def check_schema(schema: object, options: JsonSchemaValidatorOptions) -> CheckedSchema:
+    """Copy and check ``schema`` (bounds, types, refs, patterns); raise ``SchemaRejected``."""
+    if not isinstance(schema, Mapping):
+        raise SchemaRejected(f"schema must be a JSON object, not {type(schema).__name__}")
+    walk = SchemaWalk(
+        WalkState(options),
+        _draft(schema),
+        dollar_rewrite=options.engine == "fastjsonschema",
+    )
+    document = walk.schema(schema, None, 1)
+    assert isinstance(document, dict)
+    try:
+        canonical = json.dumps(
+            document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        ).encode("utf-8", "surrogatepass")
+    except (ValueError, RecursionError) as exc:
+        raise SchemaRejected(f"schema cannot be encoded as JSON: {exc}") from None
+    if len(canonical) > options.max_schema_bytes:
+        raise SchemaRejected(
+            f"schema is {len(canonical):,} bytes as compact JSON, more than "
+            f"max_schema_bytes={options.max_schema_bytes}"
+        )
+    digest = hashlib.sha256(canonical).digest()
+    return CheckedSchema(walk=walk, document=document, digest=digest, size=len(canonical))
+
+
+def _draft(schema: Mapping[Any, Any]) -> Draft:
+    uri = schema.get("$schema")
+    if uri is None:
+        return DEFAULT_DRAFT
+    draft = draft_for_uri(uri) if isinstance(uri, str) else None
+    if draft is None:
+        raise SchemaRejected(
+            f"$schema {str(uri)[:120]!r} is not a known draft (04, 06, 07, 2019-09, 2020-12); "
+            "unknown meta-schemas are never fetched"
+        )
+    return draft
+
+
+def compile_checked(
+    checked: CheckedSchema, options: JsonSchemaValidatorOptions
+) -> tuple[Callable[[object], object], Callable[[object], object] | None, Any]:
+    """Compile with the configured engine: ``(fast, collect_all, rs_validator)``.
+
+    For fastjsonschema ``fast`` raises on the first error and ``collect_all`` (built only when
+    ``max_errors > 1``) collects every error; for jsonschema-rs ``fast`` is ``is_valid``.
+    Consumes ``checked.document``.
+    """
+    walk = checked.walk
+    document = checked.document
+    prepare_common(document, walk.schema_nodes, walk.draft)
+    if options.engine == "jsonschema-rs":
+        validator = compile_rs(document, validate_formats=options.validate_formats)
+        return validator.is_valid, None, validator
+    lower_for_fastjsonschema(walk.schema_nodes, walk.draft, walk.state.refs)
+    collect_all = None
+    if options.max_errors > 1:
+        collect_all = compile_fastjsonschema(
+            json.loads(json.dumps(document)),
+            walk.draft,
+            schema_bytes=checked.size,
+            validate_formats=options.validate_formats,
+            fast_fail=False,
+        )
+    fast = compile_fastjsonschema(
+        document,
+        walk.draft,
+        schema_bytes=checked.size,
+        validate_formats=options.validate_formats,
+        fast_fail=True,
+    )
+    return fast, collect_all, None

@@ -1,0 +1,88 @@
+"""Engine errors → ``ToolArgumentValidationError(path=<JSON Pointer>, message)``, and rendering."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import islice
+from typing import Any, Final
+
+from prism.core import ToolArgumentValidationError
+
+from ._pointer import join_pointer
+
+__all__ = ["MESSAGE_LIMIT", "clip", "fastjsonschema_errors", "render_errors", "rs_errors"]
+
+MESSAGE_LIMIT: Final = 300
+"""Longest message kept per error (engines quote instance values, which may be huge)."""
+
+_PARSE_STEPS: Final = 10_000
+
+
+def clip(message: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``message`` cut to ``limit`` characters, marked when cut."""
+    return message if len(message) <= limit else message[: limit - 3] + "..."
+
+
+def render_errors(errors: Sequence[ToolArgumentValidationError]) -> str:
+    """``<json-pointer>: <message>`` joined by ``; ``; a root error is its message alone."""
+    parts = [f"{e.path}: {e.message}" if e.path else e.message for e in errors]
+    return "; ".join(parts) or "arguments are invalid"
+
+
+def rs_errors(errors: Iterable[Any], max_errors: int) -> tuple[ToolArgumentValidationError, ...]:
+    """Convert ``jsonschema_rs.ValidationError`` objects."""
+    return tuple(
+        ToolArgumentValidationError(path=join_pointer(e.instance_path), message=clip(e.message))
+        for e in islice(errors, max_errors)
+    )
+
+
+def fastjsonschema_errors(
+    exc: Exception, instance: object, max_errors: int
+) -> tuple[ToolArgumentValidationError, ...]:
+    """Convert a fastjsonschema exception; its dotted ``name`` is mapped back onto the instance."""
+    found = getattr(exc, "errors", None) or [exc]
+    return tuple(_one(e, instance) for e in islice(found, max_errors))
+
+
+def _one(error: Any, instance: object) -> ToolArgumentValidationError:
+    name = getattr(error, "name", None)
+    message = str(getattr(error, "message", None) or error)
+    if not isinstance(name, str):
+        return ToolArgumentValidationError(path=None, message=clip(message))
+    segments = _segments(name, instance)
+    if segments is None:
+        return ToolArgumentValidationError(path=None, message=clip(message))
+    if message.startswith(name + " "):
+        message = message[len(name) + 1 :]
+    return ToolArgumentValidationError(path=join_pointer(segments), message=clip(message))
+
+
+def _segments(name: str, instance: object) -> list[str] | None:
+    """Parse ``data.key[3].other`` against the instance (keys may contain ``.`` or ``[``)."""
+    if not name.startswith("data"):
+        return None
+    steps = [0]
+    return _parse(name, 4, instance, steps)
+
+
+def _parse(name: str, at: int, node: object, steps: list[int]) -> list[str] | None:
+    if at == len(name):
+        return []
+    steps[0] += 1
+    if steps[0] > _PARSE_STEPS:
+        return None
+    if name[at] == "[" and isinstance(node, list | tuple):
+        end = name.find("]", at)
+        index = name[at + 1 : end]
+        if end > 0 and index.isdigit() and int(index) < len(node):
+            tail = _parse(name, end + 1, node[int(index)], steps)
+            if tail is not None:
+                return [index, *tail]
+    if name[at] == "." and isinstance(node, dict):
+        keys = [k for k in node if isinstance(k, str) and name.startswith(k, at + 1)]
+        for key in sorted(keys, key=len, reverse=True):
+            tail = _parse(name, at + 1 + len(key), node[key], steps)
+            if tail is not None:
+                return [key, *tail]
+    return None

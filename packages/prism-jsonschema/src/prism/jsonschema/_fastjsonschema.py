@@ -1,0 +1,176 @@
+"""The fastjsonschema engine, with every channel from schema text to executed code closed.
+
+fastjsonschema turns a schema into Python source and ``exec``s it. Here:
+
+* the schema is a plain-JSON copy (exact builtin types: ``repr`` is the builtin one);
+* ``use_default=False`` (defaults would be written into code *and* into the caller's data);
+* no custom formats (their names would be spliced into source);
+* the remote-ref resolver gets a handler table that claims every URI scheme and refuses it, so
+  ``urllib`` is unreachable (and non-fragment refs never get this far);
+* the per-error ``definition=`` literal is replaced by at most the ``const`` value, which keeps
+  the generated code linear in the schema size, and generation stops at a code budget;
+* the generated source is parsed and checked against a whitelist (``_codecheck``) and runs with
+  a minimal ``__builtins__``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Final
+
+from fastjsonschema import (
+    JsonSchemaDefinitionException,
+    JsonSchemaValueException,
+    JsonSchemaValuesException,
+)
+from fastjsonschema.draft04 import CodeGeneratorDraft04
+from fastjsonschema.draft06 import CodeGeneratorDraft06
+from fastjsonschema.draft07 import CodeGeneratorDraft07
+from fastjsonschema.draft2019 import CodeGeneratorDraft2019
+from fastjsonschema.ref_resolver import RefResolver
+
+from ._codecheck import SAFE_BUILTINS, GeneratedCodeRejected, check_generated_code
+from ._drafts import Draft
+from ._walk import Json, SchemaRejected
+
+__all__ = ["FASTJSONSCHEMA_EXCEPTIONS", "RemoteRefRefused", "compile_fastjsonschema"]
+
+FASTJSONSCHEMA_EXCEPTIONS: Final = (JsonSchemaValueException, JsonSchemaValuesException)
+
+CODE_BUDGET_FACTOR: Final = 32
+"""Generated source may be at most this many times the schema's encoded size (+ 64 KiB)."""
+
+
+class RemoteRefRefused(Exception):
+    """fastjsonschema tried to resolve a URI; nothing is ever fetched."""
+
+
+class _CodeTooLarge(Exception):
+    pass
+
+
+def _refuse(uri: str) -> Any:
+    raise RemoteRefRefused(f"reference {uri[:120]!r} would need a fetch; nothing is fetched")
+
+
+class _RefuseEveryScheme(Mapping[str, Callable[[str], Any]]):
+    """A handler table that has an entry for every scheme, so urllib is never consulted."""
+
+    def __getitem__(self, scheme: str) -> Callable[[str], Any]:
+        return _refuse
+
+    def __contains__(self, scheme: object) -> bool:
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+REFUSE_EVERY_SCHEME: Final = _RefuseEveryScheme()
+
+
+class _Bounded:
+    """Mixin over a fastjsonschema generator: linear code size, hard code budget."""
+
+    _prism_budget: int = 0
+    _prism_size: int = 0
+    _prism_rule: str | None = None
+    _code: list[str]
+
+    def l(self, line: str, *args: Any, **kwds: Any) -> Any:  # noqa: E743 - upstream name
+        indent = super().l(line, *args, **kwds)  # type: ignore[misc]
+        self._prism_size += len(self._code[-1]) + 1
+        if self._prism_size > self._prism_budget:
+            raise _CodeTooLarge
+        return indent
+
+    def exc(self, msg: str, *args: Any, append_to_msg: str | None = None, rule: Any = None) -> Any:
+        self._prism_rule = rule
+        return super().exc(msg, *args, append_to_msg=append_to_msg, rule=rule)  # type: ignore[misc]
+
+    def _expand_refs(self, definition: Any) -> Any:
+        # Upstream embeds the whole (ref-expanded) definition in every raise: quadratic code
+        # and a second ref-resolution path. Only `const` messages read it.
+        if self._prism_rule == "const" and isinstance(definition, dict) and "const" in definition:
+            return {"const": definition["const"]}
+        return {}
+
+
+def _require_internals() -> None:
+    # The overrides below hook these upstream methods; if a release renames them, fail loudly
+    # at import rather than silently lose the code budget and the linear-size guarantee.
+    missing = [name for name in ("l", "exc", "_expand_refs", "generate_func_code")
+               if not callable(getattr(CodeGeneratorDraft04, name, None))]  # fmt: skip
+    if missing:
+        raise ImportError(
+            f"this fastjsonschema release lacks {missing}; prism-jsonschema supports >=2.22.3,<3"
+        )
+
+
+_require_internals()
+
+
+def _bounded(base: type) -> type:
+    return type(f"Prism{base.__name__}", (_Bounded, base), {})
+
+
+_GENERATORS: Final[dict[Draft, type]] = {
+    4: _bounded(CodeGeneratorDraft04),
+    6: _bounded(CodeGeneratorDraft06),
+    7: _bounded(CodeGeneratorDraft07),
+    2019: _bounded(CodeGeneratorDraft2019),
+    2020: _bounded(CodeGeneratorDraft2019),
+}
+
+
+def compile_fastjsonschema(
+    document: dict[str, Json],
+    draft: Draft,
+    *,
+    schema_bytes: int,
+    validate_formats: bool,
+    fast_fail: bool,
+) -> Callable[[object], object]:
+    """Generate, check and load the validator function for ``document`` (consumed: mutated)."""
+    resolver = RefResolver.from_schema(document, handlers=REFUSE_EVERY_SCHEME, store={})
+    generator = _GENERATORS[draft](
+        document,
+        resolver=resolver,
+        formats={},
+        use_default=False,
+        use_formats=validate_formats,
+        detailed_exceptions=True,
+        fast_fail=fast_fail,
+    )
+    generator._prism_budget = CODE_BUDGET_FACTOR * schema_bytes + 65_536
+    try:
+        source = generator.func_code
+    except _CodeTooLarge:
+        raise SchemaRejected(
+            "schema would generate too much validation code for the fastjsonschema engine"
+        ) from None
+    except RemoteRefRefused as exc:
+        raise SchemaRejected(str(exc)) from None
+    except JsonSchemaDefinitionException as exc:
+        raise SchemaRejected(f"schema is not valid: {exc}") from None
+    return _load(source, generator, resolver.get_scope_name())
+
+
+def _load(source: str, generator: Any, root: str) -> Callable[[object], object]:
+    try:
+        tree = ast.parse(source, mode="exec")
+        functions = check_generated_code(tree)
+    except (SyntaxError, ValueError, GeneratedCodeRejected) as exc:
+        raise SchemaRejected(f"generated validator failed the safety check: {exc}") from None
+    if not functions or functions[0] != root:
+        raise SchemaRejected("generated validator failed the safety check: no root function")
+    namespace: dict[str, Any] = dict(generator.global_state)
+    namespace.pop("re", None)
+    namespace["__builtins__"] = dict(SAFE_BUILTINS)
+    exec(compile(tree, "<prism-jsonschema>", "exec"), namespace)
+    function: Callable[[object], object] = namespace[root]
+    return function

@@ -1,0 +1,255 @@
+"""Walk the schema positions of a document and check the shape of every keyword engines use.
+
+This is the part of the meta-schema both engines rely on, so a malformed keyword is refused
+with one clear message instead of crashing (or silently misleading) an engine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final, NoReturn
+
+from ._drafts import Draft
+from ._pointer import Path, location
+from ._walk import REF_KEYWORDS, Json, SchemaRejected, WalkState, is_array, is_object
+
+__all__ = ["SchemaWalk"]
+
+_TYPES: Final = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
+_TYPE_NAMES: Final = f"a type name or a non-empty array of unique type names {sorted(_TYPES)}"
+_SCHEMA: Final = frozenset(
+    {"not", "if", "then", "else", "contains", "propertyNames", "additionalProperties",
+     "additionalItems", "unevaluatedProperties", "unevaluatedItems", "contentSchema"}
+)  # fmt: skip
+_SCHEMA_LIST: Final = frozenset({"allOf", "anyOf", "oneOf"})
+_SCHEMA_MAP: Final = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
+_COUNTS: Final = frozenset(
+    {"maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties",
+     "maxContains", "minContains"}
+)  # fmt: skip
+_NUMBERS: Final = frozenset({"maximum", "minimum"})
+_STRINGS: Final = frozenset(
+    {"format", "$id", "$anchor", "$dynamicAnchor", "$comment", "title", "description",
+     "contentEncoding", "contentMediaType", "$ref", "$dynamicRef", "$recursiveRef", "$schema"}
+)  # fmt: skip
+_DOLLAR = re.compile(r"(?<!\\)\$")  # how fastjsonschema rewrites `$` in `pattern`
+
+
+class SchemaWalk:
+    """One walk over one schema: the plain copy plus every schema node, in document order."""
+
+    def __init__(self, state: WalkState, draft: Draft, *, dollar_rewrite: bool) -> None:
+        self.state = state
+        self.draft = draft
+        self.dollar_rewrite = dollar_rewrite
+        self.schema_nodes: list[tuple[dict[str, Json], Path]] = []
+        self._handlers: dict[str, Callable[[object, Path, int], Json]] = {
+            "items": self._items,
+            "prefixItems": self._prefix_items,
+            "patternProperties": self._pattern_properties,
+            "dependencies": self._dependencies,
+            "dependentRequired": self._dependent_required,
+            "required": self._required,
+            "type": self._type,
+            "enum": self._enum,
+            "pattern": self._pattern,
+            "multipleOf": self._multiple_of,
+            "exclusiveMaximum": self._exclusive,
+            "exclusiveMinimum": self._exclusive,
+            "uniqueItems": self._bool,
+            "$recursiveAnchor": self._bool,
+        }
+
+    def schema(self, value: object, path: Path, depth: int, *, bool_ok: bool = False) -> Json:
+        """Copy a value in a schema position, checking its keywords."""
+        if value is True or value is False:
+            if self.draft == 4 and not bool_ok:
+                raise SchemaRejected(f"boolean schema at {location(path)} needs draft-06 or later")
+            return self.state.scalar(value, path)
+        if not is_object(value):
+            raise SchemaRejected(f"schema at {location(path)} must be an object or a boolean")
+        self.state.enter(value, path, depth)
+        out: dict[str, Json] = {}
+        self.schema_nodes.append((out, path))
+        for raw_key, item in value.items():
+            key = self.state.key(raw_key, path)
+            child = (path, key)
+            out[key] = copied = self._keyword(key, item, child, depth + 1)
+            if key in REF_KEYWORDS and isinstance(copied, str):
+                self.state.ref(key, copied, child)
+        self.state.leave(value)
+        return out
+
+    def _keyword(self, key: str, value: object, path: Path, depth: int) -> Json:
+        handler = self._handlers.get(key)
+        if handler is not None:
+            return handler(value, path, depth)
+        if key in _SCHEMA:
+            draft4_bool = key in ("additionalProperties", "additionalItems")
+            return self.schema(value, path, depth, bool_ok=draft4_bool)
+        if key in _SCHEMA_LIST:
+            return self._schema_list(value, path, depth, non_empty=True)
+        if key in _SCHEMA_MAP:
+            return self._schema_map(value, path, depth)
+        copied = self.state.data(value, path, depth)
+        if key in _COUNTS:
+            _expect(_is_count(copied), path, "a non-negative integer")
+        elif key in _NUMBERS:
+            _expect(_is_number(copied), path, "a number")
+        elif key in _STRINGS or (key == "id" and self.draft == 4):
+            _expect(isinstance(copied, str), path, "a string")
+        return copied
+
+    def _schema_list(self, value: object, path: Path, depth: int, *, non_empty: bool) -> Json:
+        if not is_array(value) or (non_empty and not value):
+            _reject(path, "a non-empty array of schemas")
+        self.state.enter(value, path, depth)
+        items = [self.schema(item, (path, str(i)), depth + 1) for i, item in enumerate(value)]
+        self.state.leave(value)
+        return items
+
+    def _schema_map(self, value: object, path: Path, depth: int) -> Json:
+        if not is_object(value):
+            _reject(path, "an object whose values are schemas")
+        self.state.enter(value, path, depth)
+        out: dict[str, Json] = {}
+        for raw_key, item in value.items():
+            key = self.state.key(raw_key, path)
+            out[key] = self.schema(item, (path, key), depth + 1)
+        self.state.leave(value)
+        return out
+
+    def _items(self, value: object, path: Path, depth: int) -> Json:
+        if is_array(value):
+            if self.draft == 2020:
+                _reject(path, "a schema (2020-12 uses prefixItems for tuples)")
+            return self._schema_list(value, path, depth, non_empty=False)
+        return self.schema(value, path, depth)
+
+    def _prefix_items(self, value: object, path: Path, depth: int) -> Json:
+        if self.draft != 2020:
+            return self.state.data(value, path, depth)
+        return self._schema_list(value, path, depth, non_empty=True)
+
+    def _pattern_properties(self, value: object, path: Path, depth: int) -> Json:
+        out = self._schema_map(value, path, depth)
+        assert isinstance(out, dict)
+        for key in out:
+            self._check_regex(key, (path, key), rewrite=False)
+        return out
+
+    def _pattern(self, value: object, path: Path, depth: int) -> Json:
+        copied = self.state.data(value, path, depth)
+        _expect(isinstance(copied, str), path, "a string")
+        self._check_regex(str(copied), path, rewrite=self.dollar_rewrite)
+        return copied
+
+    def _check_regex(self, pattern: str, path: Path, *, rewrite: bool) -> None:
+        limit = self.state.options.max_pattern_length
+        if len(pattern) > limit:
+            raise SchemaRejected(
+                f"pattern at {location(path)} is longer than max_pattern_length={limit}"
+            )
+        try:
+            re.compile(pattern)
+            if rewrite:
+                re.compile(_DOLLAR.sub(r"\\Z", pattern))
+        except Exception as exc:  # re.error, OverflowError, RecursionError ...
+            raise SchemaRejected(
+                f"pattern at {location(path)} is not a valid regular expression: {exc}"
+            ) from None
+
+    def _dependencies(self, value: object, path: Path, depth: int) -> Json:
+        if not is_object(value):
+            _reject(path, "an object")
+        self.state.enter(value, path, depth)
+        out: dict[str, Json] = {}
+        for raw_key, item in value.items():
+            key = self.state.key(raw_key, path)
+            child = (path, key)
+            if is_array(item):
+                out[key] = self._string_array(item, child, depth + 1, unique=False)
+            else:
+                out[key] = self.schema(item, child, depth + 1)
+        self.state.leave(value)
+        return out
+
+    def _dependent_required(self, value: object, path: Path, depth: int) -> Json:
+        if not is_object(value):
+            _reject(path, "an object whose values are arrays of strings")
+        self.state.enter(value, path, depth)
+        out: dict[str, Json] = {}
+        for raw_key, item in value.items():
+            key = self.state.key(raw_key, path)
+            out[key] = self._string_array(item, (path, key), depth + 1, unique=True)
+        self.state.leave(value)
+        return out
+
+    def _required(self, value: object, path: Path, depth: int) -> Json:
+        copied = self._string_array(value, path, depth, unique=True)
+        if self.draft == 4 and not copied:
+            _reject(path, "a non-empty array of strings in draft-04")
+        return copied
+
+    def _string_array(self, value: object, path: Path, depth: int, *, unique: bool) -> Json:
+        copied = self.state.data(value, path, depth)
+        ok = isinstance(copied, list) and all(isinstance(s, str) for s in copied)
+        _expect(ok, path, "an array of strings")
+        if unique and len(set(copied)) != len(copied):  # type: ignore[arg-type]
+            _reject(path, "an array of unique strings")
+        return copied
+
+    def _type(self, value: object, path: Path, depth: int) -> Json:
+        copied = self.state.data(value, path, depth)
+        names = copied if isinstance(copied, list) else [copied]
+        ok = bool(names) and all(isinstance(n, str) and n in _TYPES for n in names)
+        if ok and len(set(names)) != len(names):
+            ok = False
+        _expect(ok, path, _TYPE_NAMES)
+        return copied
+
+    def _enum(self, value: object, path: Path, depth: int) -> Json:
+        copied = self.state.data(value, path, depth)
+        _expect(isinstance(copied, list), path, "an array")
+        if self.draft == 4 and not copied:
+            _reject(path, "a non-empty array in draft-04")
+        return copied
+
+    def _multiple_of(self, value: object, path: Path, depth: int) -> Json:
+        copied = self.state.data(value, path, depth)
+        _expect(_is_number(copied) and copied > 0, path, "a number above 0")  # type: ignore[operator]
+        return copied
+
+    def _exclusive(self, value: object, path: Path, depth: int) -> Json:
+        copied = self.state.data(value, path, depth)
+        if self.draft == 4:
+            _expect(isinstance(copied, bool), path, "a boolean in draft-04")
+        else:
+            _expect(_is_number(copied), path, "a number (the boolean form needs draft-04)")
+        return copied
+
+    def _bool(self, value: object, path: Path, depth: int) -> Json:
+        copied = self.state.data(value, path, depth)
+        _expect(isinstance(copied, bool), path, "a boolean")
+        return copied
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_count(value: object) -> bool:
+    if isinstance(value, float) and value.is_integer():
+        return value >= 0
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _expect(ok: bool, path: Path, what: str) -> None:
+    if not ok:
+        _reject(path, what)
+
+
+def _reject(path: Path, what: str) -> NoReturn:
+    keyword = path[1] if path is not None else "schema"
+    raise SchemaRejected(f"schema keyword {keyword!r} at {location(path)} must be {what}")

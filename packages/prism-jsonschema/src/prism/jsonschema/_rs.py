@@ -1,0 +1,89 @@
+"""The jsonschema-rs engine (extra ``prism-jsonschema[rs]``): compiled in Rust, no Python code."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from ._walk import Json, SchemaRejected
+
+__all__ = ["RsValidator", "bounds_schema", "compile_rs", "compile_rs_bounds", "rs_available"]
+
+
+class RsValidator(Protocol):
+    """The part of ``jsonschema_rs.Validator`` used here."""
+
+    def is_valid(self, instance: Any) -> bool: ...
+    def iter_errors(self, instance: Any) -> Iterator[Any]: ...
+
+
+def rs_available() -> bool:
+    """Whether ``jsonschema_rs`` can be imported."""
+    try:
+        import jsonschema_rs  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _refuse(uri: str) -> Any:
+    raise ValueError(f"reference {uri[:120]!r} would need a fetch; nothing is fetched")
+
+
+def compile_rs(document: dict[str, Json], *, validate_formats: bool) -> RsValidator:
+    """Build a validator; a retriever that refuses everything keeps it offline."""
+    import jsonschema_rs
+
+    try:
+        validator: RsValidator = jsonschema_rs.validator_for(
+            document, validate_formats=validate_formats, retriever=_refuse
+        )
+    except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
+        message = str(getattr(exc, "message", None) or exc).splitlines()[0]
+        raise SchemaRejected(f"schema is not valid: {message[:300]}") from None
+    return validator
+
+
+def bounds_schema(
+    *, max_depth: int, max_properties: int, max_string: int, max_items: int
+) -> dict[str, Json]:
+    """The instance bounds as a schema: a chain of one ``$defs`` entry per nesting level.
+
+    Level ``k`` bounds a value at depth ``k`` (the root container is at 1); a container below
+    ``max_depth`` fails. ``type`` also fails NaN and the infinities (not JSON numbers).
+    """
+    json_types: list[Json] = ["null", "boolean", "object", "array", "number", "string"]
+    scalar: dict[str, Json] = {"type": json_types, "maxLength": max_string}
+    levels: dict[str, Json] = {}
+    for level in range(1, max_depth + 1):
+        child: Json = {"$ref": f"#/$defs/level{level + 1}"}
+        levels[f"level{level}"] = {
+            **scalar,
+            "maxProperties": max_properties,
+            "maxItems": max_items,
+            "propertyNames": {"maxLength": max_string},
+            "additionalProperties": child,
+            "items": child,
+        }
+    levels[f"level{max_depth + 1}"] = {
+        "type": ["null", "boolean", "number", "string"],
+        "maxLength": max_string,
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": levels,
+        "$ref": "#/$defs/level1",
+    }
+
+
+def compile_rs_bounds(
+    *, max_depth: int, max_properties: int, max_string: int, max_items: int
+) -> RsValidator:
+    """The bounds schema, compiled: one Rust pass over the instance before the user schema."""
+    document = bounds_schema(
+        max_depth=max_depth,
+        max_properties=max_properties,
+        max_string=max_string,
+        max_items=max_items,
+    )
+    return compile_rs(document, validate_formats=False)

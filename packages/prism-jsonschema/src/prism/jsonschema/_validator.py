@@ -1,0 +1,196 @@
+"""``JsonSchemaArgumentValidator`` and the dispatch ``ToolValidator`` built on it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prism.core import (
+    ErrorInfo,
+    JsonObject,
+    ToolArgumentValidationError,
+    ToolArgumentValidationResult,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolValidator,
+)
+
+from ._cache import CacheInfo, CompileCache, Entry
+from ._compile import check_schema, compile_checked
+from ._errors import clip, fastjsonschema_errors, render_errors, rs_errors
+from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
+from ._hotpath import OK, Validate, failure, make_fastjsonschema_validate, make_rs_validate
+from ._instance import InstanceBounds, InstanceRejected
+from ._options import JsonSchemaValidatorOptions
+from ._rs import compile_rs_bounds, rs_available
+from ._walk import SchemaRejected
+
+__all__ = ["JsonSchemaArgumentValidator", "create_json_schema_tool_argument_validator"]
+
+
+class JsonSchemaArgumentValidator:
+    """Validates values against untrusted JSON Schemas: bounded, cached, never fetching.
+
+    Schemas are treated as immutable once validated against (the cache keys on identity
+    first): pass a new object after changing a schema.
+    """
+
+    def __init__(self, **options: Any) -> None:
+        self.options = JsonSchemaValidatorOptions(**options)
+        if self.options.engine == "jsonschema-rs" and not rs_available():
+            raise ImportError(
+                "engine='jsonschema-rs' needs jsonschema-rs: pip install 'prism-jsonschema[rs]'"
+            )
+        self._cache = CompileCache(self.options.cache_size)
+        self._bounds = InstanceBounds(self.options)
+        self._max_errors = self.options.max_errors
+        self.validate = self._make_validate()  # type: ignore[method-assign,assignment]
+
+    def cache_info(self) -> CacheInfo:
+        """``CacheInfo(hits, misses, compiles, size)``."""
+        return self._cache.info()
+
+    def validate(self, schema: JsonObject, value: object) -> ToolArgumentValidationResult:
+        """Check ``value`` against ``schema``; never raises for schema or value problems."""
+        raise NotImplementedError  # pragma: no cover - replaced per instance in __init__
+
+    def _make_validate(self) -> Validate:
+        if self.options.engine == "jsonschema-rs":
+            bounds = self._rs_bounds()
+            return make_rs_validate(
+                self._cache, self._miss, bounds.is_valid, self._rs_invalid, self._rs_slow
+            )
+        return make_fastjsonschema_validate(
+            self._cache, self._miss, self._bounds, self._engine_failure
+        )
+
+    def _rs_bounds(self) -> Any:
+        options = self.options
+        return compile_rs_bounds(
+            max_depth=options.max_instance_depth,
+            max_properties=options.max_instance_properties,
+            max_string=options.max_string_length,
+            max_items=options.max_array_items,
+        )
+
+    def _rs_slow(self, entry: Entry, value: object) -> ToolArgumentValidationResult:
+        """jsonschema-rs said no (or could not read the value): find out why, precisely."""
+        try:
+            instance = self._bounds.check(value)
+        except InstanceRejected as exc:
+            return failure(exc.error)
+        try:
+            if entry.fast(instance):  # the bounds schema is stricter than JSON (huge integers)
+                return OK
+        except Exception as exc:  # an engine bug must not escape as a crash
+            return failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
+        return self._rs_invalid(entry, instance)
+
+    def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
+        try:
+            errors = rs_errors(entry.rs_validator.iter_errors(instance), self._max_errors)
+        except Exception as exc:  # an engine bug must not escape as a crash
+            return failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
+        return failure(*errors)
+
+    def _engine_failure(
+        self, entry: Entry, instance: object, exc: Exception
+    ) -> ToolArgumentValidationResult:
+        if isinstance(exc, FASTJSONSCHEMA_EXCEPTIONS):
+            return self._fastjsonschema_failure(exc, entry.collect_all, instance)
+        return failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
+
+    def _fastjsonschema_failure(
+        self, first: Exception, collect_all: Any, instance: object
+    ) -> ToolArgumentValidationResult:
+        found: Exception = first
+        if collect_all is not None:
+            try:
+                collect_all(instance)
+            except FASTJSONSCHEMA_EXCEPTIONS as exc:
+                found = exc
+            except Exception:  # keep the first error rather than lose it
+                pass
+        return failure(*fastjsonschema_errors(found, instance, self._max_errors))
+
+    def _miss(self, schema: object) -> Entry:
+        cache = self._cache
+        try:
+            checked = check_schema(schema, self.options)
+        except SchemaRejected as exc:
+            entry = Entry(key=("rejected", id(schema)), rejected=_rejection(str(exc)))
+            entry = cache.store(entry)
+            cache.alias(schema, entry)
+            return entry
+        except RecursionError:
+            entry = Entry(key=("rejected", id(schema)), rejected=_rejection("schema too deep"))
+            entry = cache.store(entry)
+            cache.alias(schema, entry)
+            return entry
+        found = cache.lookup(checked.digest)
+        if found is None:
+            found = cache.store(self._build(checked))
+        cache.alias(schema, found)
+        return found
+
+    def _build(self, checked: Any) -> Entry:
+        with self._cache.lock:
+            self._cache.compiles += 1
+        try:
+            compiled = compile_checked(checked, self.options)
+        except SchemaRejected as exc:
+            return Entry(key=checked.digest, rejected=_rejection(str(exc)))
+        except Exception as exc:  # an engine failing on an odd schema: reject, never crash
+            return Entry(key=checked.digest, rejected=_rejection(_engine_crash(exc)))
+        fast, collect_all, rs_validator = compiled
+        return Entry(
+            key=checked.digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator
+        )
+
+
+def _rejection(reason: str) -> ToolArgumentValidationResult:
+    message = clip(f"tool parameter schema rejected: {reason}", 600)
+    return failure(ToolArgumentValidationError(path=None, message=message))
+
+
+def _engine_crash(exc: BaseException) -> str:
+    return clip(f"schema engine failed: {type(exc).__name__}: {exc}")
+
+
+class _JsonSchemaToolValidator:
+    """The dispatch ``ToolValidator``: ``None`` passes, an ``ErrorInfo`` blocks."""
+
+    def __init__(self, validator: JsonSchemaArgumentValidator) -> None:
+        self.validator = validator
+        self._reject_missing = validator.options.missing_schema == "reject"
+
+    def cache_info(self) -> CacheInfo:
+        """The underlying validator's ``CacheInfo``."""
+        return self.validator.cache_info()
+
+    def __call__(
+        self, tool: ToolDefinition, arguments: JsonObject, context: ToolExecutionContext
+    ) -> ErrorInfo | None:
+        schema = tool.parameters
+        if schema is None:
+            if not self._reject_missing:
+                return None
+            return ErrorInfo(
+                code="validation_failed",
+                message=f"Tool {tool.name} has no parameter schema; calls are rejected",
+            )
+        result = self.validator.validate(schema, arguments)
+        if result.ok:
+            return None
+        return ErrorInfo(
+            code="validation_failed",
+            message=render_errors(result.errors),
+            details={"errors": [{"path": e.path, "message": e.message} for e in result.errors]},
+        )
+
+
+def create_json_schema_tool_argument_validator(**options: Any) -> ToolValidator:
+    """A dispatch ``ToolValidator`` over a new ``JsonSchemaArgumentValidator(**options)``.
+
+    The returned callable also has ``.validator`` and ``.cache_info()``.
+    """
+    return _JsonSchemaToolValidator(JsonSchemaArgumentValidator(**options))

@@ -1,0 +1,379 @@
+"""JSON Schema validation benchmark: prism-jsonschema next to the raw engines, in one run.
+
+Run: ``uv run --group bench python scripts/bench/validation.py [--quick]``.
+Prints markdown tables:
+1. µs per validation on small / medium / large schemas, valid and invalid instances: our
+   validator with each engine (every call after the first is a cache hit), raw fastjsonschema,
+   raw jsonschema-rs and ``jsonschema``;
+2. what a cache hit costs: by identity, by canonical hash (an equal schema in a new object), and
+   the instance-bounds walk alone;
+3. compile cost (a cache miss) next to each raw engine's compile;
+4. the DESIGN §13 target: cache-hit validation ≤ 1.5× the raw engine on the same instance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import fastjsonschema
+import jsonschema
+import jsonschema_rs
+from _common import (
+    Target,
+    fmt_ratio,
+    fmt_us,
+    machine_line,
+    markdown_table,
+    median,
+    settle,
+    targets_table,
+)
+
+from prism.jsonschema import JsonSchemaArgumentValidator
+
+Thunk = Callable[[], object]
+
+
+def small() -> tuple[dict[str, Any], Any, Any]:
+    """A typical tool: four scalar parameters."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1, "maxLength": 500},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+            "site": {"type": "string"},
+            "safe": {"type": "boolean"},
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+    return schema, {"query": "prism", "limit": 10, "safe": True}, {"query": "prism", "limit": 99}
+
+
+def _address() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "street": {"type": "string", "minLength": 1},
+            "city": {"type": "string"},
+            "zip": {"type": "string", "pattern": "^[0-9]{5}$"},
+            "country": {"enum": ["US", "DE", "FR", "GB"]},
+        },
+        "required": ["street", "city", "country"],
+        "additionalProperties": False,
+    }
+
+
+def medium() -> tuple[dict[str, Any], Any, Any]:
+    """An order form: nested objects, an array of objects, enums, a pattern, anyOf."""
+    item = {
+        "type": "object",
+        "properties": {
+            "sku": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"},
+            "quantity": {"type": "integer", "minimum": 1},
+            "price": {"type": "number", "exclusiveMinimum": 0},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 5},
+        },
+        "required": ["sku", "quantity"],
+    }
+    schema = {
+        "type": "object",
+        "properties": {
+            "customer": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "email": {"type": "string", "format": "email"},
+                    "billing": _address(),
+                    "shipping": _address(),
+                },
+                "required": ["name", "billing"],
+            },
+            "items": {"type": "array", "items": item, "minItems": 1},
+            "notes": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "priority": {"enum": ["low", "normal", "high"]},
+        },
+        "required": ["customer", "items"],
+    }
+    address = {"street": "1 Main St", "city": "Springfield", "zip": "12345", "country": "US"}
+    valid = {
+        "customer": {"name": "Ada", "email": "ada@example.org", "billing": address,
+                     "shipping": address},
+        "items": [{"sku": f"ABC-{1000 + i}", "quantity": i + 1, "price": 9.5, "tags": ["x"]}
+                  for i in range(10)],
+        "notes": None,
+        "priority": "high",
+    }  # fmt: skip
+    invalid = copy.deepcopy(valid)
+    invalid["items"][7]["sku"] = "abc-1"
+    return schema, valid, invalid
+
+
+def large() -> tuple[dict[str, Any], Any, Any]:
+    """A $ref-heavy document: 40 $defs, an array of 100 records referencing them."""
+    defs: dict[str, Any] = {f"Field{i}": {"type": "string", "maxLength": 64 + i} for i in range(30)}
+    defs["Address"] = _address()
+    defs["Money"] = {"type": "object", "properties": {"amount": {"type": "number"},
+                                                      "currency": {"enum": ["EUR", "USD"]}},
+                     "required": ["amount", "currency"]}  # fmt: skip
+    defs["Record"] = {
+        "type": "object",
+        "properties": {
+            **{f"f{i}": {"$ref": f"#/$defs/Field{i}"} for i in range(30)},
+            "address": {"$ref": "#/$defs/Address"},
+            "total": {"$ref": "#/$defs/Money"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/Child"}},
+        },
+        "required": ["f0", "total"],
+    }
+    defs["Child"] = {
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "label": {"$ref": "#/$defs/Field1"}},
+    }
+    schema = {
+        "$defs": defs,
+        "type": "object",
+        "properties": {"records": {"type": "array", "items": {"$ref": "#/$defs/Record"}}},
+        "required": ["records"],
+    }  # fmt: skip
+    address = {"street": "1 Main St", "city": "Springfield", "country": "DE"}
+    record = {
+        **{f"f{i}": f"value {i}" for i in range(30)},
+        "address": address,
+        "total": {"amount": 12.5, "currency": "EUR"},
+        "children": [{"id": n, "label": f"child {n}"} for n in range(3)],
+    }
+    valid = {"records": [copy.deepcopy(record) for _ in range(100)]}
+    invalid = copy.deepcopy(valid)
+    invalid["records"][63]["total"]["currency"] = "GBP"
+    return schema, valid, invalid
+
+
+def raw_fastjsonschema(schema: Any) -> Callable[[Any], bool]:
+    validate = fastjsonschema.compile(copy.deepcopy(schema), use_default=False, use_formats=False)
+
+    def check(instance: Any) -> bool:
+        try:
+            validate(instance)
+        except fastjsonschema.JsonSchemaValueException:
+            return False
+        return True
+
+    return check
+
+
+def subjects(schema: Any) -> dict[str, Callable[[Any], object]]:
+    """name -> one validation of an instance (warm: compiled / cached already)."""
+    ours_fast = JsonSchemaArgumentValidator(engine="fastjsonschema")
+    ours_fast_1 = JsonSchemaArgumentValidator(engine="fastjsonschema", max_errors=1)
+    ours_rs = JsonSchemaArgumentValidator(engine="jsonschema-rs")
+    ours_rs_1 = JsonSchemaArgumentValidator(engine="jsonschema-rs", max_errors=1)
+    rs = jsonschema_rs.validator_for(schema)
+    py = jsonschema.Draft202012Validator(schema)
+
+    def rs_first_error(instance: Any) -> object:
+        return rs.is_valid(instance) or next(iter(rs.iter_errors(instance)), None)
+
+    def py_first_error(instance: Any) -> object:
+        return next(iter(py.iter_errors(instance)), None)
+
+    return {
+        "prism, fastjsonschema engine": lambda i: ours_fast.validate(schema, i),
+        "prism, fastjsonschema engine, max_errors=1": lambda i: ours_fast_1.validate(schema, i),
+        "raw fastjsonschema": raw_fastjsonschema(schema),
+        "prism, jsonschema-rs engine": lambda i: ours_rs.validate(schema, i),
+        "prism, jsonschema-rs engine, max_errors=1": lambda i: ours_rs_1.validate(schema, i),
+        "raw jsonschema-rs (is_valid, first error)": rs_first_error,
+        "jsonschema (Draft202012Validator, first error)": py_first_error,
+    }
+
+
+def timed(fn: Thunk, n: int) -> float:
+    """Seconds per call over ``n`` back-to-back calls."""
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - start) / n
+
+
+BEST: dict[str, float] = {}
+"""The fastest batch of each subject in the last ``interleaved`` call (least disturbed)."""
+
+
+def interleaved(thunks: dict[str, Thunk], n: int, repeats: int) -> dict[str, float]:
+    """Median seconds per call, batches interleaved round-robin after one warm-up batch."""
+    samples: dict[str, list[float]] = {name: [] for name in thunks}
+    for fn in thunks.values():
+        timed(fn, max(1, n // 10))
+    for _ in range(repeats):
+        for name, fn in thunks.items():
+            settle()
+            samples[name].append(timed(fn, n))
+    BEST.clear()
+    BEST.update({name: min(values) for name, values in samples.items()})
+    return {name: median(values) for name, values in samples.items()}
+
+
+def batch_size(fn: Thunk, budget_seconds: float) -> int:
+    """Calls per batch so that one batch takes about ``budget_seconds``."""
+    once = timed(fn, 3)
+    return max(5, min(20_000, int(budget_seconds / max(once, 1e-7))))
+
+
+SIZES = {"small": small, "medium": medium, "large": large}
+
+
+def validation_table(
+    quick: bool,
+) -> tuple[str, list[Target], dict[str, dict[str, float]]]:
+    """Table 1 and the targets; also returns the raw figures for the summary."""
+    repeats = 5 if quick else 15
+    rows: list[list[str]] = []
+    targets: list[Target] = []
+    figures: dict[str, dict[str, float]] = {}
+    for size, make in SIZES.items():
+        schema, valid, invalid = make()
+        fns = subjects(schema)
+        for label, instance in (("valid", valid), ("invalid", invalid)):
+            thunks: dict[str, Thunk] = {
+                name: (lambda fn=fn, i=instance: fn(i)) for name, fn in fns.items()
+            }
+            n = batch_size(thunks["raw fastjsonschema"], 0.01 if quick else 0.03)
+            us = interleaved(thunks, n, repeats)
+            best = dict(BEST)
+            figures[f"{size} {label}"] = us
+            fast = us["prism, fastjsonschema engine"] / us["raw fastjsonschema"]
+            fast_1 = us["prism, fastjsonschema engine, max_errors=1"] / us["raw fastjsonschema"]
+            raw_rs = us["raw jsonschema-rs (is_valid, first error)"]
+            rs = us["prism, jsonschema-rs engine"] / raw_rs
+            rs_1 = us["prism, jsonschema-rs engine, max_errors=1"] / raw_rs
+            rows.append([
+                f"{size}, {label}",
+                fmt_us(us["raw fastjsonschema"]), fmt_us(us["prism, fastjsonschema engine"]),
+                fmt_ratio(fast), fmt_ratio(fast_1),
+                fmt_us(raw_rs), fmt_us(us["prism, jsonschema-rs engine"]),
+                fmt_ratio(rs), fmt_ratio(rs_1),
+                fmt_us(us["jsonschema (Draft202012Validator, first error)"]),
+            ])  # fmt: skip
+            suffix = "" if label == "valid" else ", max_errors=1"
+            ours_fast = "prism, fastjsonschema engine" + suffix
+            ours_rs = "prism, jsonschema-rs engine" + suffix
+            judged_fast = us[ours_fast] / us["raw fastjsonschema"]
+            judged_rs = us[ours_rs] / raw_rs
+            best_fast = best[ours_fast] / best["raw fastjsonschema"]
+            best_rs = best[ours_rs] / best["raw jsonschema-rs (is_valid, first error)"]
+            note = "" if label == "valid" else " (max_errors=1 vs the raw first error)"
+            targets.append((f"cache hit ≤ 1.5× raw fastjsonschema, {size}, {label}{note}",
+                            f"{fmt_ratio(judged_fast)} (best batches {fmt_ratio(best_fast)})",
+                            judged_fast <= 1.5))  # fmt: skip
+            targets.append((f"cache hit ≤ 1.5× raw jsonschema-rs, {size}, {label}{note}",
+                            f"{fmt_ratio(judged_rs)} (best batches {fmt_ratio(best_rs)})",
+                            judged_rs <= 1.5))  # fmt: skip
+    headers = [
+        "schema, instance", "raw fastjsonschema µs", "prism (fastjsonschema) µs", "÷ raw",
+        "÷ raw, max_errors=1", "raw jsonschema-rs µs", "prism (jsonschema-rs) µs", "÷ raw",
+        "÷ raw, max_errors=1", "jsonschema µs",
+    ]  # fmt: skip
+    return markdown_table(headers, rows), targets, figures
+
+
+def cache_hit_table(quick: bool) -> str:
+    """Table 2: identity hit vs canonical-hash hit vs the instance walk alone."""
+    repeats = 5 if quick else 15
+    rows: list[list[str]] = []
+    for size, make in SIZES.items():
+        schema, valid, _ = make()
+        for engine in ("fastjsonschema", "jsonschema-rs"):
+            validator = JsonSchemaArgumentValidator(engine=engine)
+            validator.validate(schema, valid)
+            copies = [copy.deepcopy(schema) for _ in range(64)]
+            cursor = iter(range(1 << 62))
+
+            def by_hash(
+                v: Any = validator, c: list[Any] = copies, k: Any = cursor, i: Any = valid
+            ) -> object:
+                return v.validate(c[next(k) % 64], i)
+
+            if engine == "jsonschema-rs":
+                bounds = validator._rs_bounds().is_valid
+                alone: Thunk = lambda b=bounds, i=valid: b(i)  # noqa: E731
+            else:
+                alone = lambda w=validator._bounds.walk, i=valid: w(i, 1)  # noqa: E731
+            thunks: dict[str, Thunk] = {
+                "identity hit": lambda v=validator, s=schema, i=valid: v.validate(s, i),
+                "hash hit (equal schema, new object)": by_hash,
+                "instance-bounds check alone": alone,
+            }
+            n = batch_size(thunks["hash hit (equal schema, new object)"], 0.02)
+            us = interleaved(thunks, n, repeats)
+            rows.append([f"{size}, {engine}"] + [fmt_us(us[name]) for name in thunks])
+    headers = ["schema, engine", "identity hit µs", "hash hit µs (walk + hash, no compile)",
+               "instance-bounds check alone µs"]  # fmt: skip
+    return markdown_table(headers, rows)
+
+
+def compile_table(quick: bool) -> str:
+    """Table 3: a cache miss (checks + compile) next to each raw engine's compile."""
+    repeats = 3 if quick else 7
+    rows: list[list[str]] = []
+    for size, make in SIZES.items():
+        schema, _valid, _ = make()
+        thunks: dict[str, Thunk] = {
+            "prism fastjsonschema": lambda s=schema: JsonSchemaArgumentValidator().validate(s, {}),
+            "prism fastjsonschema, max_errors=1": lambda s=schema: JsonSchemaArgumentValidator(
+                max_errors=1
+            ).validate(s, {}),
+            "raw fastjsonschema": lambda s=schema: fastjsonschema.compile(
+                json.loads(json.dumps(s)), use_default=False
+            ),
+            "prism jsonschema-rs": lambda s=schema: JsonSchemaArgumentValidator(
+                engine="jsonschema-rs"
+            ).validate(s, {}),
+            "raw jsonschema-rs": lambda s=schema: jsonschema_rs.validator_for(s),
+            "jsonschema": lambda s=schema: jsonschema.Draft202012Validator(s).is_valid({}),
+        }
+        n = 3 if quick else 10
+        us = interleaved(thunks, n, repeats)
+        rows.append([size] + [f"{us[name] * 1e3:.2f}" for name in thunks])
+    headers = [
+        "schema",
+        *(
+            f"{name} ms"
+            for name in (
+                "prism fastjsonschema",
+                "prism fastjsonschema, max_errors=1",
+                "raw fastjsonschema",
+                "prism jsonschema-rs",
+                "raw jsonschema-rs",
+                "jsonschema (construct + first call)",
+            )
+        ),
+    ]
+    return markdown_table(headers, rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter batches")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    table, targets, _ = validation_table(args.quick)
+    print(f"Machine: {machine_line()}\n")
+    print("**1. µs per validation (every Prism call after the first is a cache hit)**\n")
+    print(table)
+    print("\n**2. What a cache hit costs**\n")
+    print(cache_hit_table(args.quick))
+    print("\n**3. Compile cost (a cache miss), ms per schema**\n")
+    print(compile_table(args.quick))
+    print("\n**Targets**\n")
+    print(targets_table(targets))
+    print(f"\n({time.perf_counter() - started:.0f} s of measuring)")
+
+
+if __name__ == "__main__":
+    main()
