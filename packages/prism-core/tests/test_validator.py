@@ -103,3 +103,27 @@ async def test_missing_schema_allow_and_reject(canary: Any) -> None:
     assert "no parameter schema" in rejected.error.message
     with pytest.raises(ValueError, match="missing_schema"):
         create_tool_parameter_validator(inner, missing_schema="maybe")  # type: ignore[arg-type]
+
+
+async def test_validator_details_reach_the_blocked_result(canary: Any) -> None:
+    validator = create_tool_parameter_validator(_Positive())
+    tool = canary.tool("echo", parameters={"type": "object"})
+    result = await dispatch_tool_call(
+        ToolCall(id="c", name="echo", arguments={"a": 0}),
+        registry=create_tool_registry([tool]),
+        validate=validator,
+    )
+    assert result.error.details == {"errors": [{"path": "/a", "message": "must be positive"}]}
+
+
+def test_root_level_errors_render_without_an_empty_pointer() -> None:
+    from prism.core._validation import render_validation_errors
+
+    errors = (
+        ToolArgumentValidationError(path="", message="additional properties are not allowed"),
+        ToolArgumentValidationError(path=None, message="bad"),
+        ToolArgumentValidationError(path="/x", message="wrong"),
+    )
+    assert render_validation_errors(errors) == (
+        "additional properties are not allowed; bad; /x: wrong"
+    )

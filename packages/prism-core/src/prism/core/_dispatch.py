@@ -22,6 +22,7 @@ from ._types import (
     CONTENT_TYPES,
     EMPTY_MAPPING,
     ErrorInfo,
+    JsonObject,
     TextContent,
     ToolCall,
     ToolDefinition,
@@ -52,11 +53,12 @@ __all__ = [
 ]
 
 
-def blocked_result(call: ToolCall, reason: BlockedReason, message: str) -> ToolResult:
+def blocked_result(
+    call: ToolCall, reason: BlockedReason, message: str, details: JsonObject | None = None
+) -> ToolResult:
     """The result a blocked call gets: an error with ``code=reason``."""
-    return ToolResult(
-        tool_call_id=call.id, name=call.name, error=ErrorInfo(code=reason, message=message)
-    )
+    error = ErrorInfo(code=reason, message=message, details=details)
+    return ToolResult(tool_call_id=call.id, name=call.name, error=error)
 
 
 def error_info_from(exc: BaseException) -> ErrorInfo:
@@ -189,7 +191,7 @@ async def run_dispatch(
     if opts.validate is not None:
         why = await _run_validator(opts.validate, tool, call, ctx)
         if why is not None:
-            return await block(report, call, "validation_failed", why)
+            return await block(report, call, "validation_failed", why.message, why.details)
     if ctx.signal.aborted:
         return await block_aborted(report, call, ctx.signal.reason)
     return await _execute(report, call, tool, ctx, middleware)
@@ -297,26 +299,36 @@ def _call_context(
 
 async def _run_validator(
     validate: ToolValidator, tool: ToolDefinition, call: ToolCall, ctx: ToolExecutionContext
-) -> str | None:
-    """Step 4: ``None`` passes; any ``str`` (even empty) or ``ErrorInfo`` blocks."""
+) -> ErrorInfo | None:
+    """Step 4: ``None`` passes; any ``str`` (even empty) or ``ErrorInfo`` blocks.
+
+    Returns what to block with: the message, and the validator's ``details`` if it gave any.
+    """
     try:
         outcome = await _backend.maybe_await(validate(tool, call.arguments, ctx))
     except Exception as exc:
-        return f"Argument validator failed: {type(exc).__name__}: {exc}"
+        return ErrorInfo(message=f"Argument validator failed: {type(exc).__name__}: {exc}")
     if outcome is None:
         return None
+    fallback = f"Arguments for {call.name} failed validation"
     if isinstance(outcome, ErrorInfo):
-        return outcome.message or f"Arguments for {call.name} failed validation"
+        return ErrorInfo(message=outcome.message or fallback, details=outcome.details)
     if isinstance(outcome, str):
-        return outcome or f"Arguments for {call.name} failed validation"
-    return f"Argument validator returned {type(outcome).__name__}; treated as a failure"
+        return ErrorInfo(message=outcome or fallback)
+    return ErrorInfo(
+        message=f"Argument validator returned {type(outcome).__name__}; treated as a failure"
+    )
 
 
 async def block(
-    report: CallReporter, call: ToolCall, reason: BlockedReason, message: str
+    report: CallReporter,
+    call: ToolCall,
+    reason: BlockedReason,
+    message: str,
+    details: JsonObject | None = None,
 ) -> ToolResult:
     """A refused call: one blocked result, one blocked event, one blocked ledger row."""
-    result = blocked_result(call, reason, message)
+    result = blocked_result(call, reason, message, details)
     if report.redactor is not None:
         result = report.redactor.redact(result)
     if report.emit is not None:

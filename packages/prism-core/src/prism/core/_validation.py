@@ -49,8 +49,8 @@ class ToolArgumentValidator(Protocol):
 
 
 def render_validation_errors(errors: tuple[ToolArgumentValidationError, ...]) -> str:
-    """``<path>: <message>`` joined by ``; `` (the path is omitted when unknown)."""
-    parts = [f"{e.path}: {e.message}" if e.path is not None else e.message for e in errors]
+    """``<path>: <message>`` joined by ``; `` (the path is omitted when unknown or the root)."""
+    parts = [f"{e.path}: {e.message}" if e.path else e.message for e in errors]
     return "; ".join(parts) or "arguments are invalid"
 
 
