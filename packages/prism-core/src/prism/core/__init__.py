@@ -52,7 +52,7 @@ if TYPE_CHECKING:
         PermissionRequest,
         create_static_permission_policy,
     )
-    from ._redact import Redactor, SecretRedactor
+    from ._redact import REDACTED, Redactor, SecretRedactor
     from ._registry import ToolRegistry, UnknownToolError, create_tool_registry
     from ._render import render_tool_result
     from ._types import (
@@ -90,6 +90,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "REDACTED",
     "AbortController",
     "AbortError",
     "AbortSignal",
@@ -173,6 +174,7 @@ __all__ = [
 # Public names load on first use (PEP 562): `import prism.core` stays as cheap as `import json`,
 # and a host that only dispatches never pays for the agent loop or extensions.
 _LAZY: dict[str, str] = {
+    "REDACTED": "._redact",
     "AbortController": "._abort",
     "AbortError": "._abort",
     "AbortSignal": "._abort",
