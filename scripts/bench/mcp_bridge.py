@@ -1,6 +1,6 @@
 """MCP bridge benchmark: ``prism.mcp`` next to the raw ``mcp`` client, same server, one run.
 
-Run: ``uv run --group bench python scripts/bench/mcp.py [--quick]``. Prints markdown tables:
+Run: ``uv run --group bench python scripts/bench/mcp_bridge.py [--quick]``. Prints markdown tables:
 
 1. median latency of a trivial ``echo`` call through the bridge (``tool.execute``), through the
    bridge behind ``dispatch_tool_call``, and through the raw ``mcp.Client.call_tool``; stdio
