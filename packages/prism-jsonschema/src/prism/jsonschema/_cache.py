@@ -3,6 +3,11 @@
 A hit by identity costs one dict lookup plus an LRU touch: no serialization, no schema walk.
 Each identity alias keeps a strong reference to its schema object so its ``id`` cannot be
 recycled while the alias exists. Evicting an entry drops its aliases.
+
+Threads: every mutation (store, alias, eviction, counters) holds ``lock``; the identity hit does
+not. It reads ``by_id`` (one dict lookup) and touches the LRU order (one ``move_to_end``), each a
+single C call the GIL keeps atomic. Eviction therefore must never *iterate* the order (a touch
+mid-iteration raises ``RuntimeError``): it pops the oldest key with one atomic call instead.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
-from cachetools import LRUCache
+from cachetools import Cache, LRUCache
 
 __all__ = ["MAX_ALIASES", "CacheInfo", "CompileCache", "Entry"]
 
@@ -46,33 +51,51 @@ class _Lru(LRUCache[object, Entry]):
     def __init__(self, maxsize: int, on_evict: Callable[[Entry], None]) -> None:
         super().__init__(maxsize)
         self._on_evict = on_evict
+        order = getattr(self, "_LRUCache__order", None)
+        self._order: OrderedDict[object, None] | None = (
+            order if isinstance(order, OrderedDict) else None
+        )
 
     def popitem(self) -> tuple[object, Entry]:
-        for _attempt in range(8):
-            try:
-                key, entry = super().popitem()
-                break
-            except RuntimeError:  # the order was touched (lock-free hit) mid-iteration: retry
-                continue
-        else:
+        """Evict the least recently used entry (called with the cache lock held)."""
+        order = self._order
+        if order is None:  # unknown cachetools internals: touches take the lock (``toucher``)
             key, entry = super().popitem()
+        else:  # one atomic call, safe against lock-free touches (no iterator to invalidate)
+            key = order.popitem(last=False)[0]
+            entry = Cache.__getitem__(self, key)
+            Cache.__delitem__(self, key)
         self._on_evict(entry)
         return key, entry
 
-    def toucher(self) -> Callable[[object], object]:
+    def holds(self, entry: Entry) -> bool:
+        """Whether ``entry`` itself (not an equal rebuild of it) is stored; no LRU refresh."""
+        return entry.key in self and Cache.__getitem__(self, entry.key) is entry
+
+    def toucher(self, lock: threading.Lock) -> Callable[[object], object]:
         """A lock-free "refresh LRU position of key" (raises ``KeyError`` when absent).
 
         cachetools keeps LRU order in a private ``OrderedDict``; moving a key to its end is one
-        atomic C call. Falls back to the public (slower) ``__getitem__`` if that changes.
+        atomic C call. Should that change, the public ``__getitem__`` is used under ``lock``.
         """
-        order = getattr(self, "_LRUCache__order", None)
-        if isinstance(order, OrderedDict):
-            return order.move_to_end
-        return self.__getitem__
+        if self._order is not None:
+            return self._order.move_to_end
+        getitem = self.__getitem__
+
+        def touch(key: object) -> object:
+            with lock:
+                return getitem(key)
+
+        return touch
 
 
 class CompileCache:
-    """LRU of ``Entry`` by key, plus ``id(schema) -> (schema, Entry)`` aliases."""
+    """LRU of ``Entry`` by key, plus ``id(schema) -> (schema, Entry)`` aliases.
+
+    ``hits`` here counts hash hits; identity hits are counted lock-free by the hot-path closures
+    (``hit_counters``). A ``+=`` on a closure cell has no thread-switch point on GIL builds of
+    CPython, so the totals are exact there; under free threading they may undercount hits.
+    """
 
     def __init__(self, size: int) -> None:
         self.lock = threading.Lock()
@@ -82,7 +105,7 @@ class CompileCache:
         self.misses = 0
         self.compiles = 0
         self._lru = _Lru(size, self._drop_aliases)
-        self.touch = self._lru.toucher()
+        self.touch = self._lru.toucher(self.lock)
 
     def lookup(self, key: object) -> Entry | None:
         """The entry stored under ``key`` (refreshing it), counted as a hit, or ``None``."""
@@ -92,26 +115,37 @@ class CompileCache:
                 self.hits += 1
             return entry
 
-    def store(self, entry: Entry) -> Entry:
-        """Insert a freshly built entry (a racing thread's equal entry wins)."""
+    def store(self, entry: Entry, *, keep: bool = True) -> Entry:
+        """Insert a freshly built entry (a racing thread's equal entry wins).
+
+        ``keep=False`` counts the miss but caches nothing (an outcome that is not the schema's).
+        """
         with self.lock:
             self.misses += 1
             existing = self._lru.get(entry.key)
             if existing is not None:
                 return existing
-            self._lru[entry.key] = entry
+            if keep:
+                self._lru[entry.key] = entry
             return entry
 
     def alias(self, schema: object, entry: Entry) -> None:
-        """Remember ``schema`` by identity as another name for ``entry``."""
+        """Remember ``schema`` by identity as another name for ``entry``.
+
+        Only while ``entry`` itself is stored: if it was evicted (and maybe rebuilt under the same
+        key) since it was looked up, an alias to it would never be dropped.
+        """
         with self.lock:
-            if entry.key not in self._lru:
+            if not self._lru.holds(entry):
                 return
             marker = id(schema)
+            current = self.by_id.get(marker)
+            if current is not None and current[0] is schema and current[1] is entry:
+                return  # threads that missed on one schema together alias it once
             self.by_id[marker] = (schema, entry)
             entry.aliases.append(marker)
             if len(entry.aliases) > MAX_ALIASES:
-                self.by_id.pop(entry.aliases.pop(0), None)
+                self._forget(entry.aliases.pop(0), entry)
 
     def info(self) -> CacheInfo:
         """Current counters and size."""
@@ -121,7 +155,11 @@ class CompileCache:
 
     def _drop_aliases(self, entry: Entry) -> None:
         for marker in entry.aliases:
-            alias = self.by_id.get(marker)
-            if alias is not None and alias[1] is entry:
-                del self.by_id[marker]
+            self._forget(marker, entry)
         entry.aliases.clear()
+
+    def _forget(self, marker: int, entry: Entry) -> None:
+        # the schema may have been re-aliased to another entry since: leave that alias alone
+        alias = self.by_id.get(marker)
+        if alias is not None and alias[1] is entry:
+            del self.by_id[marker]

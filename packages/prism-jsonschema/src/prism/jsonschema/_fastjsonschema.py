@@ -16,6 +16,7 @@ fastjsonschema turns a schema into Python source and ``exec``s it. Here:
 from __future__ import annotations
 
 import ast
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
@@ -40,6 +41,13 @@ FASTJSONSCHEMA_EXCEPTIONS: Final = (JsonSchemaValueException, JsonSchemaValuesEx
 
 CODE_BUDGET_FACTOR: Final = 32
 """Generated source may be at most this many times the schema's encoded size (+ 64 KiB)."""
+
+_AST_LOCK: Final = threading.Lock()
+"""Serializes ``ast.parse``. Before CPython 3.11.8 / 3.12.2 (gh-106905) an interpreter has one
+AST-constructor depth counter: two threads parsing at once (a GC pause inside one parse is enough
+to switch) fail with a spurious ``SystemError: AST constructor recursion depth mismatch``."""
+
+_PARSE_ATTEMPTS: Final = 3
 
 
 class RemoteRefRefused(Exception):
@@ -162,7 +170,7 @@ def compile_fastjsonschema(
 
 def _load(source: str, generator: Any, root: str) -> Callable[[object], object]:
     try:
-        tree = ast.parse(source, mode="exec")
+        tree = _parse(source)
         functions = check_generated_code(tree)
     except (SyntaxError, ValueError, GeneratedCodeRejected) as exc:
         raise SchemaRejected(f"generated validator failed the safety check: {exc}") from None
@@ -174,3 +182,14 @@ def _load(source: str, generator: Any, root: str) -> Callable[[object], object]:
     exec(compile(tree, "<prism-jsonschema>", "exec"), namespace)
     function: Callable[[object], object] = namespace[root]
     return function
+
+
+def _parse(source: str) -> ast.Module:
+    """``ast.parse`` under ``_AST_LOCK``, retried if a parse outside this module still raced it."""
+    with _AST_LOCK:
+        for _attempt in range(_PARSE_ATTEMPTS - 1):
+            try:
+                return ast.parse(source, mode="exec")
+            except SystemError:  # the interpreter's fault, not the source's: parsing is pure
+                continue
+        return ast.parse(source, mode="exec")

@@ -3,6 +3,11 @@
 A cache hit by identity costs one dict lookup and, unless the schema is the one used last, one
 LRU move; no schema read, no lock. The two closures repeat that prologue on purpose: a shared
 helper would cost a Python call on every validation.
+
+Threads share a closure. ``newest`` is only a hint to skip the LRU move: racing threads can leave
+an entry a few places short of the most-recent end (eviction order, never a result, is affected;
+an evicted ``newest`` stays usable, its code is immutable). ``hits`` is exact on GIL builds (no
+switch point inside ``+=``) and may undercount under free threading; see ``CompileCache``.
 """
 
 from __future__ import annotations

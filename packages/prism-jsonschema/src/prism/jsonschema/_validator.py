@@ -128,23 +128,27 @@ class JsonSchemaArgumentValidator:
             return entry
         found = cache.lookup(checked.digest)
         if found is None:
-            found = cache.store(self._build(checked))
+            built, keep = self._build(checked)
+            found = cache.store(built, keep=keep)
         cache.alias(schema, found)
         return found
 
-    def _build(self, checked: Any) -> Entry:
+    def _build(self, checked: Any) -> tuple[Entry, bool]:
+        """Compile ``checked``: the entry, and whether to cache it (the schema's own outcome)."""
         with self._cache.lock:
             self._cache.compiles += 1
+        digest = checked.digest
         try:
             compiled = compile_checked(checked, self.options)
         except SchemaRejected as exc:
-            return Entry(key=checked.digest, rejected=_rejection(str(exc)))
+            return Entry(key=digest, rejected=_rejection(str(exc))), True
+        except SystemError as exc:  # an interpreter fault (e.g. CPython gh-106905): this call only
+            return Entry(key=digest, rejected=_rejection(_engine_crash(exc))), False
         except Exception as exc:  # an engine failing on an odd schema: reject, never crash
-            return Entry(key=checked.digest, rejected=_rejection(_engine_crash(exc)))
+            return Entry(key=digest, rejected=_rejection(_engine_crash(exc))), True
         fast, collect_all, rs_validator = compiled
-        return Entry(
-            key=checked.digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator
-        )
+        entry = Entry(key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator)
+        return entry, True
 
 
 def _rejection(reason: str) -> ToolArgumentValidationResult:
