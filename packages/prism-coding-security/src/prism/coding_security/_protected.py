@@ -1,0 +1,180 @@
+"""The one list of protected paths that the command policy and the sandbox both enforce.
+
+A protected path is one whose contents make a program run code later, outside the agent's
+control: git metadata (hooks, config, ``commondir``/``gitdir`` redirections), direnv files,
+editor task folders, shell start-up files, MCP client configuration. The policy refuses to let
+a tool or a command mutate them; the sandbox binds them read-only. Both read this module, so
+they can never disagree.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "DEFAULT_PROTECTED_NAMES",
+    "GIT_CODE_PATHS",
+    "GitProtection",
+    "ProtectedPaths",
+]
+
+GitProtection = Literal["all", "code"]
+"""``"all"``: every path in or under a ``.git`` entry is protected (the default).
+``"code"``: only the parts of git metadata that make git run code or redirect it."""
+
+DEFAULT_PROTECTED_NAMES: tuple[str, ...] = (
+    ".git",
+    ".gitmodules",
+    ".gitconfig",
+    ".envrc",
+    ".vscode",
+    ".idea",
+    ".mcp.json",
+    ".claude",
+    ".ripgreprc",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+)
+"""Entry names protected wherever they appear below a root (any depth, compared casefolded)."""
+
+GIT_CODE_PATHS: tuple[str, ...] = (
+    "config",
+    "config.worktree",
+    "hooks",
+    "commondir",
+    "gitdir",
+    "worktrees",
+    "modules",
+    "info",
+    "objects/info/alternates",
+)
+"""Paths below a ``.git`` directory kept read-only in ``git="code"`` mode: every config file,
+hooks, the ``commondir``/``gitdir`` redirections, worktree and module metadata, ``info/``
+(attributes, excludes) and object alternates. Everything else (objects, refs, index, HEAD,
+logs) stays writable so the agent can commit."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProtectedPaths:
+    """What is protected: the default names, host additions and the git mode.
+
+    ``extra`` holds more entry names (``"Makefile"``) or root-relative paths (``"ci/deploy.sh"``).
+    """
+
+    extra: tuple[str, ...] = ()
+    git: GitProtection = "all"
+
+    def __post_init__(self) -> None:
+        if self.git not in ("all", "code"):
+            raise ValueError(f"git: expected 'all' or 'code', got {self.git!r}")
+        if isinstance(self.extra, str):
+            raise ValueError("extra: expected a sequence of names, not a single string")
+        for item in self.extra:
+            if not isinstance(item, str) or not item or "\x00" in item or item.startswith("/"):
+                raise ValueError(f"extra: {item!r} is not a relative name or path")
+
+    @property
+    def names(self) -> frozenset[str]:
+        """Casefolded single-component names protected at any depth."""
+        single = (name for name in self.extra if "/" not in name.strip("/"))
+        return frozenset(n.casefold() for n in (*DEFAULT_PROTECTED_NAMES, *single))
+
+    @property
+    def relative_paths(self) -> tuple[str, ...]:
+        """Host-named multi-component paths, relative to each root."""
+        return tuple(p.strip("/") for p in self.extra if "/" in p.strip("/"))
+
+    def reason(self, resolved: str, roots: Sequence[str]) -> str | None:
+        """Why mutating the canonical path ``resolved`` is refused, or ``None`` when allowed."""
+        for root in roots:
+            relative = _relative(resolved, root)
+            if relative is not None:
+                found = self._match(relative)
+                if found is not None:
+                    return found
+        return self._match(resolved.strip("/").split("/")) if not roots else None
+
+    def _match(self, parts: Sequence[str]) -> str | None:
+        folded = [p.casefold() for p in parts if p]
+        names = self.names
+        for index, part in enumerate(folded):
+            if part == ".git":
+                if self.git == "all" or _git_code_path(folded[index + 1 :]):
+                    return f"it is git metadata ({'/'.join(parts[: index + 1])})"
+                continue
+            if part in names:
+                return f"it is protected ({'/'.join(parts[: index + 1])} makes programs run code)"
+        joined = "/".join(folded)
+        for path in self.relative_paths:
+            wanted = path.casefold()
+            if joined == wanted or joined.startswith(wanted + "/"):
+                return f"it is protected by the host ({path})"
+        return None
+
+    def existing_under(self, root: str, *, max_entries: int = 10_000) -> list[str]:
+        """Existing protected entries below ``root`` (for read-only binds), walked boundedly.
+
+        Symlinks are reported, not followed. Stops after ``max_entries`` directory entries and
+        then reports the walk as incomplete by raising ``OSError`` (fail closed).
+        """
+        found: list[str] = []
+        names = self.names
+        seen = 0
+        stack = [root]
+        while stack:
+            directory = stack.pop()
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            for entry in entries:
+                seen += 1
+                if seen > max_entries:
+                    raise OSError(f"more than {max_entries} entries below {root}; walk incomplete")
+                if entry.name.casefold() in names:
+                    found.append(entry.path)
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+        found.extend(
+            os.path.join(root, p) for p in self.relative_paths if os.path.lexists(f"{root}/{p}")
+        )
+        return sorted(found)
+
+
+def _git_code_path(rest: Sequence[str]) -> bool:
+    if not rest:
+        return True  # the .git entry itself (replacing it redirects git)
+    joined = "/".join(rest)
+    return any(joined == p or joined.startswith(p + "/") for p in GIT_CODE_PATHS) or (
+        rest[-1].startswith("config")
+    )
+
+
+def _relative(resolved: str, root: str) -> list[str] | None:
+    if root == "/":
+        return resolved.strip("/").split("/")
+    if resolved == root:
+        return []
+    prefix = root.rstrip("/") + "/"
+    return resolved[len(prefix) :].split("/") if resolved.startswith(prefix) else None
+
+
+def protected_reason_any(
+    paths: Iterable[str], roots: Sequence[str], protected: ProtectedPaths
+) -> str | None:
+    """The first reason among ``paths`` (canonical), for commands that touch several."""
+    for path in paths:
+        found = protected.reason(path, roots)
+        if found is not None:
+            return found
+    return None
