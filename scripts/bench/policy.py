@@ -3,8 +3,8 @@
 Run: uv run --group bench python scripts/bench/policy.py
 
 1. Decisions/s of ``create_coding_approval_policy`` over every command of
-   ``../shared/corpus/commands.jsonl`` next to a bare tree-sitter-bash parse of the same
-   commands (the raw library the analysis is built on).
+   ``packages/prism-coding-security/tests/corpus/commands.jsonl`` next to a bare
+   tree-sitter-bash parse of the same commands (the raw library the analysis is built on).
 2. Wall time of ``true`` run through ``BubblewrapSandbox`` next to the same ``bash -c true``
    spawned locally (both through anyio subprocesses, output streamed).
 """
@@ -28,7 +28,10 @@ import tree_sitter_bash
 from prism.coding_security import BubblewrapSandbox, check_path, create_coding_approval_policy
 from prism.core import ExecutionAction, ExecutionDecision
 
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "commands.jsonl"
+CORPUS = (
+    Path(__file__).resolve().parents[2]
+    / "packages/prism-coding-security/tests/corpus/commands.jsonl"
+)
 
 
 def _commands() -> list[str]:

@@ -1,4 +1,4 @@
-"""Every row of ../shared/corpus/commands.jsonl through ``analyze_command`` (loaded at run time).
+"""Every row of ``corpus/commands.jsonl`` through ``analyze_command`` (loaded at run time).
 
 Setting (corpus README): one root, a fresh temp directory, is the cwd; HOME is a directory outside
 the root; no host rules; approval is not consulted.
@@ -13,7 +13,6 @@ covered by ``test_policy_corpus.py::test_approval_cache_rows``.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -22,15 +21,14 @@ import pytest
 
 from prism.coding_security._commands import CommandVerdict, analyze_command
 
-CORPUS = Path(__file__).parents[3] / ".." / "shared" / "corpus" / "commands.jsonl"
+from ._corpus import CORPUS_DIR, load_corpus
+
+CORPUS = CORPUS_DIR / "commands.jsonl"
 
 
 def load_rows() -> list[dict[str, Any]]:
     """The corpus rows; a missing corpus is an error (it is the acceptance test)."""
-    if not CORPUS.exists():
-        raise FileNotFoundError(f"command corpus not found at {CORPUS.resolve()}")
-    with CORPUS.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+    return load_corpus("commands")
 
 
 ROWS = load_rows()
@@ -88,7 +86,7 @@ def test_corpus_pass_count(setting: tuple[str, str], capsys: pytest.CaptureFixtu
     assert passed == len(ROWS)
 
 
-def test_corpus_is_the_shared_file() -> None:
+def test_corpus_is_the_full_command_corpus() -> None:
     assert len(ROWS) >= 100
     assert os.path.basename(CORPUS) == "commands.jsonl"
     assert {row["expect"] for row in ROWS} == {"allow", "deny", "needs-approval"}

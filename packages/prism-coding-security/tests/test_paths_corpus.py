@@ -1,8 +1,7 @@
-"""Every row of the shared path corpus, loaded from ../shared/corpus/paths.jsonl at run time."""
+"""Every row of the path corpus, ``corpus/paths.jsonl``, loaded at run time."""
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,18 +11,12 @@ import pytest
 
 from prism.coding_security._paths import canonicalize_roots, check_path
 
-CORPUS = Path(__file__).parents[3] / ".." / "shared" / "corpus" / "paths.jsonl"
+from ._corpus import load_corpus
+
 _LOOKALIKE = {"o": "\u043e", "a": "\u0430", "e": "\u0435", "p": "\u0440", "c": "\u0441"}
 
 
-def _rows() -> list[dict[str, Any]]:
-    if not CORPUS.exists():
-        pytest.skip(f"shared corpus not found at {CORPUS}", allow_module_level=True)
-    with CORPUS.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
-ROWS = _rows()
+ROWS = load_corpus("paths")
 
 
 @dataclass(frozen=True)

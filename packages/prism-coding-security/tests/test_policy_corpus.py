@@ -1,4 +1,4 @@
-"""The command corpus through the full policy (../shared/corpus/commands.jsonl, loaded at run time).
+"""The command corpus through the full policy (``corpus/commands.jsonl``, loaded at run time).
 
 A decision is read from the policy's behaviour: allowed without asking = allow, the approval
 callback consulted = needs-approval, denied without asking = deny.
@@ -7,7 +7,6 @@ callback consulted = needs-approval, denied without asking = deny.
 from __future__ import annotations
 
 import inspect
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -17,20 +16,14 @@ import pytest
 from prism.coding_security import create_coding_approval_policy
 from prism.core import ExecutionAction, ExecutionDecision
 
+from ._corpus import load_corpus
+
 pytestmark = pytest.mark.anyio
 
-CORPUS = Path(__file__).parents[3] / ".." / "shared" / "corpus" / "commands.jsonl"
 _CACHED = re.compile(r"cache holds (?:exact|prefix) '([^']+)'")
 
 
-def _rows() -> list[dict[str, Any]]:
-    if not CORPUS.exists():
-        pytest.skip(f"shared corpus not found at {CORPUS}", allow_module_level=True)
-    with CORPUS.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
-
-
-ROWS = _rows()
+ROWS = load_corpus("commands")
 
 
 class Host:
