@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from prism.conformance import ConformanceSubjects, _subjects, run_conformance
-from prism.conformance._cli import main, render_table
+from prism.conformance import THREAT_MATRIX, ConformanceSubjects, _subjects, run_conformance
+from prism.conformance._cli import PACKAGES, THREATS_URL, main, render_table
 
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", re.MULTILINE)
 
@@ -61,6 +61,9 @@ def test_a_failing_row_exits_one_and_explains_itself(
         (["--timeout", "soon"], "invalid float value"),
         (["--json", "/nonexistent-dir/report.json"], "does not exist"),
         (["--no-such-flag"], "unrecognized arguments"),
+        (["--package", "prism-nope"], "unknown distribution 'prism-nope'"),
+        (["--package", "core"], "rows belong to: prism-core, prism-jsonschema"),
+        (["--package", "prism-mcp", "--rows", "4"], "has no row among --rows 4"),
     ],
 )
 def test_bad_arguments_exit_two(
@@ -96,6 +99,40 @@ def test_json_dash_prints_only_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--rows", "16", "--backend", "trio", "--json", "-"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["summary"]["passed"] == 1
+
+
+def test_package_runs_only_the_rows_of_that_distribution(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--package", "prism-core", "--backend", "asyncio"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    table = lines[2 : lines.index("")]
+    ran = [line.split()[0] for line in table]
+    assert ran == [r.id for r in THREAT_MATRIX if r.package == "prism-core"]
+    assert lines[-1] == f"{len(ran)} passed, 0 failed, 0 skipped"
+
+
+def test_package_is_repeatable_and_combines_with_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--package", "prism-core", "--package", "prism-jsonschema", "--rows", "1,2,4,8,E7"]
+    assert main([*argv, "--backend", "trio", "--json", "-"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [r["row"] for r in report["results"]] == ["1", "2", "4", "E7"]
+
+
+def test_package_names_every_distribution_that_owns_rows() -> None:
+    assert set(PACKAGES) == {row.package for row in THREAT_MATRIX}
+
+
+def test_help_links_the_threat_matrix_page(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "400")  # no wrapping inside the URL
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert THREATS_URL in out
+    assert "THREATS.md" not in out
+    assert "--package NAME" in out
 
 
 def test_list_prints_every_row(capsys: pytest.CaptureFixture[str]) -> None:

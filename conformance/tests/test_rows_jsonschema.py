@@ -15,7 +15,7 @@ import pytest
 from prism.conformance import ConformanceSubjects, default_subjects, run_row
 from prism.core import ToolArgumentValidationError, ToolArgumentValidationResult
 
-jsonschema = pytest.importorskip("prism.jsonschema")
+jsonschema = pytest.importorskip("prism.jsonschema", reason="prism-jsonschema is not installed")
 
 BACKENDS = ["asyncio", "trio"]
 ROWS = ["1", "2", "3", "E7"]

@@ -11,7 +11,7 @@ import pytest
 
 from prism.conformance import ConformanceSubjects, run_row
 
-mcp = pytest.importorskip("prism.mcp")
+mcp = pytest.importorskip("prism.mcp", reason="prism-mcp is not installed")
 
 BACKENDS = ["asyncio", "trio"]
 ROWS = ["8", "9", "10", "E8", "E9"]

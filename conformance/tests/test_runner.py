@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,43 @@ def test_a_row_without_a_check_is_skipped_never_passed(monkeypatch: pytest.Monke
     assert run_row("9", checks=({}, {})).message == "not implemented yet (no check registered)"
     monkeypatch.setattr(_runner, "_distribution_installed", lambda package: False)
     assert run_row("9", checks=({}, {})).message == "prism-mcp is not installed"
+
+
+def _hide(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
+    """Make ``modules`` uninstalled for this test (``None`` in sys.modules: not importable)."""
+    for module in modules:
+        monkeypatch.setitem(sys.modules, module, None)
+
+
+@pytest.mark.parametrize(
+    ("hidden", "rows", "reason"),
+    [
+        (("prism.coding_tools",), "15,E3,E4,E5,E6", "prism-coding-tools is not installed"),
+        (("prism.coding_tools", "anyio"), "15,E3", "prism-coding-tools is not installed"),
+        (("prism.coding_tools",), "11,12,13,14,E10,E11", "prism-coding-tools is not installed"),
+        (
+            ("prism.coding_security",),
+            "11,12,13,14,E10,E11",
+            "prism-coding-security is not installed",
+        ),
+        (("prism.mcp", "mcp"), "8,9,10,E8,E9", "prism-mcp is not installed"),
+        (("prism.jsonschema",), "1,2,3,E7", "prism-jsonschema is not installed"),
+    ],
+)
+def test_a_missing_distribution_is_the_one_skip_reason(
+    monkeypatch: pytest.MonkeyPatch, hidden: tuple[str, ...], rows: str, reason: str
+) -> None:
+    """Skips name the absent distribution the same way, never a dependency or a subject."""
+    _hide(monkeypatch, *hidden)
+    report = run_conformance(rows=rows, backends=("asyncio", "trio"))
+    assert {(r.status, r.message) for r in report.results} == {("skipped", reason)}
+
+
+def test_a_subject_left_out_on_purpose_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = run_row("15", ConformanceSubjects(), backend="asyncio")
+    assert result.status == "skipped"
+    assert result.message is not None
+    assert "is not available (its subject is None)" in result.message
 
 
 def test_an_installed_but_broken_package_fails_its_rows_instead_of_skipping(

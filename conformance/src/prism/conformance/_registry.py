@@ -77,9 +77,13 @@ def conformance_row(
 
 
 def require(value: T | None, what: str) -> T:
-    """Return ``value`` or skip the row because ``what`` is not available."""
+    """Return ``value`` or skip the row because ``what`` is not available.
+
+    When the subject is missing because its distribution is not installed, the runner reports
+    the row as ``<distribution> is not installed`` instead of this message.
+    """
     if value is None:
-        raise RowSkipped(f"{what} is not available (package not installed or subject not given)")
+        raise RowSkipped(f"{what} is not available (its subject is None)")
     return value
 
 

@@ -87,6 +87,25 @@ def _distribution_installed(package: str) -> bool:
         return False
 
 
+_REQUIRES: dict[str, tuple[str, ...]] = {
+    "prism-coding-security": ("prism-coding-tools", "prism-coding-security"),
+}
+"""Distributions a row of ``package`` needs besides ``package`` itself (it drives their tools)."""
+
+
+def _missing_distribution(row: ThreatRow) -> str | None:
+    """The first distribution ``row`` needs that is not installed, or ``None``.
+
+    A skip caused by an absent distribution is always reported as ``<name> is not installed``,
+    whatever the check tripped over first (a missing dependency such as anyio, a ``None``
+    subject): the user can act on the distribution name, not on its dependencies.
+    """
+    for package in _REQUIRES.get(row.package, (row.package,)):
+        if not _distribution_installed(package):
+            return package
+    return None
+
+
 def _broken_install(package: str) -> str | None:
     """Why an installed ``package`` cannot be imported (``None`` if absent or fine).
 
@@ -223,8 +242,8 @@ def run_row(
             return done("failed", import_errors[row.package])
         if (broken := _broken_install(row.package)) is not None:
             return done("failed", broken)
-        if not _distribution_installed(row.package):
-            return done("skipped", f"{row.package} is not installed")
+        if (missing := _missing_distribution(row)) is not None:
+            return done("skipped", f"{missing} is not installed")
         return done("skipped", "not implemented yet (no check registered)")
     if backend == "trio" and not _trio_available():
         return done("skipped", "trio is not installed (pip install trio)")
@@ -236,6 +255,8 @@ def run_row(
     status, message = _run_isolated(check, subjects, backend, timeout)
     if status == "skipped" and (broken := _broken_install(row.package)) is not None:
         status, message = "failed", broken
+    elif status == "skipped" and (missing := _missing_distribution(row)) is not None:
+        message = f"{missing} is not installed"
     return done(status, message, time.perf_counter() - started)
 
 
