@@ -1,4 +1,4 @@
-"""Run every ```python block of the docs (``docs/**/*.md`` and the root ``README.md``).
+"""Run every ```python block of the docs (``docs/**/*.md``, the root and package READMEs).
 
 Blocks of one page run in order in one shared namespace (a throwaway module), so a later block may
 use what an earlier one defined. A block whose code has a top-level ``await`` runs under
@@ -24,7 +24,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(
-    [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")],
+    [
+        ROOT / "README.md",
+        *(ROOT / "docs").rglob("*.md"),
+        *(ROOT / "packages").glob("*/README.md"),
+        ROOT / "conformance" / "README.md",
+    ],
     key=lambda page: page.relative_to(ROOT).as_posix(),
 )
 PAGES = [page for page in PAGES if page.is_file() and "_build" not in page.parts]
@@ -109,7 +114,22 @@ def run_block(block: Block, page: Path, namespace: dict[str, object]) -> None:
         exec(code, namespace)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
+CODE_PAGES = [page for page in PAGES if python_blocks(page.read_text(encoding="utf-8"))]
+"""Pages with at least one python block (a page without any has nothing to run, so no test)."""
+
+
+def test_every_package_readme_has_a_runnable_example() -> None:
+    """The package READMEs are the index pages of the distributions: their code must run."""
+    readmes = [ROOT / "packages" / name / "README.md" for name in ("prism-core", "prism-jsonschema",
+               "prism-mcp", "prism-coding-tools", "prism-coding-security")]  # fmt: skip
+    for readme in readmes:
+        blocks = python_blocks(readme.read_text(encoding="utf-8"))
+        assert [b for b in blocks if not b.skip], f"{readme} has no runnable python block"
+
+
+@pytest.mark.parametrize(
+    "page", CODE_PAGES, ids=[p.relative_to(ROOT).as_posix() for p in CODE_PAGES]
+)
 def test_python_blocks_run(page: Path) -> None:
     blocks = python_blocks(page.read_text(encoding="utf-8"))
     runnable = [block for block in blocks if not block.skip]
