@@ -131,7 +131,6 @@ def test_help_links_the_threat_matrix_page(
         main(["--help"])
     out = capsys.readouterr().out
     assert THREATS_URL in out
-    assert "THREATS.md" not in out
     assert "--package NAME" in out
 
 

@@ -122,9 +122,9 @@ def machine_line() -> str:
 
 
 def targets_table(targets: Iterable[Target]) -> str:
-    """The closing table: every DESIGN §13 target, the figure measured, met or missed."""
+    """The closing table: every performance target, the figure measured, met or missed."""
     return markdown_table(
-        ["target (DESIGN §13)", "measured", "verdict"],
+        ["target", "measured", "verdict"],
         [[name, value, verdict(ok)] for name, value, ok in targets],
     )
 

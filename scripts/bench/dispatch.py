@@ -1,7 +1,7 @@
 """Core benchmark: Prism dispatch and agent loop side by side with pydantic-ai and openai-agents.
 
 Run: ``uv run --group bench python scripts/bench/dispatch.py [--quick] [--profile]``.
-Prints markdown tables (absolute figures and ratios, then the DESIGN §13 targets):
+Prints markdown tables (absolute figures and ratios, then the performance targets):
 1. µs per call of ``dispatch_tool_call`` on an async no-op tool vs pydantic-ai
    ``ToolManager.handle_call`` and openai-agents ``FunctionTool.on_invoke_tool``;
 2. agent-loop marginal cost per tool call, Prism ``create_agent`` + ``ScriptedProvider`` vs
@@ -570,7 +570,8 @@ def batch_report(
 
 
 JSON, CORE = "import json", "import prism.core"
-CORE_NAMES = "from prism.core import ToolDefinition, create_agent, dispatch_tool_call"
+CORE_NAMES = "from prism.core import dispatch_tool_call, ToolDefinition, create_agent"
+"""First use: what a program that dispatches tools and runs agents pays (the judged figure)."""
 
 
 def import_report(plan: Plan) -> tuple[str, list[Target]]:
@@ -590,7 +591,10 @@ def import_report(plan: Plan) -> tuple[str, list[Target]]:
     )  # fmt: skip
     core, names = figures[CORE], figures[CORE_NAMES]
     return table, [
-        ("`import prism.core` ≤ 1.5× `import json` (in-process import time)",
+        ("`import prism.core` on first use (`" + CORE_NAMES + "`) ≤ 1.5× `import json`",
+         fmt_ratio(names.import_seconds / base.import_seconds),
+         names.import_seconds <= 1.5 * base.import_seconds),
+        ("bare `import prism.core` (lazy names, reference) ≤ 1.5× `import json`",
          fmt_ratio(core.import_seconds / base.import_seconds),
          core.import_seconds <= 1.5 * base.import_seconds),
         ("`import prism.core` imports neither asyncio nor trio",
@@ -656,9 +660,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smoke run (< 20 s)")
     parser.add_argument("--profile", action="store_true", help="gate costs and a cProfile")
+    parser.add_argument("--imports-only", action="store_true", help="only section 4 (imports)")
     args = parser.parse_args()
     plan = QUICK if args.quick else FULL
     began = time.perf_counter()
+    if args.imports_only:
+        imports, import_targets = import_report(plan)
+        print(f"Command: `{COMMAND} --imports-only` — {machine_line()}.\n")
+        print("**4. Import time**\n\n" + imports + "\n")
+        print("**Targets**\n\n" + targets_table(import_targets))
+        return
     dispatch, targets = dispatch_report(asyncio.run(measure_dispatch(plan)))
     progress("dispatch", began)
     loop, loop_targets = loop_report(asyncio.run(measure_loop(plan)))

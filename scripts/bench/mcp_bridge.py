@@ -9,7 +9,7 @@ Run: ``uv run --group bench python scripts/bench/mcp_bridge.py [--quick]``. Prin
 2. client peak RSS growth while a server streams a 200 MB result (bridge, default
    ``max_result_bytes``) and, for orientation, the raw client on 20 MB (it buffers whole lines
    with a quadratic join, so 200 MB would take minutes). Each runs in a fresh process.
-3. the DESIGN §13 targets.
+3. the performance targets.
 
 The script is also its own test server: ``--serve stdio`` / ``--serve http PORT``.
 """

@@ -8,7 +8,7 @@ Prints markdown tables:
 2. what a cache hit costs: by identity, by canonical hash (an equal schema in a new object), and
    the instance-bounds walk alone;
 3. compile cost (a cache miss) next to each raw engine's compile;
-4. the DESIGN §13 target: cache-hit validation ≤ 1.5× the raw engine on the same instance.
+4. the performance target: cache-hit validation ≤ 1.5× the raw engine on the same instance.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Option classes: DESIGN defaults, hard caps accepted exactly, everything else refused loudly."""
+"""Option classes: documented defaults, hard caps accepted exactly, the rest refused loudly."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The execution policy is asked inside execute, before any side effect, with the DESIGN actions."""
+"""The execution policy is asked inside execute, before any side effect, with documented actions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every bound option has its DESIGN default, accepts exactly its hard cap, refuses the rest."""
+"""Every bound option has its documented default, accepts exactly its hard cap, refuses the rest."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Canaries: side effects that prove a handler (or a command) never ran.
 
-THREATS.md: "handler not invoked" is proven by the absence of a ``tool_execution_started``
-event **and** an untouched canary. These helpers give every row (and downstream CI) both.
+In the threat matrix (docs/threats.md) "handler not invoked" is proven by the absence of a
+``tool_execution_started`` event **and** an untouched canary. These helpers give every row
+(and downstream CI) both.
 """
 
 from __future__ import annotations

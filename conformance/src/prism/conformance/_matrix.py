@@ -1,4 +1,4 @@
-"""The threat matrix (``THREATS.md``) as data: one ``ThreatRow`` per scenario."""
+"""The threat matrix as data: one ``ThreatRow`` per scenario (documented in docs/threats.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The read-only allowlist (DESIGN §11 step 2), each entry validated flag by flag.
+"""The read-only allowlist (step 2 of the command decision), each entry validated flag by flag.
 
 ``allowlisted(argv)`` returns the path operands to check for containment, or why the command
 is not read-only. Options that write (``--output``), execute (``rg --pre``, ``find -exec``),

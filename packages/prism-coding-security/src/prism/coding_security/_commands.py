@@ -1,4 +1,4 @@
-"""Command analysis: the three-step decision of DESIGN §11 (deny → allow → needs approval).
+"""Command analysis: the three-step decision deny → allow → needs approval (docs/security.md).
 
 1. **deny** when any extracted program hits a host ``deny`` rule or the default deny set, or a
    write target leaves the roots (or enters ``.git/hooks``/``.git/config``). Checked first, over

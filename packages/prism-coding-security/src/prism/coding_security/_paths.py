@@ -1,4 +1,4 @@
-"""Path containment (DESIGN §11): resolve like the kernel would, then compare to canonical roots.
+"""Path containment: resolve like the kernel would, then compare to canonical roots.
 
 Resolution walks the path one component at a time with ``lstat``/``readlink`` so that symlinks
 (dangling ones included) are followed exactly as an ``open(O_CREAT)`` would follow them, loops are

@@ -46,7 +46,7 @@ __all__ = [
 
 MAX_PATTERN_CHARS = 4096
 ALLOWLIST = names("ls cat head tail wc grep rg find echo pwd which stat git")
-"""The read-only allowlist of DESIGN §11 (each still validated: flags, operands, git subcommand)."""
+"""The read-only allowlist (each still validated: flags, operands, git subcommand)."""
 GIT_READONLY = names("status log diff show branch")
 
 

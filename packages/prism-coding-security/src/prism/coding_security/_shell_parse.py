@@ -1,4 +1,4 @@
-"""Parse shell text with tree-sitter-bash into simple commands (DESIGN §11, command analysis).
+"""Parse shell text with tree-sitter-bash into simple commands (for the command analysis).
 
 The walker visits every node: lists, pipelines, substitutions, subshells, groups, functions,
 control flow, heredocs and ERROR recovery nodes, so a command hidden anywhere is extracted. What

@@ -1,4 +1,4 @@
-"""Option classes: frozen, validated at construction, defaults and hard caps from DESIGN §10."""
+"""Option classes: frozen, validated at construction, with their defaults and hard caps."""
 
 from __future__ import annotations
 

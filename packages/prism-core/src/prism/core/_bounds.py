@@ -1,4 +1,4 @@
-"""Validation of bound options: ints and seconds with defaults and hard caps (DESIGN §0.2)."""
+"""Validation of bound options: ints and seconds with defaults and hard caps."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Options of the JSON Schema validator: every bound with its default and hard cap (DESIGN §8)."""
+"""Options of the JSON Schema validator: every bound with its default and hard cap."""
 
 from __future__ import annotations
 

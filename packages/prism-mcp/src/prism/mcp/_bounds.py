@@ -1,4 +1,4 @@
-"""The one place prism-mcp validates bound options (DESIGN §0.2): counts, bytes and seconds."""
+"""The one place prism-mcp validates bound options: counts, bytes and seconds."""
 
 from __future__ import annotations
 

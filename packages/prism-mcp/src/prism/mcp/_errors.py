@@ -26,7 +26,7 @@ MCP_RESULT_TOO_LARGE: Final = "mcp_result_too_large"
 MCP_CONNECTION_LOST: Final = "mcp_connection_lost"
 MCP_TOOL_ERROR: Final = "mcp_tool_error"
 MCP_PROTOCOL_ERROR: Final = "mcp_protocol_error"
-"""Added to DESIGN's codes: the server answered with something that is not valid MCP."""
+"""Beyond the common error codes: the server answered with something that is not valid MCP."""
 
 MAX_MESSAGE_BYTES: Final = 8192
 """Every error message this package produces is at most this many UTF-8 bytes."""
