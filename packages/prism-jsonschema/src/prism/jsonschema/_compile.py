@@ -33,11 +33,7 @@ def check_schema(schema: object, options: JsonSchemaValidatorOptions) -> Checked
     """Copy and check ``schema`` (bounds, types, refs, patterns); raise ``SchemaRejected``."""
     if not isinstance(schema, Mapping):
         raise SchemaRejected(f"schema must be a JSON object, not {type(schema).__name__}")
-    walk = SchemaWalk(
-        WalkState(options),
-        _draft(schema),
-        dollar_rewrite=options.engine == "fastjsonschema",
-    )
+    walk = SchemaWalk(WalkState(options), _draft(schema))
     document = walk.schema(schema, None, 1)
     assert isinstance(document, dict)
     try:
@@ -83,13 +79,15 @@ def compile_checked(
     if options.engine == "jsonschema-rs":
         validator = compile_rs(document, validate_formats=options.validate_formats)
         return validator.is_valid, None, validator
-    lower_for_fastjsonschema(walk.schema_nodes, walk.draft, walk.state.refs)
+    renamed = lower_for_fastjsonschema(walk.schema_nodes, walk.draft, walk.state.refs, walk.regexes)
+    regexes = {**walk.regexes, **{name: walk.regexes[key] for name, key in renamed.items()}}
     collect_all = None
     if options.max_errors > 1:
         collect_all = compile_fastjsonschema(
             json.loads(json.dumps(document)),
             walk.draft,
             schema_bytes=checked.size,
+            regexes=regexes,
             validate_formats=options.validate_formats,
             fast_fail=False,
         )
@@ -97,6 +95,7 @@ def compile_checked(
         document,
         walk.draft,
         schema_bytes=checked.size,
+        regexes=regexes,
         validate_formats=options.validate_formats,
         fast_fail=True,
     )
