@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._cost import check_compile_cost
 from ._drafts import DEFAULT_DRAFT, Draft, draft_for_uri
 from ._fastjsonschema import compile_fastjsonschema
 from ._keywords import SchemaWalk
@@ -27,6 +28,7 @@ class CheckedSchema:
     document: dict[str, Any]
     digest: bytes
     size: int
+    cost: int
 
 
 def check_schema(schema: object, options: JsonSchemaValidatorOptions) -> CheckedSchema:
@@ -47,8 +49,11 @@ def check_schema(schema: object, options: JsonSchemaValidatorOptions) -> Checked
             f"schema is {len(canonical):,} bytes as compact JSON, more than "
             f"max_schema_bytes={options.max_schema_bytes}"
         )
+    cost = check_compile_cost(len(canonical), len(walk.regexes), options)
     digest = hashlib.sha256(canonical).digest()
-    return CheckedSchema(walk=walk, document=document, digest=digest, size=len(canonical))
+    return CheckedSchema(
+        walk=walk, document=document, digest=digest, size=len(canonical), cost=cost
+    )
 
 
 def _draft(schema: Mapping[Any, Any]) -> Draft:
@@ -87,6 +92,7 @@ def compile_checked(
             json.loads(json.dumps(document)),
             walk.draft,
             schema_bytes=checked.size,
+            code_budget=options.max_compile_cost,
             regexes=regexes,
             validate_formats=options.validate_formats,
             fast_fail=False,
@@ -95,6 +101,7 @@ def compile_checked(
         document,
         walk.draft,
         schema_bytes=checked.size,
+        code_budget=options.max_compile_cost,
         regexes=regexes,
         validate_formats=options.validate_formats,
         fast_fail=True,

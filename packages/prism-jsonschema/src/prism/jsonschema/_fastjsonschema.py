@@ -150,6 +150,7 @@ def compile_fastjsonschema(
     draft: Draft,
     *,
     schema_bytes: int,
+    code_budget: int = 1 << 62,
     regexes: Mapping[str, Re2Pattern],
     validate_formats: bool,
     fast_fail: bool,
@@ -165,7 +166,7 @@ def compile_fastjsonschema(
         detailed_exceptions=True,
         fast_fail=fast_fail,
     )
-    generator._prism_budget = CODE_BUDGET_FACTOR * schema_bytes + 65_536
+    generator._prism_budget = min(CODE_BUDGET_FACTOR * schema_bytes + 65_536, code_budget)
     try:
         source = generator.func_code
     except _CodeTooLarge:

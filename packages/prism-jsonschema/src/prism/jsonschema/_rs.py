@@ -64,8 +64,9 @@ def bounds_schema(
     ``max_depth`` fails. ``type`` also fails NaN and the infinities (not JSON numbers).
     """
     json_types: list[Json] = ["null", "boolean", "object", "array", "number", "string"]
-    # An integer past the bound must fail here. jsonschema-rs compares huge integers wrongly
-    # (and sees ones too long to print as no number at all), so both are asked for.
+    # An integer past the bound fails here. jsonschema-rs sees one too long to print as an
+    # "integer" that is no "number" and passes `maximum` (a type *list* passes it too), so it
+    # is asked, per integer, to be a number within the bound.
     limit = 2**MAX_INSTANCE_INT_BITS - 1
     integer: dict[str, Json] = {"type": "number", "maximum": limit, "minimum": -limit}
     scalar: dict[str, Json] = {

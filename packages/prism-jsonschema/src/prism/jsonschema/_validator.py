@@ -40,7 +40,7 @@ class JsonSchemaArgumentValidator:
             raise ImportError(
                 "engine='jsonschema-rs' needs jsonschema-rs: pip install 'prism-jsonschema[rs]'"
             )
-        self._cache = CompileCache(self.options.cache_size)
+        self._cache = CompileCache(self.options.cache_size, self.options.max_cache_bytes)
         self._bounds = InstanceBounds(self.options)
         self._max_errors = self.options.max_errors
         self.validate = self._make_validate()  # type: ignore[method-assign,assignment]
@@ -48,6 +48,11 @@ class JsonSchemaArgumentValidator:
     def cache_info(self) -> CacheInfo:
         """``CacheInfo(hits, misses, compiles, size)``."""
         return self._cache.info()
+
+    def cache_bytes(self) -> int:
+        """Estimated memory held by the compile cache (bounded by ``max_cache_bytes``)."""
+        with self._cache.lock:
+            return self._cache.bytes
 
     def validate(self, schema: JsonObject, value: object) -> ToolArgumentValidationResult:
         """Check ``value`` against ``schema``; never raises for schema or value problems."""
@@ -147,7 +152,10 @@ class JsonSchemaArgumentValidator:
         except Exception as exc:  # an engine failing on an odd schema: reject, never crash
             return Entry(key=digest, rejected=_rejection(_engine_crash(exc))), True
         fast, collect_all, rs_validator = compiled
-        entry = Entry(key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator)
+        entry = Entry(
+            key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
+            cost=checked.cost * (2 if collect_all is not None else 1),
+        )  # fmt: skip
         return entry, True
 
 
