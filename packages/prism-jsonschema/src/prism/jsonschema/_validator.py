@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-from prism.core import (
-    ErrorInfo,
-    JsonObject,
-    ToolArgumentValidationError,
-    ToolArgumentValidationResult,
-    ToolDefinition,
-    ToolExecutionContext,
-    ToolValidator,
-)
+from prism.core import JsonObject, ToolArgumentValidationError, ToolArgumentValidationResult
 
 from ._cache import CacheInfo, CompileCache, Entry
 from ._compile import check_schema, compile_checked
-from ._errors import clip, fastjsonschema_errors, render_errors, rs_errors
+from ._errors import clip, fastjsonschema_errors, rs_errors
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, Validate, failure, make_fastjsonschema_validate, make_rs_validate
 from ._instance import InstanceBounds, InstanceRejected
@@ -24,7 +16,11 @@ from ._options import JsonSchemaValidatorOptions
 from ._rs import compile_rs_bounds, rs_available
 from ._walk import SchemaRejected
 
-__all__ = ["JsonSchemaArgumentValidator", "create_json_schema_tool_argument_validator"]
+__all__ = ["HEAVY_ENTRY_COST", "JsonSchemaArgumentValidator"]
+
+
+HEAVY_ENTRY_COST: Final = 262_144
+"""Entries estimated above this validate in a worker thread when called by dispatch."""
 
 
 class JsonSchemaArgumentValidator:
@@ -48,6 +44,12 @@ class JsonSchemaArgumentValidator:
     def cache_info(self) -> CacheInfo:
         """``CacheInfo(hits, misses, compiles, size)``."""
         return self._cache.info()
+
+    def is_light(self, schema: object) -> bool:
+        """Whether ``schema`` is compiled already (by identity) and cheap to validate against:
+        then validating it on the event loop cannot stall the loop."""
+        alias = self._cache.by_id.get(id(schema))
+        return alias is not None and alias[0] is schema and alias[1].cost <= HEAVY_ENTRY_COST
 
     def cache_bytes(self) -> int:
         """Estimated memory held by the compile cache (bounded by ``max_cache_bytes``)."""
@@ -166,43 +168,3 @@ def _rejection(reason: str) -> ToolArgumentValidationResult:
 
 def _engine_crash(exc: BaseException) -> str:
     return clip(f"schema engine failed: {type(exc).__name__}: {exc}")
-
-
-class _JsonSchemaToolValidator:
-    """The dispatch ``ToolValidator``: ``None`` passes, an ``ErrorInfo`` blocks."""
-
-    def __init__(self, validator: JsonSchemaArgumentValidator) -> None:
-        self.validator = validator
-        self._reject_missing = validator.options.missing_schema == "reject"
-
-    def cache_info(self) -> CacheInfo:
-        """The underlying validator's ``CacheInfo``."""
-        return self.validator.cache_info()
-
-    def __call__(
-        self, tool: ToolDefinition, arguments: JsonObject, context: ToolExecutionContext
-    ) -> ErrorInfo | None:
-        schema = tool.parameters
-        if schema is None:
-            if not self._reject_missing:
-                return None
-            return ErrorInfo(
-                code="validation_failed",
-                message=f"Tool {tool.name} has no parameter schema; calls are rejected",
-            )
-        result = self.validator.validate(schema, arguments)
-        if result.ok:
-            return None
-        return ErrorInfo(
-            code="validation_failed",
-            message=render_errors(result.errors),
-            details={"errors": [{"path": e.path, "message": e.message} for e in result.errors]},
-        )
-
-
-def create_json_schema_tool_argument_validator(**options: Any) -> ToolValidator:
-    """A dispatch ``ToolValidator`` over a new ``JsonSchemaArgumentValidator(**options)``.
-
-    The returned callable also has ``.validator`` and ``.cache_info()``.
-    """
-    return _JsonSchemaToolValidator(JsonSchemaArgumentValidator(**options))
