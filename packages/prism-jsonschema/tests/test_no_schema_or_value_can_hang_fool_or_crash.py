@@ -149,3 +149,13 @@ def test_references_fastjsonschema_cannot_resolve_exactly_are_refused(schema: An
     result = JsonSchemaArgumentValidator().validate(schema, {"p": "s"})
     assert not result.ok
     assert result.errors[0].message.startswith("tool parameter schema rejected")
+
+
+def test_format_regexes_run_in_linear_time_too() -> None:
+    validator = JsonSchemaArgumentValidator(validate_formats=True)
+    schema = {"properties": {"s": {"format": "email"}}}
+    result = _finishes(lambda: validator.validate(schema, {"s": "." * 1_000_000}))
+    assert not result.ok  # upstream's email regex is quadratic on `re`: minutes for this
+    assert validator.validate(schema, {"s": "a.b@example.org"}).ok
+    for bad in ("a..b@example.org", ".a@example.org", "a.@example.org", "a@b"):
+        assert not validator.validate(schema, {"s": bad}).ok

@@ -23,6 +23,7 @@ _OPTIONS: Final = re2.Options()
 _OPTIONS.log_errors = False
 _OPTIONS.max_mem = REGEX_MAX_MEM
 _UNANCHORED: Final = _re2.RE2.Anchor.UNANCHORED
+_ANCHOR_START: Final = _re2.RE2.Anchor.ANCHOR_START
 
 
 class PatternRefused(ValueError):
@@ -32,7 +33,7 @@ class PatternRefused(ValueError):
 class Re2Pattern:
     """A compiled pattern with the one method generated validators call: ``search(text)``."""
 
-    __slots__ = ("pattern", "program_size", "search")
+    __slots__ = ("match", "pattern", "program_size", "search")
 
     def __init__(self, pattern: str, regexp: Any) -> None:
         self.pattern = pattern
@@ -43,7 +44,12 @@ class Re2Pattern:
             data = text.encode("utf-8", "surrogatepass")
             return bool(match(_UNANCHORED, data, 0, len(data))[0][0] >= 0)
 
+        def anchored(text: str) -> bool:
+            data = text.encode("utf-8", "surrogatepass")
+            return bool(match(_ANCHOR_START, data, 0, len(data))[0][0] >= 0)
+
         self.search = search
+        self.match = anchored
 
 
 def compile_pattern(pattern: str) -> Re2Pattern:
