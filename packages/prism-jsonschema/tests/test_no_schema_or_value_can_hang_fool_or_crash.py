@@ -159,3 +159,14 @@ def test_format_regexes_run_in_linear_time_too() -> None:
     assert validator.validate(schema, {"s": "a.b@example.org"}).ok
     for bad in ("a..b@example.org", ".a@example.org", "a.@example.org", "a@b"):
         assert not validator.validate(schema, {"s": bad}).ok
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [_ItemsRaise(type="object"), {"properties": _ItemsRaise(a={})}, {"enum": [_BadRepr()]}],
+    ids=["items-raises", "nested-items-raises", "bad-repr-value"],
+)
+def test_hostile_schema_objects_are_rejected_not_raised(validator: Any, schema: Any) -> None:
+    result = validator.validate(schema, {})
+    assert not result.ok
+    assert result.errors[0].message.startswith("tool parameter schema rejected")

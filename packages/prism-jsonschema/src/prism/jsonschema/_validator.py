@@ -124,21 +124,23 @@ class JsonSchemaArgumentValidator:
         try:
             checked = check_schema(schema, self.options)
         except SchemaRejected as exc:
-            entry = Entry(key=("rejected", id(schema)), rejected=_rejection(str(exc)))
-            entry = cache.store(entry)
-            cache.alias(schema, entry)
-            return entry
+            return self._reject(schema, str(exc))
         except RecursionError:
-            entry = Entry(key=("rejected", id(schema)), rejected=_rejection("schema too deep"))
-            entry = cache.store(entry)
-            cache.alias(schema, entry)
-            return entry
+            return self._reject(schema, "schema too deep")
+        except Exception as exc:  # a hostile object (raising items, repr ...): refuse it
+            return self._reject(schema, f"schema cannot be read ({type(exc).__name__})")
         found = cache.lookup(checked.digest)
         if found is None:
             built, keep = self._build(checked)
             found = cache.store(built, keep=keep)
         cache.alias(schema, found)
         return found
+
+    def _reject(self, schema: object, reason: str) -> Entry:
+        cache = self._cache
+        entry = cache.store(Entry(key=("rejected", id(schema)), rejected=_rejection(reason)))
+        cache.alias(schema, entry)
+        return entry
 
     def _build(self, checked: Any) -> tuple[Entry, bool]:
         """Compile ``checked``: the entry, and whether to cache it (the schema's own outcome)."""
