@@ -6,12 +6,14 @@ Patterns use Rust's linear-time ``regex`` engine (``RegexOptions``), never the b
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from ._instance import MAX_INSTANCE_INT_BITS
 from ._regex import REGEX_MAX_MEM
 from ._walk import Json, SchemaRejected
+
+_FLOAT_MAX = sys.float_info.max
 
 __all__ = ["RsValidator", "bounds_schema", "compile_rs", "compile_rs_bounds", "rs_available"]
 
@@ -64,11 +66,12 @@ def bounds_schema(
     ``max_depth`` fails. ``type`` also fails NaN and the infinities (not JSON numbers).
     """
     json_types: list[Json] = ["null", "boolean", "object", "array", "number", "string"]
-    # An integer past the bound fails here. jsonschema-rs sees one too long to print as an
-    # "integer" that is no "number" and passes `maximum` (a type *list* passes it too), so it
-    # is asked, per integer, to be a number within the bound.
-    limit = 2**MAX_INSTANCE_INT_BITS - 1
-    integer: dict[str, Json] = {"type": "number", "maximum": limit, "minimum": -limit}
+    # jsonschema-rs sees an integer too long to print as an "integer" that is no "number" and
+    # passes `maximum` (a type *list* passes it too), so each integer is asked to be a number
+    # within the float range: a cheap comparison, where a 2048-bit limit would be a big-number
+    # one per value. Integers past the float range take the slow path, where the Python walk
+    # applies the real bound (MAX_INSTANCE_INT_BITS) and the engine then compares exactly.
+    integer: dict[str, Json] = {"type": "number", "maximum": _FLOAT_MAX, "minimum": -_FLOAT_MAX}
     scalar: dict[str, Json] = {
         "type": json_types,
         "maxLength": max_string,
