@@ -8,7 +8,9 @@ Prints markdown tables:
 2. what a cache hit costs: by identity, by canonical hash (an equal schema in a new object), and
    the instance-bounds walk alone;
 3. compile cost (a cache miss) next to each raw engine's compile;
-4. the performance target: cache-hit validation ≤ 1.5× the raw engine on the same instance.
+4. the performance target: cache-hit validation ≤ 1.5× the raw engine on the same instance;
+5. the worst legal inputs: a ReDoS pattern on the longest string, the largest enum, the largest
+   schema, at the default bounds and at the hard caps (first call = check + compile).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from _common import (
     targets_table,
 )
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import HARD_CAPS, JsonSchemaArgumentValidator
 
 Thunk = Callable[[], object]
 
@@ -357,6 +359,68 @@ def compile_table(quick: bool) -> str:
     return markdown_table(headers, rows)
 
 
+def _enum_schema(items: int) -> dict[str, Any]:
+    return {"properties": {"e": {"enum": [f"value-{i:06d}" for i in range(items)]}}}
+
+
+def _properties_schema(count: int) -> dict[str, Any]:
+    return {"properties": {f"property_{i:05d}": {"type": "string"} for i in range(count)}}
+
+
+def _worst_cases() -> list[tuple[str, dict[str, Any], Any, dict[str, Any]]]:
+    caps = {k: v for k, v in HARD_CAPS.items() if k not in ("cache_size", "max_errors")}
+    redos = {"properties": {"s": {"pattern": "^(a+)+$"}}}
+    return [
+        ("ReDoS ^(a+)+$, 1,000,000 chars + '!'", redos, {"s": "a" * 999_999 + "!"}, {}),
+        ("enum 5,000 items (defaults)", _enum_schema(5_000), {"e": "nope"}, {}),
+        ("enum 9,900 items, 155 KiB (defaults)", _enum_schema(9_900), {"e": "nope"}, {}),
+        ("enum 60,000 items, 0.9 MiB (hard caps)", _enum_schema(60_000), {"e": "nope"}, caps),
+        ("1,900 properties (defaults)", _properties_schema(1_900), {}, {}),
+        ("3,000 properties, 135 KiB (defaults)", _properties_schema(3_000), {}, {}),
+        ("20,000 properties, 0.9 MiB (hard caps)", _properties_schema(20_000), {}, caps),
+    ]
+
+
+def _outcome(result: Any) -> str:
+    if result.ok:
+        return "valid"
+    message: str = result.errors[0].message
+    if message.startswith("tool parameter schema rejected"):
+        bound = next((w for w in message.replace(",", " ").split() if w.startswith("max_")), "")
+        return f"refused ({bound.split('=')[0] or 'schema'})"
+    return "invalid"
+
+
+def worst_case_table() -> str:
+    """Table 5: the first call (check + compile) and a cached call on the worst legal inputs."""
+    rows: list[list[str]] = []
+    for label, schema, instance, options in _worst_cases():
+        for engine in ("fastjsonschema", "jsonschema-rs"):
+            validator = JsonSchemaArgumentValidator(engine=engine, max_errors=1, **options)
+            started = time.perf_counter()
+            first = validator.validate(schema, instance)
+            middle = time.perf_counter()
+            validator.validate(schema, instance)
+            ended = time.perf_counter()
+            rows.append([
+                label, engine, _outcome(first), f"{(middle - started) * 1e3:,.1f}",
+                f"{(ended - middle) * 1e3:,.2f}", f"{validator.cache_bytes() / 1e6:.1f}",
+            ])  # fmt: skip
+    raw = fastjsonschema.compile({"pattern": "^(a+)+$"})
+    started = time.perf_counter()
+    try:
+        raw("a" * 22 + "!")
+    except fastjsonschema.JsonSchemaValueException:
+        pass
+    rows.append([
+        "ReDoS ^(a+)+$, 22 chars + '!'", "raw fastjsonschema (re)", "invalid",
+        "", f"{(time.perf_counter() - started) * 1e3:,.2f}", "",
+    ])  # fmt: skip
+    headers = ["worst legal input", "engine", "outcome", "first call ms (check + compile)",
+               "cached call ms", "cache MB (estimate)"]  # fmt: skip
+    return markdown_table(headers, rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer, shorter batches")
@@ -370,6 +434,8 @@ def main() -> None:
     print(cache_hit_table(args.quick))
     print("\n**3. Compile cost (a cache miss), ms per schema**\n")
     print(compile_table(args.quick))
+    print("\n**5. Worst legal inputs (max_errors=1, one run each)**\n")
+    print(worst_case_table())
     print("\n**Targets**\n")
     print(targets_table(targets))
     print(f"\n({time.perf_counter() - started:.0f} s of measuring)")

@@ -75,3 +75,22 @@ def test_size_bound_is_on_encoded_utf8_bytes() -> None:
     assert check_json_object(value, size) is None
     why = check_json_object(value, size - 1)
     assert why is not None and f"exceed {size - 1} bytes" in why
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(max_size=8).filter(lambda k: k not in ("__proto__", "constructor")),
+        json_values,
+        min_size=1,
+    )
+)
+def test_incremental_size_count_matches_json_dumps_exactly(value: dict[str, object]) -> None:
+    size = len(
+        json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8", "surrogatepass"
+        )
+    )
+    assert check_json_object(value, size) is None
+    why = check_json_object(value, size - 1)
+    assert why is not None and "exceed" in why

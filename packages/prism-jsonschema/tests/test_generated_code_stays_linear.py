@@ -36,9 +36,9 @@ def test_upstream_code_is_quadratic_ours_is_linear(monkeypatch: pytest.MonkeyPat
     sources: list[str] = []
     real_load = engine_module._load
 
-    def capture(source: str, generator: Any, root: str) -> Any:
+    def capture(source: str, generator: Any, root: str, patterns: Any) -> Any:
         sources.append(source)
-        return real_load(source, generator, root)
+        return real_load(source, generator, root, patterns)
 
     monkeypatch.setattr(engine_module, "_load", capture)
     validator = JsonSchemaArgumentValidator()
@@ -54,10 +54,10 @@ def test_the_code_budget_stops_generation() -> None:
     schema = {"properties": {f"p{i}": {"type": "string", "maxLength": i} for i in range(400)}}
     compile_fastjsonschema(
         json.loads(json.dumps(schema)), 2020, schema_bytes=_size(schema),
-        validate_formats=False, fast_fail=True,
+        regexes={}, validate_formats=False, fast_fail=True,
     )  # fmt: skip
     with pytest.raises(SchemaRejected, match="too much validation code"):
         compile_fastjsonschema(
             json.loads(json.dumps(schema)), 2020, schema_bytes=1,
-            validate_formats=False, fast_fail=True,
+            regexes={}, validate_formats=False, fast_fail=True,
         )  # fmt: skip

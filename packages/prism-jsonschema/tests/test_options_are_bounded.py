@@ -21,6 +21,8 @@ DEFAULTS = {
     "max_string_length": 1_000_000,
     "max_array_items": 10_000,
     "max_errors": 8,
+    "max_compile_cost": 1_048_576,
+    "max_cache_bytes": 67_108_864,
 }
 CAPS = {
     "max_schema_bytes": 1_048_576,
@@ -34,6 +36,8 @@ CAPS = {
     "max_string_length": 8_388_608,
     "max_array_items": 100_000,
     "max_errors": 64,
+    "max_compile_cost": 16_777_216,
+    "max_cache_bytes": 1_073_741_824,
 }
 
 

@@ -17,6 +17,7 @@ from ._dispatch import (
     middleware_failed,
     run_call_middleware,
     run_dispatch,
+    unprocessable,
 )
 from ._reporting import CallReporter
 from ._types import ErrorInfo, ToolCall, ToolExecutionContext, ToolResult
@@ -100,6 +101,9 @@ async def _prepare(
     calls: Sequence[ToolCall], opts: DispatchOptions, base: ToolExecutionContext | None
 ) -> list[_Slot]:
     """Run ``tool_call`` middleware for every call first: exclusivity needs the final names."""
+    for call in calls:
+        if not isinstance(call, ToolCall):
+            raise TypeError(f"dispatch expects ToolCall items, got {type(call).__name__}")
     slots = []
     for call in calls:
         report = opts.reporter(base)
@@ -111,8 +115,13 @@ async def _prepare(
 
 
 def _is_exclusive(opts: DispatchOptions, call: ToolCall) -> bool:
-    tool = opts.registry.get(call.name)
-    return tool is not None and tool.exclusive
+    """Whether ``call`` names an exclusive tool; a name that cannot be looked up counts as
+    exclusive (the call itself is blocked later; the turn runs one call at a time)."""
+    try:
+        tool = opts.registry.get(call.name)
+    except Exception:
+        return True
+    return tool is not None and tool.exclusive is True
 
 
 async def _run_slots(
@@ -132,11 +141,10 @@ async def _run_slots(
         for slot in pending:
             if signal.aborted:
                 return
-            context = _slot_context(base, slot.call, signal)
             async with _backend.move_on_after() as scope:
                 in_flight[id(slot)] = scope
                 try:
-                    slot.result = await _run_one(slot, opts, context)
+                    slot.result = await _run_one(slot, opts, base, signal)
                 finally:
                     del in_flight[id(slot)]
 
@@ -166,16 +174,31 @@ def _slot_context(
     return dataclasses.replace(base, tool_call_id=call.id, signal=signal)
 
 
-async def _run_one(slot: _Slot, opts: DispatchOptions, context: ToolExecutionContext) -> ToolResult:
-    if slot.middleware_error is not None:
-        return await middleware_failed(slot.report, slot.call, slot.middleware_error)
-    return await run_dispatch(slot.call, opts, slot.report, context, call_middleware_done=True)
+async def _run_one(
+    slot: _Slot, opts: DispatchOptions, base: ToolExecutionContext | None, signal: AbortSignal
+) -> ToolResult:
+    """One call's result; never raises for its contents (a worker that raised would lose the
+    results of the whole batch)."""
+    try:
+        if slot.middleware_error is not None:
+            return await middleware_failed(slot.report, slot.call, slot.middleware_error)
+        context = _slot_context(base, slot.call, signal)
+        return await run_dispatch(slot.call, opts, slot.report, context, call_middleware_done=True)
+    except Exception as exc:
+        return await unprocessable(slot.report, slot.call, exc)
 
 
 async def _finish(slot: _Slot, signal: AbortSignal) -> ToolResult:
     """The slot's result, or an ``aborted`` one for a call that never completed."""
     if slot.result is not None:
         return slot.result
+    try:
+        return await _aborted(slot, signal)
+    except Exception as exc:
+        return await unprocessable(slot.report, slot.call, exc)
+
+
+async def _aborted(slot: _Slot, signal: AbortSignal) -> ToolResult:
     reason = signal.reason
     if slot.report.started_execution:
         suffix = f": {reason}" if reason else ""

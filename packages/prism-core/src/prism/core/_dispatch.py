@@ -12,6 +12,7 @@ from ._arguments import MAX_ARGUMENT_BYTES_CAP, check_json_object
 from ._bounds import check_count
 from ._fastinit import positional_factory
 from ._filter import ToolFilter, tool_allowed
+from ._hostile import exception_text, safe_call
 from ._ledger import RunLedger
 from ._middleware import MiddlewareRegistry
 from ._permission import PermissionDecision, PermissionPolicy, PermissionRequest, ask_permission
@@ -47,9 +48,12 @@ __all__ = [
     "block_aborted",
     "blocked_result",
     "dispatch_tool_call",
+    "exception_text",
     "fail",
     "run_call_middleware",
     "run_dispatch",
+    "safe_call",
+    "unprocessable",
 ]
 
 
@@ -63,14 +67,26 @@ def blocked_result(
 
 def error_info_from(exc: BaseException) -> ErrorInfo:
     """Describe a raised exception: class name, message and its ``code`` attribute if a str."""
-    code = getattr(exc, "code", None)
+    try:
+        code = getattr(exc, "code", None)
+    except Exception:
+        code = None
     if isinstance(exc, AbortError):
         code = "aborted"
     return ErrorInfo(
         name=type(exc).__name__,
-        message=str(exc) or type(exc).__name__,
-        code=code if isinstance(code, str) else None,
+        message=exception_text(exc),
+        code=code if type(code) is str else None,
     )
+
+
+async def unprocessable(report: CallReporter, call: ToolCall, exc: BaseException) -> ToolResult:
+    """Block a call whose contents raised while dispatch read them: ``invalid_arguments``."""
+    message = (
+        "Tool call could not be processed: reading it raised "
+        f"{type(exc).__name__}; arguments must be plain JSON values"
+    )
+    return await block(report, safe_call(call), "invalid_arguments", message)
 
 
 _make_context = positional_factory(ToolExecutionContext)
@@ -171,9 +187,26 @@ async def run_dispatch(
     *,
     call_middleware_done: bool = False,
 ) -> ToolResult:
-    """The pipeline for one call with a caller-owned reporter (batch dispatch shares it)."""
+    """The pipeline for one call with a caller-owned reporter (batch dispatch shares it).
+
+    Never raises for anything inside ``call``: whatever its contents raise while being read
+    blocks the call with ``invalid_arguments``.
+    """
     if type(call) is not ToolCall and not isinstance(call, ToolCall):
         raise TypeError(f"dispatch expects a ToolCall, got {type(call).__name__}")
+    try:
+        return await _pipeline(call, opts, report, context, call_middleware_done)
+    except Exception as exc:
+        return await unprocessable(report, call, exc)
+
+
+async def _pipeline(
+    call: ToolCall,
+    opts: DispatchOptions,
+    report: CallReporter,
+    context: ToolExecutionContext | None,
+    call_middleware_done: bool,
+) -> ToolResult:
     middleware = opts.middleware
     if not call_middleware_done and middleware is not None and middleware.has("tool_call"):
         try:
@@ -182,6 +215,8 @@ async def run_dispatch(
             return await middleware_failed(report, call, exc)
     tool, refusal = _precheck(call, opts)
     if tool is None:
+        if type(call.id) is not str or type(call.name) is not str:
+            call = safe_call(call)
         return await block(report, call, *refusal)
     if opts.permission is not None:
         denial = await _permission_denial(call, opts.permission, report, context)
@@ -206,10 +241,20 @@ async def block_aborted(report: CallReporter, call: ToolCall, reason: object) ->
 _NO_REFUSAL: tuple[BlockedReason, str] = ("unknown_tool", "")
 
 
+def _kind(value: object) -> str:
+    return "a string" if type(value) is str else f"a {type(value).__name__}"
+
+
 def _precheck(
     call: ToolCall, opts: DispatchOptions
 ) -> tuple[ToolDefinition, tuple[BlockedReason, str]] | tuple[None, tuple[BlockedReason, str]]:
     """Step 2: lookup, filter and the JSON-object check (all synchronous)."""
+    if type(call.id) is not str or type(call.name) is not str:
+        kinds = f"got {_kind(call.id)} and {_kind(call.name)}"
+        return None, (
+            "invalid_arguments",
+            f"Tool call is malformed: id and name must be strings, {kinds}",
+        )
     tool = opts.registry.get(call.name)
     if tool is None:
         return None, ("unknown_tool", f"Unknown tool: {call.name}")
@@ -307,7 +352,8 @@ async def _run_validator(
     try:
         outcome = await _backend.maybe_await(validate(tool, call.arguments, ctx))
     except Exception as exc:
-        return ErrorInfo(message=f"Argument validator failed: {type(exc).__name__}: {exc}")
+        text = exception_text(exc)
+        return ErrorInfo(message=f"Argument validator failed: {type(exc).__name__}: {text}")
     if outcome is None:
         return None
     fallback = f"Arguments for {call.name} failed validation"

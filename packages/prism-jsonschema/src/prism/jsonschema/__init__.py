@@ -2,7 +2,8 @@
 
 from ._cache import CacheInfo
 from ._options import HARD_CAPS, JsonSchemaValidatorOptions
-from ._validator import JsonSchemaArgumentValidator, create_json_schema_tool_argument_validator
+from ._tool import create_json_schema_tool_argument_validator
+from ._validator import JsonSchemaArgumentValidator
 
 __all__ = [
     "HARD_CAPS",

@@ -44,6 +44,8 @@ class Entry:
     collect_all: Any = None
     rs_validator: Any = None
     rejected: Any = None
+    cost: int = 256
+    """Estimated bytes this entry keeps alive (generated code, regexes, engine state)."""
     aliases: list[int] = field(default_factory=list)
 
 
@@ -97,8 +99,10 @@ class CompileCache:
     CPython, so the totals are exact there; under free threading they may undercount hits.
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int = 1 << 62) -> None:
         self.lock = threading.Lock()
+        self.max_bytes = max_bytes
+        self.bytes = 0
         self.by_id: dict[int, tuple[object, Entry]] = {}
         self.hits = 0
         self.hit_counters: list[Callable[[], int]] = []
@@ -125,8 +129,11 @@ class CompileCache:
             existing = self._lru.get(entry.key)
             if existing is not None:
                 return existing
-            if keep:
+            if keep and entry.cost <= self.max_bytes:
                 self._lru[entry.key] = entry
+                self.bytes += entry.cost
+                while self.bytes > self.max_bytes:  # the bound in bytes, LRU first
+                    self._lru.popitem()
             return entry
 
     def alias(self, schema: object, entry: Entry) -> None:
@@ -154,6 +161,7 @@ class CompileCache:
             return CacheInfo(hits, self.misses, self.compiles, len(self._lru))
 
     def _drop_aliases(self, entry: Entry) -> None:
+        self.bytes -= entry.cost
         for marker in entry.aliases:
             self._forget(marker, entry)
         entry.aliases.clear()

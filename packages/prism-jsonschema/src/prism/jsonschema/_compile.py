@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._cost import check_compile_cost
 from ._drafts import DEFAULT_DRAFT, Draft, draft_for_uri
 from ._fastjsonschema import compile_fastjsonschema
 from ._keywords import SchemaWalk
@@ -27,17 +28,14 @@ class CheckedSchema:
     document: dict[str, Any]
     digest: bytes
     size: int
+    cost: int
 
 
 def check_schema(schema: object, options: JsonSchemaValidatorOptions) -> CheckedSchema:
     """Copy and check ``schema`` (bounds, types, refs, patterns); raise ``SchemaRejected``."""
     if not isinstance(schema, Mapping):
         raise SchemaRejected(f"schema must be a JSON object, not {type(schema).__name__}")
-    walk = SchemaWalk(
-        WalkState(options),
-        _draft(schema),
-        dollar_rewrite=options.engine == "fastjsonschema",
-    )
+    walk = SchemaWalk(WalkState(options), _draft(schema))
     document = walk.schema(schema, None, 1)
     assert isinstance(document, dict)
     try:
@@ -51,8 +49,11 @@ def check_schema(schema: object, options: JsonSchemaValidatorOptions) -> Checked
             f"schema is {len(canonical):,} bytes as compact JSON, more than "
             f"max_schema_bytes={options.max_schema_bytes}"
         )
+    cost = check_compile_cost(len(canonical), len(walk.regexes), options)
     digest = hashlib.sha256(canonical).digest()
-    return CheckedSchema(walk=walk, document=document, digest=digest, size=len(canonical))
+    return CheckedSchema(
+        walk=walk, document=document, digest=digest, size=len(canonical), cost=cost
+    )
 
 
 def _draft(schema: Mapping[Any, Any]) -> Draft:
@@ -83,13 +84,16 @@ def compile_checked(
     if options.engine == "jsonschema-rs":
         validator = compile_rs(document, validate_formats=options.validate_formats)
         return validator.is_valid, None, validator
-    lower_for_fastjsonschema(walk.schema_nodes, walk.draft, walk.state.refs)
+    renamed = lower_for_fastjsonschema(walk.schema_nodes, walk.draft, walk.state.refs, walk.regexes)
+    regexes = {**walk.regexes, **{name: walk.regexes[key] for name, key in renamed.items()}}
     collect_all = None
     if options.max_errors > 1:
         collect_all = compile_fastjsonschema(
             json.loads(json.dumps(document)),
             walk.draft,
             schema_bytes=checked.size,
+            code_budget=options.max_compile_cost,
+            regexes=regexes,
             validate_formats=options.validate_formats,
             fast_fail=False,
         )
@@ -97,6 +101,8 @@ def compile_checked(
         document,
         walk.draft,
         schema_bytes=checked.size,
+        code_budget=options.max_compile_cost,
+        regexes=regexes,
         validate_formats=options.validate_formats,
         fast_fail=True,
     )

@@ -33,6 +33,7 @@ from fastjsonschema.ref_resolver import RefResolver
 
 from ._codecheck import SAFE_BUILTINS, GeneratedCodeRejected, check_generated_code
 from ._drafts import Draft
+from ._regex import PatternRefused, Re2Pattern, compile_pattern
 from ._walk import Json, SchemaRejected
 
 __all__ = ["FASTJSONSCHEMA_EXCEPTIONS", "RemoteRefRefused", "compile_fastjsonschema"]
@@ -100,6 +101,15 @@ class _Bounded:
         self._prism_rule = rule
         return super().exc(msg, *args, append_to_msg=append_to_msg, rule=rule)  # type: ignore[misc]
 
+    def generate_pattern(self) -> None:
+        # Upstream compiles the pattern with `re` here (refusing RE2 syntax such as \p{L});
+        # the slot is filled with the RE2 pattern when the code is loaded.
+        pattern = self._definition["pattern"]  # type: ignore[attr-defined]
+        with self.l("if isinstance({variable}, str):"):
+            self._compile_regexps[pattern] = None  # type: ignore[attr-defined]
+            with self.l("if not REGEX_PATTERNS[{}].search({variable}):", repr(pattern)):
+                self.exc("{name} must match pattern {}", self.e(pattern), rule="pattern")  # type: ignore[attr-defined]
+
     def _expand_refs(self, definition: Any) -> Any:
         # Upstream embeds the whole (ref-expanded) definition in every raise: quadratic code
         # and a second ref-resolution path. Only `const` messages read it.
@@ -111,7 +121,7 @@ class _Bounded:
 def _require_internals() -> None:
     # The overrides below hook these upstream methods; if a release renames them, fail loudly
     # at import rather than silently lose the code budget and the linear-size guarantee.
-    missing = [name for name in ("l", "exc", "_expand_refs", "generate_func_code")
+    missing = [name for name in ("l", "exc", "e", "_expand_refs", "generate_func_code")
                if not callable(getattr(CodeGeneratorDraft04, name, None))]  # fmt: skip
     if missing:
         raise ImportError(
@@ -140,6 +150,8 @@ def compile_fastjsonschema(
     draft: Draft,
     *,
     schema_bytes: int,
+    code_budget: int = 1 << 62,
+    regexes: Mapping[str, Re2Pattern],
     validate_formats: bool,
     fast_fail: bool,
 ) -> Callable[[object], object]:
@@ -154,7 +166,7 @@ def compile_fastjsonschema(
         detailed_exceptions=True,
         fast_fail=fast_fail,
     )
-    generator._prism_budget = CODE_BUDGET_FACTOR * schema_bytes + 65_536
+    generator._prism_budget = min(CODE_BUDGET_FACTOR * schema_bytes + 65_536, code_budget)
     try:
         source = generator.func_code
     except _CodeTooLarge:
@@ -165,10 +177,54 @@ def compile_fastjsonschema(
         raise SchemaRejected(str(exc)) from None
     except JsonSchemaDefinitionException as exc:
         raise SchemaRejected(f"schema is not valid: {exc}") from None
-    return _load(source, generator, resolver.get_scope_name())
+    patterns = _linear_patterns(generator, regexes, validate_formats)
+    return _load(source, generator, resolver.get_scope_name(), patterns)
 
 
-def _load(source: str, generator: Any, root: str) -> Callable[[object], object]:
+def _linear_patterns(
+    generator: Any, regexes: Mapping[str, Re2Pattern], validate_formats: bool
+) -> dict[str, object]:
+    """``REGEX_PATTERNS`` for the generated code: every schema pattern matched by RE2.
+
+    Upstream keys schema patterns and format regexes in one table; the format regexes are
+    fastjsonschema's own (trusted) and stay on ``re``. A pattern spelled like a format name
+    would share the format's slot, so that schema is refused.
+    """
+    table: dict[str, object] = {}
+    formats = {f"{name}_re_pattern" for name in generator.FORMAT_REGEXS}
+    for key, compiled in generator.global_state["REGEX_PATTERNS"].items():
+        if key in regexes:
+            if validate_formats and key in formats:
+                raise SchemaRejected(
+                    f"pattern {key!r} is spelled like a format slot; the fastjsonschema engine "
+                    "cannot tell them apart: use engine='jsonschema-rs'"
+                )
+            table[key] = regexes[key]
+        elif key in formats:
+            table[key] = _format_regex(key, compiled)
+        else:  # a pattern the walk never saw: refuse rather than run it on `re`
+            raise SchemaRejected(f"pattern {key[:80]!r} was not checked; refusing the schema")
+    return table
+
+
+_EMAIL: Final = r"^[^@.](?:[^@.]|\.[^@.])*@[^@]+\.[^@]+\z"
+"""Upstream's email regex without its lookaround (quadratic on `re` for a long run of dots):
+local part starts and ends with no dot, has no two dots in a row, no `@`."""
+
+
+def _format_regex(key: str, compiled: Any) -> object:
+    r"""A format slot on RE2 when it can be (upstream's `\Z` is RE2's `\z`); the two that use
+    lookaround are anchored with bounded repetitions (`idn-hostname`) or linear (`duration`)."""
+    source = _EMAIL if key == "email_re_pattern" else compiled.pattern.replace(r"\Z", r"\z")
+    try:
+        return compile_pattern(source)
+    except PatternRefused:
+        return compiled
+
+
+def _load(
+    source: str, generator: Any, root: str, patterns: dict[str, object]
+) -> Callable[[object], object]:
     try:
         tree = _parse(source)
         functions = check_generated_code(tree)
@@ -178,6 +234,7 @@ def _load(source: str, generator: Any, root: str) -> Callable[[object], object]:
         raise SchemaRejected("generated validator failed the safety check: no root function")
     namespace: dict[str, Any] = dict(generator.global_state)
     namespace.pop("re", None)
+    namespace["REGEX_PATTERNS"] = patterns
     namespace["__builtins__"] = dict(SAFE_BUILTINS)
     exec(compile(tree, "<prism-jsonschema>", "exec"), namespace)
     function: Callable[[object], object] = namespace[root]

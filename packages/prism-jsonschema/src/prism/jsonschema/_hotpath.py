@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from prism.core import JsonObject, ToolArgumentValidationResult
 
-from ._instance import InstanceBounds, InstanceRejected, Slow, Violation
+from ._instance import MAX_INSTANCE_INT_BITS, InstanceBounds, InstanceRejected, Slow, Violation
 
 if TYPE_CHECKING:
     from ._cache import CompileCache, Entry
@@ -48,6 +48,7 @@ def make_fastjsonschema_validate(
     touch = cache.touch
     walk, check = bounds.walk, bounds.check
     max_properties, longest = bounds.max_properties, bounds.max_string
+    max_bits = MAX_INSTANCE_INT_BITS
     hits = 0
     newest: object = None  # the entry known to sit at the LRU's most-recent end
     cache.hit_counters.append(lambda: hits)
@@ -85,10 +86,13 @@ def make_fastjsonschema_validate(
                         walk(item, 2)
                     except Violation as violation:
                         raise violation.at(key) from None
+                elif kind is int:
+                    if item.bit_length() > max_bits:  # the general check names the bound
+                        raise Slow
                 elif kind is float:
                     if item - item != 0.0:  # NaN or an infinity
                         raise Slow
-                elif not (kind is int or kind is bool or item is None):
+                elif not (kind is bool or item is None):
                     raise Slow
         except Slow:  # not a plain, flat-enough object: the general check says what is wrong
             try:
@@ -138,7 +142,7 @@ def make_rs_validate(
             rejected: ToolArgumentValidationResult = entry.rejected
             return rejected
         try:
-            if bounds_ok(value):
+            if type(value) is dict and bounds_ok(value):  # a subclass: read by Python, below
                 if entry.fast(value):
                     return OK
                 return invalid(entry, value)

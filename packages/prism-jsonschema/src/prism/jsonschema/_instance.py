@@ -20,7 +20,12 @@ from ._walk import is_array
 if TYPE_CHECKING:
     from ._options import JsonSchemaValidatorOptions
 
-__all__ = ["InstanceBounds", "InstanceRejected", "Slow", "Violation"]
+__all__ = ["MAX_INSTANCE_INT_BITS", "InstanceBounds", "InstanceRejected", "Slow", "Violation"]
+
+MAX_INSTANCE_INT_BITS = 2048
+"""Integers must lie strictly between -2**2048 and 2**2048 (about 617 digits), the bound core's
+argument check applies: every engine can print and compare such an integer exactly, whatever
+``sys.set_int_max_str_digits`` says (jsonschema-rs passes larger ones through unchecked)."""
 
 
 class InstanceRejected(Exception):
@@ -80,6 +85,10 @@ class InstanceBounds:
             return self._copy(value, 1)
         except Violation as violation:
             raise InstanceRejected(violation.error()) from None
+        except RecursionError:
+            raise InstanceRejected(_unreadable("nesting too deep to read")) from None
+        except Exception as exc:  # a hostile object (raising repr, items, len ...): refuse
+            raise InstanceRejected(_unreadable(f"{type(exc).__name__} while reading it")) from None
 
     def too_deep(self) -> Violation:
         return Violation(f"nesting is deeper than max_instance_depth={self.max_depth}")
@@ -94,6 +103,12 @@ class InstanceBounds:
     def long_string(self) -> Violation:
         return Violation(f"string is longer than max_string_length={self.max_string}")
 
+    def huge_int(self, value: int) -> Violation:
+        return Violation(
+            f"integer of {value.bit_length()} bits is too large "
+            f"(the limit is {MAX_INSTANCE_INT_BITS} bits, about 617 digits)"
+        )
+
     def long_key(self) -> Violation:
         return Violation(f"a property name is longer than max_string_length={self.max_string}")
 
@@ -107,7 +122,9 @@ class InstanceBounds:
             out: dict[str, object] = {}
             for key, item in value.items():
                 if not isinstance(key, str):
-                    raise Violation(f"has a non-string property name {key!r} (not JSON)")
+                    raise Violation(
+                        f"has a non-string property name ({type(key).__name__}; not JSON)"
+                    )
                 if len(key) > self.max_string:
                     raise self.long_key()
                 try:
@@ -138,6 +155,8 @@ class InstanceBounds:
         if value is None or isinstance(value, bool):
             return value
         if isinstance(value, int):
+            if value.bit_length() > MAX_INSTANCE_INT_BITS:
+                raise self.huge_int(value)
             return int.__int__(value)
         if isinstance(value, float):
             if not math.isfinite(value):
@@ -151,6 +170,7 @@ def _make_walker(bounds: InstanceBounds) -> Callable[[Any, int], None]:
     max_properties = bounds.max_properties
     longest = bounds.max_string
     max_items = bounds.max_array_items
+    max_bits = MAX_INSTANCE_INT_BITS
 
     def walk(value: Any, depth: int) -> None:
         if depth > max_depth:
@@ -167,7 +187,10 @@ def _make_walker(bounds: InstanceBounds) -> Callable[[Any, int], None]:
                 if kind is str:
                     if len(item) > longest:
                         raise bounds.long_string().at(key)
-                elif kind is int or kind is bool or item is None:
+                elif kind is int:
+                    if item.bit_length() > max_bits:
+                        raise bounds.huge_int(item).at(key)
+                elif kind is bool or item is None:
                     pass
                 elif kind is dict or kind is list:
                     try:
@@ -187,7 +210,10 @@ def _make_walker(bounds: InstanceBounds) -> Callable[[Any, int], None]:
             if kind is str:
                 if len(item) > longest:
                     raise bounds.long_string().at(_index_of(value, item))
-            elif kind is int or kind is bool or item is None:
+            elif kind is int:
+                if item.bit_length() > max_bits:
+                    raise bounds.huge_int(item).at(_index_of(value, item))
+            elif kind is bool or item is None:
                 pass
             elif kind is dict or kind is list:
                 try:
@@ -210,3 +236,7 @@ def _index_of(items: list[object], item: object) -> int:
         if candidate is item:
             return index
     return -1  # pragma: no cover - the item came from this list
+
+
+def _unreadable(why: str) -> ToolArgumentValidationError:
+    return ToolArgumentValidationError(path=None, message=f"value cannot be read as JSON ({why})")

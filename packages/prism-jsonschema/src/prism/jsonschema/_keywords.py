@@ -6,12 +6,12 @@ with one clear message instead of crashing (or silently misleading) an engine.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Final, NoReturn
 
 from ._drafts import Draft
 from ._pointer import Path, location
+from ._regex import PatternRefused, Re2Pattern, compile_pattern
 from ._walk import REF_KEYWORDS, Json, SchemaRejected, WalkState, is_array, is_object
 
 __all__ = ["SchemaWalk"]
@@ -33,17 +33,17 @@ _STRINGS: Final = frozenset(
     {"format", "$id", "$anchor", "$dynamicAnchor", "$comment", "title", "description",
      "contentEncoding", "contentMediaType", "$ref", "$dynamicRef", "$recursiveRef", "$schema"}
 )  # fmt: skip
-_DOLLAR = re.compile(r"(?<!\\)\$")  # how fastjsonschema rewrites `$` in `pattern`
 
 
 class SchemaWalk:
     """One walk over one schema: the plain copy plus every schema node, in document order."""
 
-    def __init__(self, state: WalkState, draft: Draft, *, dollar_rewrite: bool) -> None:
+    def __init__(self, state: WalkState, draft: Draft) -> None:
         self.state = state
         self.draft = draft
-        self.dollar_rewrite = dollar_rewrite
         self.schema_nodes: list[tuple[dict[str, Json], Path]] = []
+        self.regexes: dict[str, Re2Pattern] = {}
+        """Every distinct ``pattern``/``patternProperties`` text, compiled with RE2."""
         self._handlers: dict[str, Callable[[object, Path, int], Json]] = {
             "items": self._items,
             "prefixItems": self._prefix_items,
@@ -136,28 +136,28 @@ class SchemaWalk:
         out = self._schema_map(value, path, depth)
         assert isinstance(out, dict)
         for key in out:
-            self._check_regex(key, (path, key), rewrite=False)
+            self._check_regex(key, (path, key))
         return out
 
     def _pattern(self, value: object, path: Path, depth: int) -> Json:
         copied = self.state.data(value, path, depth)
         _expect(isinstance(copied, str), path, "a string")
-        self._check_regex(str(copied), path, rewrite=self.dollar_rewrite)
+        self._check_regex(str(copied), path)
         return copied
 
-    def _check_regex(self, pattern: str, path: Path, *, rewrite: bool) -> None:
+    def _check_regex(self, pattern: str, path: Path) -> None:
         limit = self.state.options.max_pattern_length
         if len(pattern) > limit:
             raise SchemaRejected(
                 f"pattern at {location(path)} is longer than max_pattern_length={limit}"
             )
+        if pattern in self.regexes:
+            return
         try:
-            re.compile(pattern)
-            if rewrite:
-                re.compile(_DOLLAR.sub(r"\\Z", pattern))
-        except Exception as exc:  # re.error, OverflowError, RecursionError ...
+            self.regexes[pattern] = compile_pattern(pattern)
+        except PatternRefused as exc:
             raise SchemaRejected(
-                f"pattern at {location(path)} is not a valid regular expression: {exc}"
+                f"pattern at {location(path)} is not a supported regular expression: {exc}"
             ) from None
 
     def _dependencies(self, value: object, path: Path, depth: int) -> Json:

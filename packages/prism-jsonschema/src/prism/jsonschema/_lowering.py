@@ -8,13 +8,13 @@ be expressed is refused by name rather than silently ignored (ignoring would acc
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Final
 from urllib.parse import unquote
 
 from ._drafts import CANONICAL_URI, Draft
 from ._pointer import Path, location, pointer
+from ._regex import Re2Pattern
 from ._walk import Json, SchemaRejected
 
 __all__ = ["lower_for_fastjsonschema", "prepare_common"]
@@ -45,13 +45,23 @@ def prepare_common(document: dict[str, Json], nodes: SchemaNodes, draft: Draft) 
 
 
 def lower_for_fastjsonschema(
-    nodes: SchemaNodes, draft: Draft, refs: Iterable[tuple[str, Path]]
-) -> None:
-    """Lower 2019-09/2020-12 keywords to draft-07 ones fastjsonschema implements, in place."""
-    for node, _ in nodes:
-        _avoid_required_quirk(node)
+    nodes: SchemaNodes,
+    draft: Draft,
+    refs: Iterable[tuple[str, Path]],
+    regexes: Mapping[str, Re2Pattern],
+) -> dict[str, str]:
+    """Lower 2019-09/2020-12 keywords to draft-07 ones fastjsonschema implements, in place.
+
+    Returns ``{placeholder: pattern}``: ``patternProperties`` keys are renamed to plain
+    placeholders, because upstream compiles them with ``re`` (its slots get RE2 patterns).
+    """
+    placeholders: dict[str, str] = {}
+    for node, path in nodes:
+        _avoid_required_quirk(node, regexes)
+        _refuse_what_cannot_resolve_exactly(node, path, draft)
+        _rename_pattern_keys(node, regexes, placeholders)
     if draft not in (2019, 2020):
-        return
+        return placeholders
     targets = [unquote(ref[1:]) for ref, _ in refs]
     dynamic = any("$dynamicAnchor" in n or n.get("$recursiveAnchor") is True for n, _ in nodes)
     for node, path in nodes:
@@ -67,9 +77,26 @@ def lower_for_fastjsonschema(
                     "supported by the fastjsonschema engine; use engine='jsonschema-rs'"
                 )
         _lower_ref_siblings(node)
+    return placeholders
 
 
-def _avoid_required_quirk(node: dict[str, Json]) -> None:
+def _rename_pattern_keys(
+    node: dict[str, Json], regexes: Mapping[str, Re2Pattern], placeholders: dict[str, str]
+) -> None:
+    patterns = node.get("patternProperties")
+    if not isinstance(patterns, dict):
+        return
+    renamed: dict[str, Json] = {}
+    for key, value in patterns.items():
+        name = f"prism_pattern_{len(placeholders)}"
+        while name in regexes:
+            name += "_"
+        placeholders[name] = key
+        renamed[name] = value
+    node["patternProperties"] = renamed
+
+
+def _avoid_required_quirk(node: dict[str, Json], regexes: Mapping[str, Re2Pattern]) -> None:
     # fastjsonschema refuses to compile `required` names that `additionalProperties: false`
     # forbids (a valid, merely unsatisfiable schema) and mistakes `{}` for false there.
     additional = node.get("additionalProperties")
@@ -79,11 +106,33 @@ def _avoid_required_quirk(node: dict[str, Json]) -> None:
         properties = node.get("properties")
         patterns = node.get("patternProperties")
         known = set(properties) if isinstance(properties, dict) else set()
-        regexes = list(patterns) if isinstance(patterns, dict) else []
+        keys = list(patterns) if isinstance(patterns, dict) else []
         for name in node["required"]:  # type: ignore[union-attr]
-            if name not in known and not any(re.search(r, str(name)) for r in regexes):
+            if name not in known and not any(regexes[k].search(str(name)) for k in keys):
                 node["additionalProperties"] = {"not": {}}  # same meaning, other code path
                 return
+
+
+def _refuse_what_cannot_resolve_exactly(node: dict[str, Json], path: Path, draft: Draft) -> None:
+    # fastjsonschema resolves every reference against the document root: an embedded resource
+    # (a subschema with its own id) or a reference by anchor name would be resolved elsewhere
+    # than the specification says, silently widening the schema. Refuse both.
+    ids = ("id", "$id") if draft == 4 else ("$id",)
+    for keyword in ids:
+        if path is not None and isinstance(node.get(keyword), str):
+            raise SchemaRejected(
+                f"schema keyword {keyword!r} at {location((path, keyword))} starts an embedded "
+                "resource, which the fastjsonschema engine cannot resolve exactly; "
+                "use engine='jsonschema-rs'"
+            )
+    for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
+        ref = node.get(keyword)
+        if isinstance(ref, str) and ref != "#" and not ref.startswith("#/"):
+            raise SchemaRejected(
+                f"schema keyword {keyword!r} at {location((path, keyword))} refers by anchor "
+                f"({ref[:80]!r}), which the fastjsonschema engine cannot resolve exactly; "
+                "use engine='jsonschema-rs'"
+            )
 
 
 def _lower_dynamic_refs(node: dict[str, Json], path: Path, dynamic: bool) -> None:

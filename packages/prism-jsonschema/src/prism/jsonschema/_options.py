@@ -24,6 +24,8 @@ HARD_CAPS: Final[dict[str, int]] = {
     "max_string_length": 8_388_608,
     "max_array_items": 100_000,
     "max_errors": 64,
+    "max_compile_cost": 16_777_216,
+    "max_cache_bytes": 1_073_741_824,
 }
 
 
@@ -82,3 +84,13 @@ class JsonSchemaValidatorOptions:
         default="fastjsonschema", validator=_choice("fastjsonschema", "jsonschema-rs")
     )
     validate_formats: bool = attrs.field(default=False, validator=_is_bool)
+    max_compile_cost: int = attrs.field(
+        default=1_048_576, validator=count_bound(HARD_CAPS["max_compile_cost"])
+    )
+    """Estimated size of the compiled validator a schema may need, refused before compiling:
+    ``COST_PER_SCHEMA_BYTE[engine]`` times its compact JSON size, plus ``PATTERN_COST`` per
+    distinct pattern. The fastjsonschema engine also stops generating code at this size."""
+    max_cache_bytes: int = attrs.field(
+        default=67_108_864, validator=count_bound(HARD_CAPS["max_cache_bytes"])
+    )
+    """Bound of the compile cache in (estimated) bytes, next to ``cache_size`` entries."""

@@ -1,11 +1,19 @@
-"""The jsonschema-rs engine (extra ``prism-jsonschema[rs]``): compiled in Rust, no Python code."""
+"""The jsonschema-rs engine (extra ``prism-jsonschema[rs]``): compiled in Rust, no Python code.
+
+Patterns use Rust's linear-time ``regex`` engine (``RegexOptions``), never the backtracking
+``fancy-regex`` default; the schema walk has already refused what RE2 cannot express.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+from ._regex import REGEX_MAX_MEM
 from ._walk import Json, SchemaRejected
+
+_FLOAT_MAX = sys.float_info.max
 
 __all__ = ["RsValidator", "bounds_schema", "compile_rs", "compile_rs_bounds", "rs_available"]
 
@@ -36,7 +44,12 @@ def compile_rs(document: dict[str, Json], *, validate_formats: bool) -> RsValida
 
     try:
         validator: RsValidator = jsonschema_rs.validator_for(
-            document, validate_formats=validate_formats, retriever=_refuse
+            document,
+            validate_formats=validate_formats,
+            retriever=_refuse,
+            pattern_options=jsonschema_rs.RegexOptions(
+                size_limit=REGEX_MAX_MEM, dfa_size_limit=REGEX_MAX_MEM
+            ),
         )
     except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
         message = str(getattr(exc, "message", None) or exc).splitlines()[0]
@@ -53,7 +66,18 @@ def bounds_schema(
     ``max_depth`` fails. ``type`` also fails NaN and the infinities (not JSON numbers).
     """
     json_types: list[Json] = ["null", "boolean", "object", "array", "number", "string"]
-    scalar: dict[str, Json] = {"type": json_types, "maxLength": max_string}
+    # jsonschema-rs sees an integer too long to print as an "integer" that is no "number" and
+    # passes `maximum` (a type *list* passes it too), so each integer is asked to be a number
+    # within the float range: a cheap comparison, where a 2048-bit limit would be a big-number
+    # one per value. Integers past the float range take the slow path, where the Python walk
+    # applies the real bound (MAX_INSTANCE_INT_BITS) and the engine then compares exactly.
+    integer: dict[str, Json] = {"type": "number", "maximum": _FLOAT_MAX, "minimum": -_FLOAT_MAX}
+    scalar: dict[str, Json] = {
+        "type": json_types,
+        "maxLength": max_string,
+        "if": {"type": "integer"},
+        "then": integer,
+    }
     levels: dict[str, Json] = {}
     for level in range(1, max_depth + 1):
         child: Json = {"$ref": f"#/$defs/level{level + 1}"}
@@ -66,8 +90,8 @@ def bounds_schema(
             "items": child,
         }
     levels[f"level{max_depth + 1}"] = {
+        **scalar,
         "type": ["null", "boolean", "number", "string"],
-        "maxLength": max_string,
     }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
-from prism.core import (
-    ErrorInfo,
-    JsonObject,
-    ToolArgumentValidationError,
-    ToolArgumentValidationResult,
-    ToolDefinition,
-    ToolExecutionContext,
-    ToolValidator,
-)
+from prism.core import JsonObject, ToolArgumentValidationError, ToolArgumentValidationResult
 
 from ._cache import CacheInfo, CompileCache, Entry
 from ._compile import check_schema, compile_checked
-from ._errors import clip, fastjsonschema_errors, render_errors, rs_errors
+from ._errors import clip, fastjsonschema_errors, rs_errors
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, Validate, failure, make_fastjsonschema_validate, make_rs_validate
 from ._instance import InstanceBounds, InstanceRejected
@@ -24,7 +16,11 @@ from ._options import JsonSchemaValidatorOptions
 from ._rs import compile_rs_bounds, rs_available
 from ._walk import SchemaRejected
 
-__all__ = ["JsonSchemaArgumentValidator", "create_json_schema_tool_argument_validator"]
+__all__ = ["HEAVY_ENTRY_COST", "JsonSchemaArgumentValidator"]
+
+
+HEAVY_ENTRY_COST: Final = 262_144
+"""Entries estimated above this validate in a worker thread when called by dispatch."""
 
 
 class JsonSchemaArgumentValidator:
@@ -40,7 +36,7 @@ class JsonSchemaArgumentValidator:
             raise ImportError(
                 "engine='jsonschema-rs' needs jsonschema-rs: pip install 'prism-jsonschema[rs]'"
             )
-        self._cache = CompileCache(self.options.cache_size)
+        self._cache = CompileCache(self.options.cache_size, self.options.max_cache_bytes)
         self._bounds = InstanceBounds(self.options)
         self._max_errors = self.options.max_errors
         self.validate = self._make_validate()  # type: ignore[method-assign,assignment]
@@ -48,6 +44,17 @@ class JsonSchemaArgumentValidator:
     def cache_info(self) -> CacheInfo:
         """``CacheInfo(hits, misses, compiles, size)``."""
         return self._cache.info()
+
+    def is_light(self, schema: object) -> bool:
+        """Whether ``schema`` is compiled already (by identity) and cheap to validate against:
+        then validating it on the event loop cannot stall the loop."""
+        alias = self._cache.by_id.get(id(schema))
+        return alias is not None and alias[0] is schema and alias[1].cost <= HEAVY_ENTRY_COST
+
+    def cache_bytes(self) -> int:
+        """Estimated memory held by the compile cache (bounded by ``max_cache_bytes``)."""
+        with self._cache.lock:
+            return self._cache.bytes
 
     def validate(self, schema: JsonObject, value: object) -> ToolArgumentValidationResult:
         """Check ``value`` against ``schema``; never raises for schema or value problems."""
@@ -117,21 +124,23 @@ class JsonSchemaArgumentValidator:
         try:
             checked = check_schema(schema, self.options)
         except SchemaRejected as exc:
-            entry = Entry(key=("rejected", id(schema)), rejected=_rejection(str(exc)))
-            entry = cache.store(entry)
-            cache.alias(schema, entry)
-            return entry
+            return self._reject(schema, str(exc))
         except RecursionError:
-            entry = Entry(key=("rejected", id(schema)), rejected=_rejection("schema too deep"))
-            entry = cache.store(entry)
-            cache.alias(schema, entry)
-            return entry
+            return self._reject(schema, "schema too deep")
+        except Exception as exc:  # a hostile object (raising items, repr ...): refuse it
+            return self._reject(schema, f"schema cannot be read ({type(exc).__name__})")
         found = cache.lookup(checked.digest)
         if found is None:
             built, keep = self._build(checked)
             found = cache.store(built, keep=keep)
         cache.alias(schema, found)
         return found
+
+    def _reject(self, schema: object, reason: str) -> Entry:
+        cache = self._cache
+        entry = cache.store(Entry(key=("rejected", id(schema)), rejected=_rejection(reason)))
+        cache.alias(schema, entry)
+        return entry
 
     def _build(self, checked: Any) -> tuple[Entry, bool]:
         """Compile ``checked``: the entry, and whether to cache it (the schema's own outcome)."""
@@ -147,7 +156,10 @@ class JsonSchemaArgumentValidator:
         except Exception as exc:  # an engine failing on an odd schema: reject, never crash
             return Entry(key=digest, rejected=_rejection(_engine_crash(exc))), True
         fast, collect_all, rs_validator = compiled
-        entry = Entry(key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator)
+        entry = Entry(
+            key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
+            cost=checked.cost * (2 if collect_all is not None else 1),
+        )  # fmt: skip
         return entry, True
 
 
@@ -158,43 +170,3 @@ def _rejection(reason: str) -> ToolArgumentValidationResult:
 
 def _engine_crash(exc: BaseException) -> str:
     return clip(f"schema engine failed: {type(exc).__name__}: {exc}")
-
-
-class _JsonSchemaToolValidator:
-    """The dispatch ``ToolValidator``: ``None`` passes, an ``ErrorInfo`` blocks."""
-
-    def __init__(self, validator: JsonSchemaArgumentValidator) -> None:
-        self.validator = validator
-        self._reject_missing = validator.options.missing_schema == "reject"
-
-    def cache_info(self) -> CacheInfo:
-        """The underlying validator's ``CacheInfo``."""
-        return self.validator.cache_info()
-
-    def __call__(
-        self, tool: ToolDefinition, arguments: JsonObject, context: ToolExecutionContext
-    ) -> ErrorInfo | None:
-        schema = tool.parameters
-        if schema is None:
-            if not self._reject_missing:
-                return None
-            return ErrorInfo(
-                code="validation_failed",
-                message=f"Tool {tool.name} has no parameter schema; calls are rejected",
-            )
-        result = self.validator.validate(schema, arguments)
-        if result.ok:
-            return None
-        return ErrorInfo(
-            code="validation_failed",
-            message=render_errors(result.errors),
-            details={"errors": [{"path": e.path, "message": e.message} for e in result.errors]},
-        )
-
-
-def create_json_schema_tool_argument_validator(**options: Any) -> ToolValidator:
-    """A dispatch ``ToolValidator`` over a new ``JsonSchemaArgumentValidator(**options)``.
-
-    The returned callable also has ``.validator`` and ``.cache_info()``.
-    """
-    return _JsonSchemaToolValidator(JsonSchemaArgumentValidator(**options))

@@ -1,0 +1,252 @@
+"""Anything inside a ToolCall becomes a blocked result: dispatch and batch dispatch never raise."""
+
+from __future__ import annotations
+
+import asyncio
+import tracemalloc
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from prism.core import (
+    InMemoryRunLedger,
+    SecretRedactor,
+    ToolCall,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolResult,
+    create_tool_registry,
+    dispatch_tool_call,
+    dispatch_tool_calls_in_order,
+)
+from prism.core._arguments import MAX_ARGUMENT_INTEGER_BITS, check_json_object
+from prism.core._backend import current_backend
+
+pytestmark = pytest.mark.anyio
+
+
+class Boom(Exception):
+    """What every hostile object raises."""
+
+
+class BadRepr:
+    """Hashable and comparable, but ``repr``/``str`` raise."""
+
+    def __repr__(self) -> str:
+        raise Boom("repr")
+
+    __str__ = __repr__
+
+
+class BadHash:
+    """Raises as soon as anything hashes it (a registry lookup, a set)."""
+
+    def __hash__(self) -> int:
+        raise Boom("hash")
+
+    def __eq__(self, other: object) -> bool:
+        raise Boom("eq")
+
+
+class ItemsRaise(dict[str, Any]):
+    def items(self) -> Any:
+        raise Boom("items")
+
+    def __iter__(self) -> Any:
+        raise Boom("iter")
+
+
+class LenRaise(dict[str, Any]):
+    def __len__(self) -> int:
+        raise Boom("len")
+
+
+class ListIterRaise(list[Any]):
+    def __iter__(self) -> Any:
+        raise Boom("iter")
+
+
+class StrLenRaise(str):
+    def __len__(self) -> int:
+        raise Boom("len")
+
+
+class FloatReprRaise(float):
+    def __repr__(self) -> str:
+        raise Boom("repr")
+
+
+class IntBitsRaise(int):
+    def bit_length(self) -> int:
+        raise Boom("bit_length")
+
+
+HOSTILE_ARGUMENTS: list[Any] = [
+    {BadRepr(): 1},
+    {10**5000: 1},
+    ItemsRaise(a=1),
+    LenRaise(a=1),
+    {"a": ListIterRaise([1])},
+    {"a": StrLenRaise("x")},
+    {StrLenRaise("k"): 1},
+    {"a": IntBitsRaise(3)},
+    {"a": [{"b": ItemsRaise(c=1)}]},
+    {"a": BadRepr()},
+    {"a": 10**5000},
+    {"a": -(10**700)},
+    ItemsRaise(),
+]
+
+hostile_leaf = st.one_of(
+    st.builds(BadRepr),
+    st.sampled_from([1, -1]).map(lambda sign: sign * 10**5000),
+    st.builds(StrLenRaise, st.just("s")),
+    st.builds(FloatReprRaise, st.just(2.5)),
+    st.builds(IntBitsRaise, st.just(1)),
+)
+hostile_container = st.one_of(
+    st.builds(ItemsRaise, a=st.just(1)),
+    st.builds(LenRaise, a=st.just(1)),
+    st.builds(ListIterRaise, st.just([1])),
+)
+json_leaf = st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=6)
+values = st.recursive(
+    json_leaf | hostile_leaf | hostile_container,
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.text(max_size=4) | hostile_leaf, children, max_size=3)
+    ),
+    max_leaves=8,
+)
+arguments: st.SearchStrategy[Any] = (
+    st.dictionaries(st.text(max_size=4) | hostile_leaf, values, max_size=4)
+    | hostile_container
+    | st.builds(BadRepr)
+    | st.sampled_from([None, [], "text"])
+)
+texts = (
+    st.text(max_size=4)
+    | st.builds(BadRepr)
+    | st.builds(BadHash)
+    | st.builds(StrLenRaise, st.just("echo"))
+    | st.just(7)
+)
+
+
+def _tool() -> ToolDefinition:
+    async def execute(args: Any, ctx: ToolExecutionContext) -> str:
+        return "ran"
+
+    return ToolDefinition(name="echo", execute=execute)
+
+
+def _events() -> tuple[list[object], Any]:
+    seen: list[object] = []
+    return seen, seen.append
+
+
+def _options() -> dict[str, Any]:
+    return {
+        "registry": create_tool_registry([_tool()]),
+        "emit": _events()[1],
+        "ledger": InMemoryRunLedger(),
+        "redactor": SecretRedactor(["hunter2"]),
+    }
+
+
+def _no_pending_cancellation() -> None:
+    if current_backend() == "asyncio":
+        task = asyncio.current_task()
+        assert task is not None
+        assert task.cancelling() == 0
+
+
+@pytest.mark.parametrize("hostile", HOSTILE_ARGUMENTS, ids=range(len(HOSTILE_ARGUMENTS)))
+async def test_hostile_arguments_are_blocked_not_raised(hostile: Any) -> None:
+    call = ToolCall(id="c1", name="echo", arguments=hostile)
+    result = await dispatch_tool_call(call, **_options())
+    assert result.error is not None
+    assert result.error.code == "invalid_arguments", result.error
+    assert result.tool_call_id == "c1"
+
+
+@pytest.mark.parametrize(
+    ("call_id", "name"),
+    [(BadRepr(), "echo"), ("c1", BadHash()), (StrLenRaise("c"), 3)],
+    ids=["bad-repr-id", "unhashable-name", "str-subclass-id-int-name"],
+)
+async def test_hostile_id_or_name_is_blocked_not_raised(call_id: Any, name: Any) -> None:
+    result = await dispatch_tool_call(ToolCall(id=call_id, name=name, arguments={}), **_options())
+    assert result.error is not None
+    assert result.error.code == "invalid_arguments"
+    assert type(result.tool_call_id) is str and type(result.name) is str
+
+
+async def test_batch_keeps_every_result_next_to_hostile_calls() -> None:
+    calls = [ToolCall(id="ok0", name="echo", arguments={})]
+    for index, hostile in enumerate(HOSTILE_ARGUMENTS):
+        calls.append(ToolCall(id=f"bad{index}", name="echo", arguments=hostile))
+        calls.append(ToolCall(id=f"ok{index + 1}", name="echo", arguments={"i": index}))
+    calls.append(ToolCall(id="badname", name=BadHash(), arguments={}))  # type: ignore[arg-type]
+    results = await dispatch_tool_calls_in_order(calls, tool_concurrency=4, **_options())
+    _no_pending_cancellation()
+    assert len(results) == len(calls)
+    for call, result in zip(calls, results, strict=True):
+        assert isinstance(result, ToolResult)
+        if str.startswith(call.id, "ok"):
+            assert result.error is None and result.tool_call_id == call.id
+        else:
+            assert result.error is not None and result.error.code == "invalid_arguments"
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    batch=st.lists(st.tuples(texts, texts, arguments), min_size=1, max_size=5),
+    concurrency=st.integers(1, 3),
+)
+async def test_batch_of_any_calls_returns_one_result_per_call(
+    batch: list[tuple[Any, Any, Any]], concurrency: int
+) -> None:
+    calls = [ToolCall(id=i, name=n, arguments=a) for i, n, a in batch]
+    results = await dispatch_tool_calls_in_order(calls, tool_concurrency=concurrency, **_options())
+    _no_pending_cancellation()
+    assert len(results) == len(calls)
+    for result in results:
+        assert isinstance(result, ToolResult)
+        assert type(result.tool_call_id) is str and type(result.name) is str
+
+
+def test_integer_size_is_bounded() -> None:
+    limit = 2**MAX_ARGUMENT_INTEGER_BITS
+    assert check_json_object({"n": limit - 1, "m": -(limit - 1), "k": 10**400}, 1 << 20) is None
+    for huge in (limit, -limit, 10**4300, 10**5000):
+        why = check_json_object({"a": [huge]}, 1 << 20)
+        assert why is not None and "/a/0" in why and "integer" in why
+
+
+def test_size_check_peak_memory_stays_small_for_a_huge_string() -> None:
+    value = {"s": "é" * 20_000_000}
+    tracemalloc.start()
+    try:
+        why = check_json_object(value, 1_048_576)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert why is not None and "exceed 1048576 bytes" in why
+    assert peak < 1_000_000, peak
+
+
+def test_size_check_stops_early_on_many_small_strings() -> None:
+    value = {"s": ['\u2028"' * 300] * 20_000}  # worst-case escapes, large in total
+    tracemalloc.start()
+    try:
+        why = check_json_object(value, 100_000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert why is not None and "exceed 100000 bytes" in why
+    assert peak < 1_000_000, peak
