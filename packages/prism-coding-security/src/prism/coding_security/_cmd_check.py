@@ -22,6 +22,8 @@ from ._cmd_paths import (
 )
 from ._cmd_words import Arg
 from ._cmd_writes import Target
+from ._paths import DEFAULT_PROTECTED
+from ._protected import ProtectedPaths
 
 __all__ = ["PathChecker", "Unverified"]
 
@@ -42,9 +44,15 @@ def _candidates(text: str) -> list[str]:
 class PathChecker:
     """Containment and classification of paths for one command line."""
 
-    def __init__(self, roots: Sequence[str], home: str | None) -> None:
+    def __init__(
+        self,
+        roots: Sequence[str],
+        home: str | None,
+        protected: ProtectedPaths = DEFAULT_PROTECTED,
+    ) -> None:
         self.roots = tuple(roots)
         self.home = home
+        self.protected = protected
         self.links: dict[str, str] = {}
 
     def _through_links(self, path: str) -> str:
@@ -70,7 +78,14 @@ class PathChecker:
         return None
 
     def _outside(self, path: str, *, mutating: bool) -> str | None:
-        return contained(path, cwd="/", roots=self.roots, mutating=mutating)
+        return contained(
+            path,
+            cwd="/",
+            roots=self.roots,
+            mutating=mutating,
+            home=self.home,
+            protected=self.protected,
+        )
 
     def write(self, target: Target, cwd: str | None) -> str | None:
         """A deny reason for writing ``target``; raises ``Unverified`` when it cannot be known."""

@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterator, Sequence
 
 from ._cmd_words import UNKNOWN, Arg, names
-from ._paths import check_path
+from ._paths import DEFAULT_PROTECTED, check_path
+from ._protected import ProtectedPaths
 
 __all__ = [
     "MAX_GLOB_MATCHES",
@@ -177,9 +178,19 @@ def expand(arg: Arg, cwd: str | None) -> Iterator[str] | None:
     return iter(matches)
 
 
-def contained(path: str, *, cwd: str, roots: Sequence[str], mutating: bool) -> str | None:
+def contained(
+    path: str,
+    *,
+    cwd: str,
+    roots: Sequence[str],
+    mutating: bool,
+    home: str | None = None,
+    protected: ProtectedPaths = DEFAULT_PROTECTED,
+) -> str | None:
     """The policy's containment check (None when inside a root), never raising."""
     try:
-        return check_path(path, cwd=cwd, roots=roots, mutating=mutating)
+        return check_path(
+            path, cwd=cwd, roots=roots, mutating=mutating, home=home, protected=protected
+        )
     except (OSError, ValueError) as error:
         return f"path {path!r} cannot be checked ({error})"

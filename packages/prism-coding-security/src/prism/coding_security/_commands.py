@@ -50,6 +50,8 @@ from ._cmd_unwrap import (
 from ._cmd_words import Arg
 from ._cmd_wrappers import unwrap
 from ._cmd_writes import Target, effects
+from ._paths import DEFAULT_PROTECTED
+from ._protected import ProtectedPaths
 from ._rules import CommandRule, normalized_text, rule_matches
 from ._shell_parse import parse_into
 
@@ -68,6 +70,8 @@ class CommandVerdict:
 
     decision: Literal["allow", "deny", "needs-approval"]
     reason: str
+    programs: frozenset[str] = frozenset()
+    """Names of the programs an allowed command runs (the policy hardens git and rg)."""
 
 
 def _clip(text: str, limit: int = 120) -> str:
@@ -85,6 +89,7 @@ class _Analysis:
         home: str | None,
         rules: Sequence[CommandRule],
         deny_metacharacters: bool,
+        protected: ProtectedPaths = DEFAULT_PROTECTED,
     ) -> None:
         self.command = command
         self.cwd = cwd
@@ -92,7 +97,7 @@ class _Analysis:
         self.rules = tuple(rules)
         self.strict = deny_metacharacters
         self.out = Collector(Budget(MAX_NODES, MAX_COMMANDS, ANALYSIS_SECONDS))
-        self.checker = PathChecker(roots, home)
+        self.checker = PathChecker(roots, home, protected)
         self.table: dict[int, Unwrapped] = {}
         self.limit: str | None = None
 
@@ -336,6 +341,7 @@ def analyze_command(
     home: str | None,
     rules: Sequence[CommandRule] = (),
     deny_metacharacters: bool = True,
+    protected: ProtectedPaths = DEFAULT_PROTECTED,
 ) -> CommandVerdict:
     """Decide one shell command line: ``allow``, ``deny`` or ``needs-approval`` with a reason."""
     invalid = _invalid(command, cwd, roots)
@@ -355,6 +361,7 @@ def analyze_command(
         home=home,
         rules=rules,
         deny_metacharacters=deny_metacharacters,
+        protected=protected,
     )
     analysis.extract()
     denial = analysis.denial()
@@ -363,6 +370,11 @@ def analyze_command(
     approval = analysis.approval()
     if approval is not None:
         return CommandVerdict("needs-approval", approval)
+    programs = frozenset(
+        inv.name for unwrapped in analysis.table.values() for inv in unwrapped.invocations
+    )
     return CommandVerdict(
-        "allow", "allowed: every command is read-only and its paths stay inside the workspace"
+        "allow",
+        "allowed: every command is read-only and its paths stay inside the workspace",
+        programs,
     )
