@@ -34,7 +34,7 @@ from ._cmd_flow import (
     from_output_denials,
     reverse_shell_code,
 )
-from ._cmd_model import AnalysisLimit, Budget, Collector, Redirect, SimpleCommand
+from ._cmd_model import MAX_STEPS, AnalysisLimit, Budget, Collector, Redirect, SimpleCommand
 from ._cmd_unwrap import (
     INTERPRETERS,
     SHELLS,
@@ -59,9 +59,14 @@ __all__ = ["CommandVerdict", "analyze_command"]
 
 MAX_COMMAND_CHARS = 65_536
 MAX_NODES = 400_000
-MAX_COMMANDS = 40_000
+MAX_COMMANDS = 4_096
 MAX_DEPTH = 6
 ANALYSIS_SECONDS = 5.0
+"""Wall-clock backstop only; the deterministic step budget (``MAX_STEPS``) bounds the work."""
+COMMAND_STEPS = 32
+"""Steps one simple command costs in each pass (unwrap, deny checks, allow checks)."""
+ARG_STEPS = 128
+"""Steps one argument costs (unwrapping, secret and containment checks touch the disk)."""
 
 
 @attrs.frozen
@@ -96,7 +101,7 @@ class _Analysis:
         self.home = home
         self.rules = tuple(rules)
         self.strict = deny_metacharacters
-        self.out = Collector(Budget(MAX_NODES, MAX_COMMANDS, ANALYSIS_SECONDS))
+        self.out = Collector(Budget(MAX_NODES, MAX_COMMANDS, ANALYSIS_SECONDS, MAX_STEPS))
         self.checker = PathChecker(roots, home, protected)
         self.table: dict[int, Unwrapped] = {}
         self.limit: str | None = None
@@ -107,10 +112,11 @@ class _Analysis:
             parse_into(self.out, self.command, cwd=self.cwd, home=self.home, depth=0, origin=None)
         except AnalysisLimit as limit:
             self.limit = str(limit)
+        self.out.budget.phase()  # unwrap what was extracted, even after a parse limit
         index = 0
         try:
             while index < len(self.out.commands):
-                self.out.budget.check_time()
+                self.out.budget.spend(COMMAND_STEPS)
                 self._expand(self.out.commands[index])
                 index += 1
         except AnalysisLimit as limit:
@@ -129,6 +135,7 @@ class _Analysis:
 
     def _expand(self, command: SimpleCommand) -> None:
         argv = [a for word in command.words for a in word.guess]
+        self.out.budget.spend(ARG_STEPS * len(argv) + sum(len(a.text) for a in argv) // 8)
         unwrapped = unwrap(
             command.index,
             argv,
@@ -187,6 +194,7 @@ class _Analysis:
 
     # -- step 1: deny -------------------------------------------------------------------------
     def denial(self) -> str | None:
+        self.out.budget.phase()
         try:
             return self._denial()
         except AnalysisLimit as limit:
@@ -195,7 +203,7 @@ class _Analysis:
 
     def _denial(self) -> str | None:
         for command in self.out.commands:
-            self.out.budget.check_time()
+            self.out.budget.spend(COMMAND_STEPS)
             reason = self._deny_command(command)
             if reason is not None:
                 where = f" (inside {command.origin})" if command.origin else ""
@@ -271,6 +279,7 @@ class _Analysis:
 
     # -- steps 2 and 3: allow or approval -----------------------------------------------------
     def approval(self) -> str | None:
+        self.out.budget.phase()
         try:
             reason = self._approval()
         except AnalysisLimit as limit:
@@ -305,7 +314,7 @@ class _Analysis:
                     "it needs approval"
                 )
         for command in self.out.commands:
-            self.out.budget.check_time()
+            self.out.budget.spend(COMMAND_STEPS)
             reason = allow_reason(
                 command,
                 checker=self.checker,
