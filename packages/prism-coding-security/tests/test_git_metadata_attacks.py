@@ -7,9 +7,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import anyio
 import pytest
 
-from prism.coding_security import create_coding_approval_policy
+from prism.coding_security import ApprovalRequest, create_coding_approval_policy
 from prism.coding_security._harden import HARDENED_PREFIX
 from prism.coding_security._protected import ProtectedPaths
 from prism.core import ExecutionAction, ExecutionDecision
@@ -152,10 +153,21 @@ def test_host_extra_protected_names(repo: Path) -> None:
         create_coding_approval_policy(roots=[repo], protected=["/abs"])
 
 
-def test_approve_writes_sends_contained_writes_to_approval(repo: Path) -> None:
-    policy = create_coding_approval_policy(roots=[repo], approve_writes=True)
+@pytest.mark.anyio
+async def test_approve_writes_sends_contained_writes_to_approval(repo: Path) -> None:
+    asked: list[ExecutionAction] = []
+
+    async def approve(request: ApprovalRequest) -> bool:
+        asked.append(request.action)
+        return False
+
+    policy = create_coding_approval_policy(roots=[repo], approve_writes=True, approve=approve)
     action = ExecutionAction(kind="write", operation="write", paths=(str(repo / "f"),))
-    assert not isinstance(policy.check(action), ExecutionDecision)  # awaits approval
+    pending = policy.check(action)
+    assert not isinstance(pending, ExecutionDecision)
+    with anyio.fail_after(10):
+        decision = await pending
+    assert not decision.allowed and len(asked) == 1
     read = ExecutionAction(kind="read", operation="read", paths=(str(repo / "f"),))
     assert isinstance(policy.check(read), ExecutionDecision)
     with pytest.raises(ValueError, match="approve_writes"):

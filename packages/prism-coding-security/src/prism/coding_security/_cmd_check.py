@@ -16,6 +16,7 @@ from ._cmd_paths import (
     critical,
     device_write,
     expand,
+    glob_reaches_dots,
     is_secret,
     persistence_target,
     socket_path,
@@ -154,6 +155,8 @@ class PathChecker:
 
     def read_outside(self, arg: Arg, cwd: str) -> str | None:
         """Containment of a read operand of an allowlisted command (globs expanded)."""
+        if arg.glob and glob_reaches_dots(arg.text):
+            return f"`{arg.text}` is a glob that can match `.` or `..` (it may reach outside)"
         matches = expand(arg, cwd)
         if matches is None:
             return f"`{arg.text}` matches more files than can be checked"
