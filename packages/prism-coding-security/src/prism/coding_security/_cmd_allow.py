@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Callable, Sequence, Set
 
+from ._cmd_allow_more import base64_files, cd_target, sed_print, shell_script, uniq_files
 from ._cmd_check import PathChecker, Unverified
 from ._cmd_links import Follow, escaping_link
 from ._cmd_model import SimpleCommand
@@ -47,6 +48,8 @@ _GIT_GLOBAL = names(
     "--no-pager -P --no-optional-locks --no-replace-objects --literal-pathspecs "
     "--glob-pathspecs --noglob-pathspecs --icase-pathspecs"
 )
+_NO_PATHS = names("echo pwd which tr seq true false uname whoami id expr numfmt bash sh dash zsh")
+"""Allowlisted commands whose words are never file names (globs there are no file reads)."""
 _GIT_RUNS = names("--ext-diff --textconv --exec --open-files-in-pager --paginate")
 """Options that make git run a configured program or read another file."""
 _GIT_BRANCH_OK = names(
@@ -219,6 +222,28 @@ _VALIDATORS: dict[str, Callable[[Sequence[Arg]], Verdict]] = {
     "echo": _anything,
     "pwd": _anything,
     "which": _anything,
+    "nl": _files("nl"),
+    "tac": _files("tac"),
+    "rev": _files("rev"),
+    "cut": _files("cut"),
+    "paste": _files("paste"),
+    "uniq": uniq_files,
+    "base64": base64_files,
+    "tr": _anything,
+    "seq": _anything,
+    "true": _anything,
+    "false": _anything,
+    "uname": _anything,
+    "whoami": _anything,
+    "id": _anything,
+    "expr": _anything,
+    "numfmt": _anything,
+    "sed": sed_print,
+    "cd": cd_target,
+    "bash": shell_script,
+    "sh": shell_script,
+    "dash": shell_script,
+    "zsh": shell_script,
 }
 assert set(_VALIDATORS) == ALLOWLIST
 
@@ -265,7 +290,7 @@ def allowlisted(argv: Sequence[Arg]) -> Verdict:
     if validator is None:
         return [], "is not on the read-only allowlist"
     paths, reason = validator(argv[1:])
-    if reason is None and name not in ("echo", "pwd", "which"):
+    if reason is None and name not in _NO_PATHS:
         paths += [arg for arg in argv[1:] if arg.glob and arg not in paths]
     return paths, reason
 
