@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from prism.coding_security import ApprovalRequest, create_coding_approval_policy
+from prism.coding_security import ApprovalRequest, check_path, create_coding_approval_policy
 from prism.coding_security._harden import HARDENED_PREFIX
 from prism.coding_security._protected import ProtectedPaths
 from prism.core import ExecutionAction, ExecutionDecision
@@ -142,6 +142,26 @@ def test_shell_writes_into_pointer_targets_are_denied(repo: Path) -> None:
     for command in ("echo x > gitstore/config", "echo ../evil > .git/commondir", "touch .git"):
         decision = _shell(repo, command)
         assert not decision.allowed, command
+
+
+def test_the_user_git_config_is_protected_when_home_is_inside_a_root(repo: Path) -> None:
+    home = repo / "home"
+    (home / ".config" / "git").mkdir(parents=True)
+    for path in (home / ".config/git/config", home / ".config/git/attributes", home / ".gitconfig"):
+        reason = check_path(
+            str(path), cwd=str(repo), roots=(str(repo),), mutating=True, home=str(home)
+        )
+        assert reason is not None, path
+    assert (
+        check_path(
+            str(home / "notes.txt"),
+            cwd=str(repo),
+            roots=(str(repo),),
+            mutating=True,
+            home=str(home),
+        )
+        is None
+    )
 
 
 def test_host_extra_protected_names(repo: Path) -> None:

@@ -164,6 +164,8 @@ def git_metadata_reason(
     ``resolved`` is protected when a ``.git`` entry of its repository or of a root's repository
     points at or above it, or when it lies inside an existing git directory of any name.
     """
+    if home and _under(resolved, os.path.join(home, ".config", "git")):
+        return "it is git's user configuration (~/.config/git)"
     origins = [resolved, *(os.path.join(root, ".git", "x") for root in roots)]
     for origin in origins:
         for target in repository_pointers(origin, home):
