@@ -228,3 +228,43 @@ def test_dash_really_expands_dot_globs_to_the_parent(root: str) -> None:
     assert not isinstance(decision, ExecutionDecision) or not decision.allowed
     if not isinstance(decision, ExecutionDecision):
         decision.close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rg -z x",
+        "rg --search-zip x",
+        "rg -nz x",
+        "rg --pre-glob '*.gz' x",
+        "rg --pre=cat x",
+        "grep -e x --devices=read -r /dev",
+        "base64 -oout.b64 src/app.py",
+        "uniq src/app.py out.txt",
+        "sed -n 1p src/app.py -i",
+        "bash -lc ls extra",
+        "bash -i -c ls",
+        "cd -",
+        "cd /etc",
+    ],
+)
+def test_program_specific_vectors_need_approval(command: str, root: str) -> None:
+    assert decide(command, root) == "needs-approval", command
+
+
+def test_hardened_prefix_clears_ripgrep_config_and_external_diff(root: str) -> None:
+    """Host variables that name a config file or program are dropped before git/rg run."""
+    policy = create_coding_approval_policy(roots=[root])
+    action = ExecutionAction(
+        kind="shell", operation="execute", command="rg -n x src", cwd=root, paths=(root,)
+    )
+    decision = policy.check(action)
+    assert isinstance(decision, ExecutionDecision) and decision.allowed
+    final = (decision.modified or {})["command"]
+    assert isinstance(final, str) and final.endswith("rg -n x src")
+    probe = (
+        final[: -len("rg -n x src")] + "echo ${RIPGREP_CONFIG_PATH-none} ${GIT_EXTERNAL_DIFF-none}"
+    )
+    env = {"PATH": "/usr/bin:/bin", "RIPGREP_CONFIG_PATH": f"{root}/rc", "GIT_EXTERNAL_DIFF": "x"}
+    result = subprocess.run(["sh", "-c", probe], env=env, capture_output=True, text=True)
+    assert result.stdout.split() == ["none", "none"]
