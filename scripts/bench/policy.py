@@ -1,12 +1,15 @@
 """Coding-security benchmark: policy decisions per second and sandbox overhead per command.
 
-Run: uv run --group bench python scripts/bench/policy.py
+Run: uv run --group bench python scripts/bench/policy.py [--policy-only]
 
-1. Decisions/s of ``create_coding_approval_policy`` over every command of
-   ``packages/prism-coding-security/tests/corpus/commands.jsonl`` next to a bare
-   tree-sitter-bash parse of the same commands (the raw library the analysis is built on).
-2. Wall time of ``true`` run through ``BubblewrapSandbox`` next to the same ``bash -c true``
-   spawned locally (both through anyio subprocesses, output streamed).
+1. Decisions/s of ``create_coding_approval_policy`` over every command of the package's test
+   corpus (``tests/corpus/commands.jsonl``, or the Codex differential data when the corpus is not
+   there) next to a bare tree-sitter-bash parse of the same commands.
+2. Worst cases: analysis time and peak memory (tracemalloc, separate run) of the largest legal
+   adversarial inputs (65,536 characters) built against each bounded part of the analysis.
+3. Wall time of ``true`` run through ``BubblewrapSandbox`` next to the same ``bash -c true``
+   spawned locally (both through anyio subprocesses, output streamed); skipped by
+   ``--policy-only``.
 """
 
 from __future__ import annotations
@@ -18,25 +21,66 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
 import tree_sitter
 import tree_sitter_bash
+from _common import machine_line, markdown_table, median
 
-from prism.coding_security import BubblewrapSandbox, check_path, create_coding_approval_policy
+from prism.coding_security import (
+    BubblewrapSandbox,
+    analyze_command,
+    check_path,
+    create_coding_approval_policy,
+)
 from prism.core import ExecutionAction, ExecutionDecision
 
-CORPUS = (
-    Path(__file__).resolve().parents[2]
-    / "packages/prism-coding-security/tests/corpus/commands.jsonl"
-)
+TESTS = Path(__file__).resolve().parents[2] / "packages" / "prism-coding-security" / "tests"
+CORPORA = (TESTS / "corpus" / "commands.jsonl", TESTS / "data" / "codex_differential.jsonl")
+LIMIT = 65_536
+
+WORST_CASES: dict[str, str] = {
+    "variable doubling (`x=$x$x` x24, the 204-char report)": "x=a; " + "x=$x$x; " * 24 + "echo $x",
+    "variable doubling to the input limit": "x=a; " + "x=$x$x; " * 8_000,
+    "wide variable used 1,500 times": "x=" + "a" * 60_000 + "; echo " + "$x " * 1_500,
+    "60,000 open braces": "echo " + "{" * 60_000,
+    "12,000 brace groups": "echo " + "{a,b}" * 12_000,
+    "stray `$!` x20,000 in one word": "echo a" + "$!b" * 20_000,
+    "21,000 simple commands": "ls;" * 21_000,
+    "30,000 words in `bash -c`": "bash -c '" + "x " * 30_000 + "'",
+    "9,000 assignments": "".join(f"a{i}=1;" for i in range(9_000)),
+    "1,000-stage pipeline": "ls" + " | cat" * 1_000,
+    "nested `bash -c` six deep": "bash -c " * 6 + "ls " * 20_000,
+}
+"""Inputs built against each bounded part of the analysis (cut to the input limit)."""
 
 
 def _commands() -> list[str]:
-    with CORPUS.open(encoding="utf-8") as handle:
+    corpus = next(path for path in CORPORA if path.exists())
+    with corpus.open(encoding="utf-8") as handle:
         return [json.loads(line)["cmd"] for line in handle if line.strip()]
+
+
+def _worst_cases(root: str) -> list[tuple[str, str, str, str]]:
+    """(input, decision, median analysis ms, peak MiB) for each adversarial input."""
+    rows = []
+    for name, command in WORST_CASES.items():
+        command = command[:LIMIT]
+        times = []
+        decision = ""
+        for _ in range(3):
+            started = time.perf_counter()
+            decision = analyze_command(command, cwd=root, roots=[root], home=None).decision
+            times.append(time.perf_counter() - started)
+        tracemalloc.start()
+        analyze_command(command, cwd=root, roots=[root], home=None)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        rows.append((name, decision, f"{median(times) * 1000:,.0f}", f"{peak / 2**20:.1f}"))
+    return rows
 
 
 def _best(fn: Callable[[], float], repeats: int = 5) -> float:
@@ -138,8 +182,11 @@ async def main() -> None:
                 f"{real / ours:.1f}x slower",
             )
         )
+        worst = _worst_cases(root)
         local = min([await _per_call(lambda: _local_true(root), 30) for _ in range(3)])
-        if shutil.which("bwrap"):
+        if "--policy-only" in sys.argv:
+            pass
+        elif shutil.which("bwrap"):
             sandbox = BubblewrapSandbox(root=root)
             boxed = min(
                 [await _per_call(lambda: _sandbox_true(sandbox, root), 30) for _ in range(3)]
@@ -156,11 +203,12 @@ async def main() -> None:
             rows.append(
                 ("`true` per command", "bwrap not installed", f"{local * 1000:.1f} ms", "-")
             )
-    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
-    print("| measure | prism-coding-security | baseline | ratio |")
-    print("| --- | ---: | ---: | ---: |")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print(machine_line() + "\n")
+    print(markdown_table(["measure", "prism-coding-security", "baseline", "ratio"], rows))
+    print()
+    print(
+        markdown_table(["worst-case input (65,536 chars max)", "decision", "ms", "peak MiB"], worst)
+    )
 
 
 if __name__ == "__main__":

@@ -116,8 +116,8 @@ def test_git_metadata_is_protected_for_writes_only(root: Path, path: str) -> Non
     assert _check(root, path, mutating=False) is None
 
 
-def test_git_files_that_run_no_code_stay_writable(root: Path) -> None:
-    assert _check(root, ".git/info/exclude") is None
+def test_names_like_git_files_outside_git_metadata_stay_writable(root: Path) -> None:
+    assert _check(root, ".git/info/exclude") is not None  # all of .git is protected
     assert _check(root, "config/settings.toml") is None
     assert _check(root, "hooks/pre-commit") is None
 

@@ -11,6 +11,7 @@ import pytest
 
 from prism.coding_security import CommandRule, create_coding_approval_policy
 from prism.coding_security import _policy as policy_module
+from prism.coding_security._harden import HARDENED_PREFIX
 from prism.core import ExecutionAction, ExecutionDecision, ExecutionDeniedError
 from prism.core import assert_execution_allowed as gate
 
@@ -205,5 +206,7 @@ async def test_denial_reaches_the_tool_through_the_core_gate(root: str) -> None:
     policy = create_coding_approval_policy(roots=[root])
     with pytest.raises(ExecutionDeniedError, match="approval required"):
         await gate(policy, shell(root, "pytest -q"))
-    allowed = await gate(policy, shell(root, "git status"))
-    assert allowed.command == "git status"
+    allowed = await gate(policy, shell(root, "ls"))
+    assert allowed.command == "ls"
+    hardened = await gate(policy, shell(root, "git status"))
+    assert hardened.command == HARDENED_PREFIX + "git status"

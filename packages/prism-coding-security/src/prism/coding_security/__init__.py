@@ -9,6 +9,7 @@ from ._bwrap import BubblewrapSandbox
 from ._commands import CommandVerdict, analyze_command
 from ._paths import canonicalize_roots, check_path
 from ._policy import CodingApprovalPolicy, create_coding_approval_policy
+from ._protected import ProtectedPaths
 from ._rules import CommandRule
 from ._sandbox import (
     Sandbox,
@@ -24,6 +25,7 @@ __all__ = [
     "CodingApprovalPolicy",
     "CommandRule",
     "CommandVerdict",
+    "ProtectedPaths",
     "Sandbox",
     "SandboxCapabilities",
     "SandboxUnavailableError",

@@ -7,10 +7,13 @@ delete (``find -delete``) or follow symlinks out of the tree (``grep -R``, ``fin
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence, Set
 
+from ._cmd_allow_more import base64_files, cd_target, sed_print, shell_script, uniq_files
 from ._cmd_check import PathChecker, Unverified
+from ._cmd_links import Follow, escaping_link
 from ._cmd_model import SimpleCommand
 from ._cmd_options import parse_args
 from ._cmd_paths import absolute, device_write
@@ -25,13 +28,30 @@ __all__ = ["allow_reason", "allowlisted", "path_like_operands"]
 Verdict = tuple[list[Arg], str | None]
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 _FIND_FORBIDDEN = names(
-    "-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls -L -follow -files0-from"
+    "-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls -files0-from"
 )
 _FIND_PATH_ARGS = names("-newer -anewer -cnewer -samefile")
+_FIND_OPTIMIZE = re.compile(r"-O[0-9]*")
+_FIND_NEWER = re.compile(r"-newer[aBcmt][aBcmt]")
+_FIND_NULLARY = names(
+    "-print -print0 -ls -prune -quit -true -false -empty -executable -readable -writable "
+    "-nouser -nogroup -depth -d -mount -xdev -noleaf -ignore_readdir_race "
+    "-noignore_readdir_race -daystart -follow -warn -nowarn -not -a -and -o -or ! ( ) ,"
+)
+_FIND_UNARY = names(
+    "-name -iname -path -ipath -wholename -iwholename -lname -ilname -regex -iregex -type "
+    "-xtype -size -perm -user -group -uid -gid -links -inum -mtime -atime -ctime -mmin -amin "
+    "-cmin -maxdepth -mindepth -newer -anewer -cnewer -samefile -used -fstype -printf "
+    "-regextype -context"
+)
 _GIT_GLOBAL = names(
     "--no-pager -P --no-optional-locks --no-replace-objects --literal-pathspecs "
     "--glob-pathspecs --noglob-pathspecs --icase-pathspecs"
 )
+_NO_PATHS = names("echo pwd which tr seq true false uname whoami id expr numfmt bash sh dash zsh")
+"""Allowlisted commands whose words are never file names (globs there are no file reads)."""
+_GIT_RUNS = names("--ext-diff --textconv --exec --open-files-in-pager --paginate")
+"""Options that make git run a configured program or read another file."""
 _GIT_BRANCH_OK = names(
     "-a -r -l -v -vv -q -i --all --remotes --list --verbose --quiet --show-current "
     "--contains --no-contains --merged --no-merged --points-at --sort --format --color "
@@ -55,8 +75,6 @@ def _grep(args: Sequence[Arg]) -> Verdict:
     parsed = parse_args(args, SPECS["grep"])
     if parsed.unknown:
         return [], f"uses an option grep does not document here ({parsed.unknown[0]})"
-    if parsed.has("-R"):
-        return [], "follows symlinks out of the tree (grep -R)"
     operands = list(parsed.operands)
     if not parsed.values("-e") and not parsed.values("-f") and operands:
         operands = operands[1:]
@@ -65,9 +83,10 @@ def _grep(args: Sequence[Arg]) -> Verdict:
 
 def _rg(args: Sequence[Arg]) -> Verdict:
     parsed = parse_args(args, SPECS["rg"])
-    for forbidden in ("--pre", "--hostname-bin", "-L"):
+    for forbidden in ("--pre", "--pre-glob", "--hostname-bin", "-z"):
         if parsed.has(forbidden):
-            return [], f"runs programs or follows symlinks ({forbidden})"
+            name = "--search-zip" if forbidden == "-z" else forbidden
+            return [], f"runs other programs ({name})"
     if parsed.unknown:
         return [], f"uses an option rg does not document here ({parsed.unknown[0]})"
     operands = list(parsed.operands)
@@ -78,23 +97,43 @@ def _rg(args: Sequence[Arg]) -> Verdict:
 
 
 def _find(args: Sequence[Arg]) -> Verdict:
+    """``find [-H|-L|-P|-D opts|-O<n>]… [--] [path…] [expression]``: every start path checked."""
     texts = [a.text for a in args]
     index = 0
+    while index < len(texts):
+        text = texts[index]
+        if text == "--":
+            index += 1
+            break
+        if text == "-D":
+            index += 2
+        elif text in ("-H", "-L", "-P") or _FIND_OPTIMIZE.fullmatch(text):
+            index += 1
+        else:
+            break
     paths: list[Arg] = []
-    while index < len(texts) and texts[index] in ("-H", "-P", "-L", "-D", "-O"):
-        if texts[index] == "-L":
-            return [], "follows symlinks out of the tree (find -L)"
-        index += 2 if texts[index] == "-D" else 1
     while index < len(texts) and not texts[index].startswith(("-", "(", "!", ")", ",")):
         paths.append(args[index])
         index += 1
-    for position in range(index, len(texts)):
-        text = texts[position]
+    while index < len(texts):
+        text = texts[index]
         if text in _FIND_FORBIDDEN:
-            return [], f"uses `{text}`, which runs, deletes, writes or follows links"
-        if text in _FIND_PATH_ARGS and position + 1 < len(args):
-            paths.append(args[position + 1])
+            return [], f"uses `{text}`, which runs, deletes or writes"
+        arity = _find_arity(text)
+        if arity is None:
+            return [], f"uses `{text}`, which is not a find expression checked here"
+        if text in _FIND_PATH_ARGS or (text.startswith("-newer") and not text.endswith("t")):
+            paths.extend(args[index + 1 : index + 1 + arity])
+        index += 1 + arity
     return paths, None
+
+
+def _find_arity(text: str) -> int | None:
+    if text in _FIND_NULLARY:
+        return 0
+    if text in _FIND_UNARY or _FIND_NEWER.fullmatch(text):
+        return 1
+    return None
 
 
 def _git_paths(operands: Sequence[Arg], after_dashdash: Sequence[Arg]) -> list[Arg]:
@@ -102,12 +141,41 @@ def _git_paths(operands: Sequence[Arg], after_dashdash: Sequence[Arg]) -> list[A
     return looks + list(after_dashdash)
 
 
+def _rebase(paths: list[Arg], base: str | None) -> list[Arg]:
+    """Path operands of ``git -C base …`` are relative to ``base``; ``base`` is checked too."""
+    if base is None:
+        return paths
+    moved = [
+        a if a.text.startswith(("/", "~")) else Arg(os.path.join(base, a.text), a.glob, a.subst)
+        for a in paths
+    ]
+    return [Arg(base), *moved]
+
+
 def _git(args: Sequence[Arg]) -> Verdict:
+    paths, reason, base = _git_checked(args)
+    return _rebase(paths, base), reason
+
+
+def _git_checked(args: Sequence[Arg]) -> tuple[list[Arg], str | None, str | None]:
     index = 0
+    base: str | None = None
     while index < len(args) and args[index].text.startswith("-"):
+        if args[index].text == "-C" and index + 1 < len(args):
+            directory = args[index + 1].text
+            if directory:
+                base = directory if base is None else os.path.join(base, directory)
+            index += 2
+            continue
         if args[index].text not in _GIT_GLOBAL:
-            return [], f"uses the git option {args[index].text}"
+            return [], f"uses the git option {args[index].text}", base
         index += 1
+    paths, reason = _git_sub(args[index:])
+    return paths, reason, base
+
+
+def _git_sub(args: Sequence[Arg]) -> Verdict:
+    index = 0
     if index >= len(args) or args[index].text not in GIT_READONLY:
         sub = args[index].text if index < len(args) else "(none)"
         return [], f"runs `git {sub}`, which is not a read-only git command"
@@ -120,7 +188,7 @@ def _git(args: Sequence[Arg]) -> Verdict:
         name = arg.text.split("=", 1)[0]
         if name.startswith("--") and len(name) >= 5 and "--output".startswith(name):
             return [], "writes a file (--output)"
-        if name in ("--ext-diff", "--open-files-in-pager") or name.startswith("-O"):
+        if name in _GIT_RUNS or name.startswith("-O"):
             return [], f"can run external programs or read other files ({name})"
     parsed = parse_args(before, GIT_SPECS[sub])
     operands = list(parsed.operands)
@@ -154,8 +222,61 @@ _VALIDATORS: dict[str, Callable[[Sequence[Arg]], Verdict]] = {
     "echo": _anything,
     "pwd": _anything,
     "which": _anything,
+    "nl": _files("nl"),
+    "tac": _files("tac"),
+    "rev": _files("rev"),
+    "cut": _files("cut"),
+    "paste": _files("paste"),
+    "uniq": uniq_files,
+    "base64": base64_files,
+    "tr": _anything,
+    "seq": _anything,
+    "true": _anything,
+    "false": _anything,
+    "uname": _anything,
+    "whoami": _anything,
+    "id": _anything,
+    "expr": _anything,
+    "numfmt": _anything,
+    "sed": sed_print,
+    "cd": cd_target,
+    "bash": shell_script,
+    "sh": shell_script,
+    "dash": shell_script,
+    "zsh": shell_script,
 }
 assert set(_VALIDATORS) == ALLOWLIST
+
+
+def follow_mode(argv: Sequence[Arg]) -> Follow:
+    """How far an allowlisted command follows symlinks below its operands."""
+    name, args = argv[0].text, argv[1:]
+    if name == "ls":
+        parsed = parse_args(args, SPECS["ls"])
+        return ("deep" if parsed.has("-R") else "shallow") if parsed.has("-L") else "none"
+    if name in ("grep", "rg"):
+        flag = "-R" if name == "grep" else "-L"
+        return "deep" if parse_args(args, SPECS[name]).has(flag) else "none"
+    if name == "find":
+        texts = [a.text for a in args]
+        return "deep" if "-L" in texts or "-follow" in texts else "none"
+    return "none"
+
+
+def _links_reason(
+    argv: Sequence[Arg], paths: Sequence[Arg], checker: PathChecker, cwd: str
+) -> str | None:
+    follow = follow_mode(argv)
+    if follow == "none":
+        return None
+    starts = [absolute(a.text, cwd) for a in paths if not a.glob] or [cwd]
+    if any(start is None for start in starts) or any(a.glob for a in paths):
+        return "follows symlinks below operands that cannot be checked"
+    return escaping_link(
+        [s for s in starts if s is not None],
+        follow,
+        lambda path: checker.read_outside(Arg(path), cwd),
+    )
 
 
 def allowlisted(argv: Sequence[Arg]) -> Verdict:
@@ -169,7 +290,7 @@ def allowlisted(argv: Sequence[Arg]) -> Verdict:
     if validator is None:
         return [], "is not on the read-only allowlist"
     paths, reason = validator(argv[1:])
-    if reason is None and name not in ("echo", "pwd", "which"):
+    if reason is None and name not in _NO_PATHS:
         paths += [arg for arg in argv[1:] if arg.glob and arg not in paths]
     return paths, reason
 
@@ -255,4 +376,4 @@ def allow_reason(
         outside = checker.read_outside(path, command.cwd or cwd)
         if outside is not None:
             return f"reads outside the workspace: {outside}"
-    return None
+    return _links_reason(inner, paths, checker, command.cwd or cwd)

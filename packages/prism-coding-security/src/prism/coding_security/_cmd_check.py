@@ -16,12 +16,15 @@ from ._cmd_paths import (
     critical,
     device_write,
     expand,
+    glob_reaches_dots,
     is_secret,
     persistence_target,
     socket_path,
 )
 from ._cmd_words import Arg
 from ._cmd_writes import Target
+from ._paths import DEFAULT_PROTECTED
+from ._protected import ProtectedPaths
 
 __all__ = ["PathChecker", "Unverified"]
 
@@ -42,9 +45,15 @@ def _candidates(text: str) -> list[str]:
 class PathChecker:
     """Containment and classification of paths for one command line."""
 
-    def __init__(self, roots: Sequence[str], home: str | None) -> None:
+    def __init__(
+        self,
+        roots: Sequence[str],
+        home: str | None,
+        protected: ProtectedPaths = DEFAULT_PROTECTED,
+    ) -> None:
         self.roots = tuple(roots)
         self.home = home
+        self.protected = protected
         self.links: dict[str, str] = {}
 
     def _through_links(self, path: str) -> str:
@@ -70,7 +79,14 @@ class PathChecker:
         return None
 
     def _outside(self, path: str, *, mutating: bool) -> str | None:
-        return contained(path, cwd="/", roots=self.roots, mutating=mutating)
+        return contained(
+            path,
+            cwd="/",
+            roots=self.roots,
+            mutating=mutating,
+            home=self.home,
+            protected=self.protected,
+        )
 
     def write(self, target: Target, cwd: str | None) -> str | None:
         """A deny reason for writing ``target``; raises ``Unverified`` when it cannot be known."""
@@ -139,6 +155,8 @@ class PathChecker:
 
     def read_outside(self, arg: Arg, cwd: str) -> str | None:
         """Containment of a read operand of an allowlisted command (globs expanded)."""
+        if arg.glob and glob_reaches_dots(arg.text):
+            return f"`{arg.text}` is a glob that can match `.` or `..` (it may reach outside)"
         matches = expand(arg, cwd)
         if matches is None:
             return f"`{arg.text}` matches more files than can be checked"

@@ -10,6 +10,7 @@ import attrs
 from ._cmd_words import Word
 
 __all__ = [
+    "MAX_STEPS",
     "AnalysisLimit",
     "Budget",
     "Collector",
@@ -66,21 +67,44 @@ class SimpleCommand:
     origin: str | None = None
 
 
+MAX_STEPS = 1_000_000
+"""Deterministic work budget of one analysis: syntax nodes, characters produced by expansions
+and per-command checks all count. It bounds time and memory whatever the input."""
+
+
 @attrs.define
 class Budget:
-    """Shared bounds for one analysis: nodes visited, commands extracted, wall time."""
+    """Shared bounds for one analysis: nodes visited, commands extracted, work steps, and a
+    wall-clock backstop (the step budget is what bounds the work; the clock only guards a bug)."""
 
     max_nodes: int
     max_commands: int
     seconds: float
+    max_steps: int = MAX_STEPS
     started: float = attrs.field(factory=time.monotonic)
     nodes: int = 0
+    steps: int = 0
+    total: int = 0
+    """Steps spent over every phase (each phase may spend up to ``max_steps``)."""
 
     def tick(self) -> None:
         self.nodes += 1
         if self.nodes > self.max_nodes:
             raise AnalysisLimit(f"more than {self.max_nodes} syntax nodes")
-        if self.nodes % 128 == 0:
+        self.spend(1)
+
+    def phase(self) -> None:
+        """Start the next pass (deny, then allow) with a fresh allowance: a limit reached while
+        extracting must not stop the deny checks over what was extracted."""
+        self.steps = 0
+
+    def spend(self, amount: int) -> None:
+        """Count ``amount`` units of work (a node, a character, a check); raise past the cap."""
+        self.total += amount
+        self.steps += amount
+        if self.steps > self.max_steps:
+            raise AnalysisLimit(f"more than {self.max_steps} analysis steps")
+        if self.steps & 0x3FF < amount or amount > 0x3FF:
             self.check_time()
 
     def check_time(self) -> None:
@@ -96,11 +120,14 @@ class Collector:
     commands: list[SimpleCommand] = attrs.field(factory=list)
     notes: list[Note] = attrs.field(factory=list)
     functions: set[str] = attrs.field(factory=set)
+    seen_notes: set[tuple[str, str]] = attrs.field(factory=set)
 
     def note(self, kind: Literal["structural", "hard"], text: str, where: str = "") -> None:
-        if any(note.kind == kind and note.text == text for note in self.notes):
+        if (kind, text) in self.seen_notes:
             return
-        self.notes.append(Note(kind, text, " ".join(where.split())[:120]))
+        self.seen_notes.add((kind, text))
+        self.budget.spend(len(where) // 64 + 1)
+        self.notes.append(Note(kind, text, " ".join(where[:512].split())[:120]))
 
     def add(self, command: SimpleCommand) -> int:
         if len(self.commands) >= self.budget.max_commands:

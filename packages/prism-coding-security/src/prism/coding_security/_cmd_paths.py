@@ -7,13 +7,15 @@ shell start-up files, ``authorized_keys``, and globs expanded against the real f
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 import re
 from collections.abc import Iterator, Sequence
 
 from ._cmd_words import UNKNOWN, Arg, names
-from ._paths import check_path
+from ._paths import DEFAULT_PROTECTED, check_path
+from ._protected import ProtectedPaths
 
 __all__ = [
     "MAX_GLOB_MATCHES",
@@ -22,6 +24,7 @@ __all__ = [
     "critical",
     "device_write",
     "expand",
+    "glob_reaches_dots",
     "is_secret",
     "persistence_target",
     "socket_path",
@@ -161,10 +164,28 @@ def critical(path: str, home: str | None) -> bool:
     )
 
 
+def glob_reaches_dots(text: str) -> bool:
+    """A glob component that can match ``.`` or ``..`` in some shell (dash, older bash, ksh).
+
+    Shells never let a leading ``*`` or ``?`` match the leading dot, but ``.?``, ``.*`` or
+    ``[.]?`` match ``..`` in dash and in bash before 5.2 (``globskipdots``); Python's glob
+    never lists ``.``/``..``, so such a word cannot be expanded faithfully here.
+    """
+    for part in text.split("/"):
+        if not any(ch in part for ch in "*?[") or part.startswith(("*", "?")):
+            continue
+        if fnmatch.fnmatchcase(".", part) or fnmatch.fnmatchcase("..", part):
+            return True
+    return False
+
+
 def expand(arg: Arg, cwd: str | None) -> Iterator[str] | None:
-    """The paths a glob word names (itself included); None when there are too many."""
+    """The paths a glob word names (itself included); None when there are too many or the
+    glob can reach ``.``/``..`` (``glob_reaches_dots``)."""
     if not arg.glob:
         return iter([arg.text])
+    if glob_reaches_dots(arg.text):
+        return None
     base = cwd if cwd is not None else "/"
     matches = [arg.text]
     try:
@@ -177,9 +198,19 @@ def expand(arg: Arg, cwd: str | None) -> Iterator[str] | None:
     return iter(matches)
 
 
-def contained(path: str, *, cwd: str, roots: Sequence[str], mutating: bool) -> str | None:
+def contained(
+    path: str,
+    *,
+    cwd: str,
+    roots: Sequence[str],
+    mutating: bool,
+    home: str | None = None,
+    protected: ProtectedPaths = DEFAULT_PROTECTED,
+) -> str | None:
     """The policy's containment check (None when inside a root), never raising."""
     try:
-        return check_path(path, cwd=cwd, roots=roots, mutating=mutating)
+        return check_path(
+            path, cwd=cwd, roots=roots, mutating=mutating, home=home, protected=protected
+        )
     except (OSError, ValueError) as error:
         return f"path {path!r} cannot be checked ({error})"

@@ -220,6 +220,31 @@ SPECS: dict[str, OptionSpec] = {
         "skip-tilde show-dot show-tilde tty-only",
     ),
     "echo": _s("neE"),
+    "nl": _s(
+        "p",
+        "bdfhilnsvw",
+        lv="body-numbering=-b section-delimiter=-d footer-numbering=-f header-numbering=-h "
+        "line-increment=-i join-blank-lines=-l number-format=-n number-separator=-s "
+        "starting-line-number=-v number-width=-w",
+        lf="no-renumber=-p",
+    ),
+    "tac": _s("br", "s", lf="before=-b regex=-r", lv="separator=-s"),
+    "rev": _s(),
+    "cut": _s(
+        "nsz",
+        "bcdf",
+        lv="bytes=-b characters=-c delimiter=-d fields=-f output-delimiter",
+        lf="only-delimited=-s zero-terminated=-z complement",
+    ),
+    "paste": _s("sz", "d", lv="delimiters=-d", lf="serial=-s zero-terminated=-z"),
+    "uniq": _s(
+        "cdDiuz",
+        "fsw",
+        lv="skip-fields=-f skip-chars=-s check-chars=-w",
+        lf="count=-c repeated=-d ignore-case=-i unique=-u zero-terminated=-z",
+        lo="all-repeated=-D group",
+    ),
+    "base64": _s("di", "w", lf="decode=-d ignore-garbage=-i", lv="wrap=-w"),
     "kill": _s("lL", "sn", lv="signal=-s", lf="list=-l table=-L"),
     "sed": _s(
         "nrEsuzb",

@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 __all__ = ["WordBuilder"]
 
 DEFAULT_IFS = " \t\n"
+WORD_STEPS = 32
+"""Steps one shell word costs to build (its characters are counted as nodes and expansions)."""
+MAX_VALUE_CHARS = 4_096
+"""A tracked variable value longer than this becomes unknown (``x=$x$x`` cannot grow it)."""
 _EXACT_VARS = ("HOME", "PWD")
 _DEFAULTING = (":-", "-", ":=", "=")
 
@@ -69,17 +73,21 @@ _EXPANDS_AFTER_DOLLAR = frozenset("!@#?$*-_{(" + "0123456789")
 def _stray_dollars(acc: _Acc) -> None:
     """A literal ``$`` that tree-sitter left before ``!``, a name … (``a$!b``) is an expansion."""
     guess = acc.guess
-    for index in range(len(guess) - 2, -1, -1):
-        (ch, flags), (after, after_flags) = guess[index], guess[index + 1]
-        if (
-            ch == "$"
-            and not flags
-            and not after_flags
-            and (after in _EXPANDS_AFTER_DOLLAR or after.isalpha())
-        ):
-            guess[index : index + 2] = [(UNKNOWN, QUOTED)]
-            acc.exact = None
-            acc.dynamic = acc.dynamic or f"`${after}`, whose value is only known at run time"
+    out: Chars = []
+    index = 0
+    while index < len(guess):
+        ch, flags = guess[index]
+        if ch == "$" and not flags and index + 1 < len(guess):
+            after, after_flags = guess[index + 1]
+            if not after_flags and (after in _EXPANDS_AFTER_DOLLAR or after.isalpha()):
+                out.append((UNKNOWN, QUOTED))
+                acc.exact = None
+                acc.dynamic = acc.dynamic or f"`${after}`, whose value is only known at run time"
+                index += 2
+                continue
+        out.append((ch, flags))
+        index += 1
+    acc.guess = out
 
 
 @attrs.define
@@ -110,6 +118,7 @@ class WordBuilder:
 
     # -- words ------------------------------------------------------------------------------
     def build(self, nodes: list[Node], ctx: Ctx) -> Word:
+        self.walker.out.budget.spend(WORD_STEPS)
         acc = _Acc()
         data = self.walker.data
         for position, node in enumerate(nodes):
@@ -195,6 +204,8 @@ class WordBuilder:
             acc.subst.extend(ids)
             acc.procsub = acc.procsub or kind == "process_substitution"
             output = self._static_output(ids) if kind == "command_substitution" else None
+            if output is not None:
+                self.walker.out.budget.spend(len(output))
             guess = lit(output, EXPANDED | flag) if output is not None else None
             acc.unknown(f"`{text[:40]}`, whose value is only known at run time", guess)
         elif kind == "``":
@@ -264,6 +275,8 @@ class WordBuilder:
     def _variable(self, name: str, ctx: Ctx, acc: _Acc, quoted: bool) -> None:
         flags = EXPANDED | (QUOTED if quoted else 0)
         value = ctx.scope.vars.get(name)
+        if value is not None:
+            self.walker.out.budget.spend(len(value))
         if name in _EXACT_VARS and value is not None:
             acc.add(lit(value, flags))
         elif value is not None:
@@ -344,6 +357,8 @@ class WordBuilder:
             self._nested(value_node, ctx, acc)
             return name, None
         self.node(value_node, ctx, acc, quoted=True)
+        if len(acc.guess) > MAX_VALUE_CHARS:
+            return name, None  # too large to track: its uses become unknown (never allowed)
         return name, chars_text(acc.guess)
 
     def visit_substitutions(self, node: Node, ctx: Ctx) -> None:

@@ -36,6 +36,10 @@ UNKNOWN = "\ufffd"
 """Stands for a part of a word whose value cannot be known statically."""
 
 MAX_BRACE_WORDS = 256
+MAX_BRACE_CHARS = 65_536
+"""Characters all words of one brace expansion may hold together (more: too large)."""
+MAX_BRACE_GROUPS = 32
+"""Brace openings in one word that are looked at (more: the word is too large to expand)."""
 
 Chars = list[tuple[str, int]]
 
@@ -230,8 +234,15 @@ def _sequence(body: str) -> list[str] | None:
     return [str(v) if numeric else chr(v) for v in values]
 
 
+def _brace_count(chars: Chars) -> int:
+    return sum(1 for item in chars if _is_active(item, "{"))
+
+
 def brace_expand(chars: Chars, limit: int = MAX_BRACE_WORDS) -> list[Chars] | None:
-    """Bash brace expansion (``{a,b}``, ``{1..3}``); None when it would exceed ``limit`` words."""
+    """Bash brace expansion (``{a,b}``, ``{1..3}``); None when it would exceed ``limit`` words
+    or ``MAX_BRACE_CHARS`` characters, or has more than ``MAX_BRACE_GROUPS`` openings."""
+    if _brace_count(chars) > MAX_BRACE_GROUPS:
+        return None
     try:
         return _brace_expand(chars, limit)
     except _TooLarge:
@@ -241,6 +252,18 @@ def brace_expand(chars: Chars, limit: int = MAX_BRACE_WORDS) -> list[Chars] | No
 def brace_sample(chars: Chars, limit: int = MAX_BRACE_WORDS) -> list[Chars]:
     """For a too-large expansion: every alternative of each brace group, the others at their
     first alternative (linear in size). Used only for the speculative (deny) view."""
+    if _brace_count(chars) > MAX_BRACE_GROUPS:
+        return [chars]
+    sampled = _brace_sample(chars, limit)
+    total = 0
+    for index, variant in enumerate(sampled):
+        total += len(variant)
+        if total > MAX_BRACE_CHARS:
+            return sampled[: max(index, 1)]
+    return sampled
+
+
+def _brace_sample(chars: Chars, limit: int) -> list[Chars]:
     for open_at, item in enumerate(chars):
         if not _is_active(item, "{"):
             continue
@@ -249,7 +272,7 @@ def brace_sample(chars: Chars, limit: int = MAX_BRACE_WORDS) -> list[Chars]:
             continue
         close_at, parts = found
         alternatives = parts if len(parts) > 1 else [parts[0]]
-        prefix, rest = chars[:open_at], brace_sample(chars[close_at + 1 :], limit)
+        prefix, rest = chars[:open_at], _brace_sample(chars[close_at + 1 :], limit)
         variants = [prefix + alt + rest[0] for alt in alternatives[:limit]]
         variants += [prefix + alternatives[0] + tail for tail in rest[1:limit]]
         return variants
@@ -280,7 +303,7 @@ def _brace_expand(chars: Chars, limit: int) -> list[Chars]:
         results: list[Chars] = []
         for alternative in alternatives:
             results.extend(_brace_expand(prefix + alternative + suffix, limit))
-            if len(results) > limit:
+            if len(results) > limit or len(results) * len(chars) > MAX_BRACE_CHARS * 4:
                 raise _TooLarge
         return results
     return [chars]

@@ -34,7 +34,7 @@ from ._cmd_flow import (
     from_output_denials,
     reverse_shell_code,
 )
-from ._cmd_model import AnalysisLimit, Budget, Collector, Redirect, SimpleCommand
+from ._cmd_model import MAX_STEPS, AnalysisLimit, Budget, Collector, Redirect, SimpleCommand
 from ._cmd_unwrap import (
     INTERPRETERS,
     SHELLS,
@@ -50,6 +50,8 @@ from ._cmd_unwrap import (
 from ._cmd_words import Arg
 from ._cmd_wrappers import unwrap
 from ._cmd_writes import Target, effects
+from ._paths import DEFAULT_PROTECTED
+from ._protected import ProtectedPaths
 from ._rules import CommandRule, normalized_text, rule_matches
 from ._shell_parse import parse_into
 
@@ -57,9 +59,14 @@ __all__ = ["CommandVerdict", "analyze_command"]
 
 MAX_COMMAND_CHARS = 65_536
 MAX_NODES = 400_000
-MAX_COMMANDS = 40_000
+MAX_COMMANDS = 4_096
 MAX_DEPTH = 6
 ANALYSIS_SECONDS = 5.0
+"""Wall-clock backstop only; the deterministic step budget (``MAX_STEPS``) bounds the work."""
+COMMAND_STEPS = 32
+"""Steps one simple command costs in each pass (unwrap, deny checks, allow checks)."""
+ARG_STEPS = 128
+"""Steps one argument costs (unwrapping, secret and containment checks touch the disk)."""
 
 
 @attrs.frozen
@@ -68,6 +75,8 @@ class CommandVerdict:
 
     decision: Literal["allow", "deny", "needs-approval"]
     reason: str
+    programs: frozenset[str] = frozenset()
+    """Names of the programs an allowed command runs (the policy hardens git and rg)."""
 
 
 def _clip(text: str, limit: int = 120) -> str:
@@ -85,14 +94,15 @@ class _Analysis:
         home: str | None,
         rules: Sequence[CommandRule],
         deny_metacharacters: bool,
+        protected: ProtectedPaths = DEFAULT_PROTECTED,
     ) -> None:
         self.command = command
         self.cwd = cwd
         self.home = home
         self.rules = tuple(rules)
         self.strict = deny_metacharacters
-        self.out = Collector(Budget(MAX_NODES, MAX_COMMANDS, ANALYSIS_SECONDS))
-        self.checker = PathChecker(roots, home)
+        self.out = Collector(Budget(MAX_NODES, MAX_COMMANDS, ANALYSIS_SECONDS, MAX_STEPS))
+        self.checker = PathChecker(roots, home, protected)
         self.table: dict[int, Unwrapped] = {}
         self.limit: str | None = None
 
@@ -102,10 +112,11 @@ class _Analysis:
             parse_into(self.out, self.command, cwd=self.cwd, home=self.home, depth=0, origin=None)
         except AnalysisLimit as limit:
             self.limit = str(limit)
+        self.out.budget.phase()  # unwrap what was extracted, even after a parse limit
         index = 0
         try:
             while index < len(self.out.commands):
-                self.out.budget.check_time()
+                self.out.budget.spend(COMMAND_STEPS)
                 self._expand(self.out.commands[index])
                 index += 1
         except AnalysisLimit as limit:
@@ -124,6 +135,7 @@ class _Analysis:
 
     def _expand(self, command: SimpleCommand) -> None:
         argv = [a for word in command.words for a in word.guess]
+        self.out.budget.spend(ARG_STEPS * len(argv) + sum(len(a.text) for a in argv) // 8)
         unwrapped = unwrap(
             command.index,
             argv,
@@ -182,6 +194,7 @@ class _Analysis:
 
     # -- step 1: deny -------------------------------------------------------------------------
     def denial(self) -> str | None:
+        self.out.budget.phase()
         try:
             return self._denial()
         except AnalysisLimit as limit:
@@ -190,7 +203,7 @@ class _Analysis:
 
     def _denial(self) -> str | None:
         for command in self.out.commands:
-            self.out.budget.check_time()
+            self.out.budget.spend(COMMAND_STEPS)
             reason = self._deny_command(command)
             if reason is not None:
                 where = f" (inside {command.origin})" if command.origin else ""
@@ -266,6 +279,7 @@ class _Analysis:
 
     # -- steps 2 and 3: allow or approval -----------------------------------------------------
     def approval(self) -> str | None:
+        self.out.budget.phase()
         try:
             reason = self._approval()
         except AnalysisLimit as limit:
@@ -300,7 +314,7 @@ class _Analysis:
                     "it needs approval"
                 )
         for command in self.out.commands:
-            self.out.budget.check_time()
+            self.out.budget.spend(COMMAND_STEPS)
             reason = allow_reason(
                 command,
                 checker=self.checker,
@@ -336,6 +350,7 @@ def analyze_command(
     home: str | None,
     rules: Sequence[CommandRule] = (),
     deny_metacharacters: bool = True,
+    protected: ProtectedPaths = DEFAULT_PROTECTED,
 ) -> CommandVerdict:
     """Decide one shell command line: ``allow``, ``deny`` or ``needs-approval`` with a reason."""
     invalid = _invalid(command, cwd, roots)
@@ -355,6 +370,7 @@ def analyze_command(
         home=home,
         rules=rules,
         deny_metacharacters=deny_metacharacters,
+        protected=protected,
     )
     analysis.extract()
     denial = analysis.denial()
@@ -363,6 +379,11 @@ def analyze_command(
     approval = analysis.approval()
     if approval is not None:
         return CommandVerdict("needs-approval", approval)
+    programs = frozenset(
+        inv.name for unwrapped in analysis.table.values() for inv in unwrapped.invocations
+    )
     return CommandVerdict(
-        "allow", "allowed: every command is read-only and its paths stay inside the workspace"
+        "allow",
+        "allowed: every command is read-only and its paths stay inside the workspace",
+        programs,
     )

@@ -15,7 +15,12 @@ import re
 import stat
 from collections.abc import Iterable, Sequence
 
-__all__ = ["canonicalize_roots", "check_path", "is_protected_path", "resolve_path"]
+from ._git_pointers import git_metadata_reason
+from ._protected import ProtectedPaths
+
+__all__ = ["DEFAULT_PROTECTED", "canonicalize_roots", "check_path", "resolve_path"]
+
+DEFAULT_PROTECTED = ProtectedPaths()
 
 MAX_SYMLINK_HOPS = 40
 """Linux MAXSYMLINKS: more hops than this is treated as a loop (ELOOP)."""
@@ -27,8 +32,6 @@ _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _MAGIC_LEXICAL = re.compile(
     r"^/proc/[^/]+/(?:task/[^/]+/)?(?:fd|fdinfo|cwd|root|exe|map_files)(?:/|$)"
 )
-_PROTECTED_DIR = "hooks"
-_PROTECTED_FILE = "config"
 
 
 class PathDenied(Exception):
@@ -163,31 +166,21 @@ def _within(resolved: str, root: str) -> bool:
     return root == "/" or resolved == root or resolved.startswith(root.rstrip("/") + "/")
 
 
-def is_protected_path(path: str) -> bool:
-    """True when ``path`` is in or is a repository's hook directory or its config file.
-
-    Matches any ``.git`` directory (nested repositories and ``.git/modules/<m>/`` included),
-    case-insensitively so a case-folding file system cannot be used to slip past.
-    """
-    parts = [p.casefold() for p in path.split("/") if p]
-    for index, part in enumerate(parts):
-        if part != ".git":
-            continue
-        rest = parts[index + 1 :]
-        if _PROTECTED_DIR in rest:
-            return True
-        if rest and rest[-1] == _PROTECTED_FILE:
-            return True
-    return False
-
-
-def _protected_reason(path: str, resolved: str) -> str | None:
-    if is_protected_path(os.path.normpath(path)) or is_protected_path(resolved):
-        return (
-            f"path {show(path)} is git metadata (.git/hooks or .git/config), which runs code on "
-            "later git commands; it cannot be modified"
-        )
-    return None
+def _protected_reason(
+    path: str, resolved: str, roots: Sequence[str], protected: ProtectedPaths, home: str | None
+) -> str | None:
+    lexical = os.path.normpath(path)
+    found = (
+        protected.reason(resolved, roots)
+        or protected.reason(lexical, roots)
+        or git_metadata_reason(resolved, tuple(roots), home)
+    )
+    if found is None:
+        return None
+    return (
+        f"path {show(path)} cannot be modified: {found}; programs such as git run code from "
+        "it later"
+    )
 
 
 def _hardlink_reason(path: str, resolved: str) -> str | None:
@@ -210,11 +203,13 @@ def check_path(
     roots: Sequence[str],
     mutating: bool,
     home: str | None = None,
+    protected: ProtectedPaths = DEFAULT_PROTECTED,
 ) -> str | None:
     """``None`` when ``path`` (relative to ``cwd``) stays inside one of ``roots``, else the reason.
 
     ``roots`` must already be canonical (see ``canonicalize_roots``). ``mutating`` additionally
-    protects ``.git/hooks`` and ``.git/config`` and refuses hard-linked files.
+    refuses ``protected`` paths (git metadata and what it points to, rc files …) and
+    hard-linked files.
     """
     if not roots:
         return "no workspace roots are configured; every path is denied"
@@ -230,7 +225,9 @@ def check_path(
         )
     if mutating:
         absolute = _absolute(path, cwd, home)
-        return _protected_reason(absolute, resolved) or _hardlink_reason(path, resolved)
+        return _protected_reason(absolute, resolved, roots, protected, home) or _hardlink_reason(
+            path, resolved
+        )
     return None
 
 

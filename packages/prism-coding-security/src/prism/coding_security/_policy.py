@@ -11,8 +11,10 @@ import attrs
 from prism.core import ExecutionAction, ExecutionDecision, ExecutionPolicy
 
 from ._approval import ApprovalCache, ApprovalCallback, ask_approval
-from ._commands import analyze_command
+from ._commands import CommandVerdict, analyze_command
+from ._harden import harden, strip_hardening
 from ._paths import canonicalize_roots, check_path
+from ._protected import ProtectedPaths
 from ._rules import CommandRule
 from ._validate import check_bool, check_seconds
 
@@ -24,14 +26,18 @@ FILE_KINDS = READ_KINDS | {"write", "edit"}
 """Kinds fully described by their paths: allowed without approval when every path is contained."""
 MAX_APPROVAL_TIMEOUT_SECONDS = 86_400.0
 _CACHE_MODES = ("none", "run", "session")
+_HARDENED_PROGRAMS = frozenset({"git", "rg"})
 
 
-def _allow(reason: str) -> ExecutionDecision:
-    return ExecutionDecision(allowed=True, reason=reason)
+def _allow(
+    reason: str, *, exclusive: bool = False, command: str | None = None
+) -> ExecutionDecision:
+    modified = {"command": command} if command is not None else None
+    return ExecutionDecision(allowed=True, reason=reason, modified=modified, exclusive=exclusive)
 
 
-def _deny(reason: str) -> ExecutionDecision:
-    return ExecutionDecision(allowed=False, reason=reason)
+def _deny(reason: str, *, exclusive: bool = False) -> ExecutionDecision:
+    return ExecutionDecision(allowed=False, reason=reason, exclusive=exclusive)
 
 
 @attrs.frozen
@@ -50,7 +56,9 @@ class CodingApprovalPolicy:
     approval_timeout_seconds: float
     deny_metacharacters: bool
     home: str
-    cache: ApprovalCache | None = attrs.field(eq=False, repr=False)
+    protected: ProtectedPaths = attrs.field(factory=ProtectedPaths)
+    approve_writes: bool = False
+    cache: ApprovalCache | None = attrs.field(default=None, eq=False, repr=False)
 
     def check(self, action: ExecutionAction) -> ExecutionDecision | Awaitable[ExecutionDecision]:
         """Decide synchronously when no approval is needed; otherwise return an awaitable."""
@@ -72,6 +80,8 @@ class CodingApprovalPolicy:
         denied = self._check_paths(action.paths, action.cwd, mutating=kind not in READ_KINDS)
         if denied is not None:
             return _deny(denied)
+        if kind in FILE_KINDS and self.approve_writes and kind not in READ_KINDS:
+            return _NeedsApproval(f"{kind} {action.operation} changes files (approve_writes)")
         if kind in FILE_KINDS:
             return _allow(f"{kind}: every path is inside the workspace roots")
         return _NeedsApproval(f"{kind} {action.operation} is not a file or shell action")
@@ -79,7 +89,12 @@ class CodingApprovalPolicy:
     def _check_paths(self, paths: Iterable[str], cwd: str | None, *, mutating: bool) -> str | None:
         for path in paths:
             reason = check_path(
-                path, cwd=cwd or "", roots=self.roots, mutating=mutating, home=self.home
+                path,
+                cwd=cwd or "",
+                roots=self.roots,
+                mutating=mutating,
+                home=self.home,
+                protected=self.protected,
             )
             if reason is not None:
                 return reason
@@ -88,12 +103,15 @@ class CodingApprovalPolicy:
     def _decide_shell(self, action: ExecutionAction) -> ExecutionDecision | _NeedsApproval:
         command, cwd = action.command, action.cwd
         if not isinstance(command, str) or not command.strip():
-            return _deny("shell action has no command")
+            return _deny("shell action has no command", exclusive=True)
         if not cwd:
-            return _deny("shell action has no working directory; it must run inside a root")
+            return _deny(
+                "shell action has no working directory; it must run inside a root", exclusive=True
+            )
         denied = self._check_paths((*action.paths, cwd), cwd, mutating=False)
         if denied is not None:
-            return _deny(f"shell working directory: {denied}")
+            return _deny(f"shell working directory: {denied}", exclusive=True)
+        command = strip_hardening(command)  # a re-check of an action this policy hardened
         try:
             verdict = analyze_command(
                 command,
@@ -102,33 +120,49 @@ class CodingApprovalPolicy:
                 home=self.home,
                 rules=self.command_rules,
                 deny_metacharacters=self.deny_metacharacters,
+                protected=self.protected,
             )
         except Exception as exc:  # an analyser bug must never allow
             reason = f"command analysis failed ({type(exc).__name__}); needs approval"
         else:
-            if verdict.decision == "deny":
-                return _deny(verdict.reason or "command denied by the command policy")
-            if verdict.decision == "allow":
-                return _allow(verdict.reason or "read-only command inside the workspace")
+            if verdict.decision != "needs-approval":
+                return self._shell_verdict(command, verdict)
             reason = verdict.reason or "command needs approval"
         if self.read_only:
-            return _deny(f"read-only mode: {reason}; only read-only commands may run")
+            return _deny(
+                f"read-only mode: {reason}; only read-only commands may run", exclusive=True
+            )
         return _NeedsApproval(reason)
+
+    def _shell_verdict(self, command: str, verdict: CommandVerdict) -> ExecutionDecision:
+        if verdict.decision == "deny":
+            return _deny(verdict.reason or "command denied by the command policy", exclusive=True)
+        reason = verdict.reason or "read-only command inside the workspace"
+        if verdict.programs & _HARDENED_PROGRAMS:
+            # git/rg read configuration that can name programs: run them hardened.
+            return _allow(reason, exclusive=True, command=harden(command))
+        return _allow(reason, exclusive=True)
 
     async def _approve(self, action: ExecutionAction, reason: str) -> ExecutionDecision:
         key = self.cache.key(action) if self.cache is not None else None
+        exclusive = action.kind == "shell"
         if key is not None and self.cache is not None and self.cache.contains(key):
-            return _allow("approved earlier for this exact action (approval cache)")
+            return _allow(
+                "approved earlier for this exact action (approval cache)", exclusive=exclusive
+            )
         if self.approve is None:
-            return _deny(f"approval required: {reason}; no approval callback is configured")
+            return _deny(
+                f"approval required: {reason}; no approval callback is configured",
+                exclusive=exclusive,
+            )
         outcome = await ask_approval(
             self.approve, action, reason=reason, timeout_seconds=self.approval_timeout_seconds
         )
         if not outcome.approved:
-            return _deny(outcome.reason or "approval denied")
+            return _deny(outcome.reason or "approval denied", exclusive=exclusive)
         if key is not None and self.cache is not None:
             self.cache.add(key)
-        return _allow("approved")
+        return _allow("approved", exclusive=exclusive)
 
 
 def _rules(command_rules: object) -> tuple[CommandRule, ...]:
@@ -143,6 +177,17 @@ def _rules(command_rules: object) -> tuple[CommandRule, ...]:
     return rules
 
 
+def _protected(protected: object) -> ProtectedPaths:
+    if isinstance(protected, ProtectedPaths):
+        return protected
+    if isinstance(protected, (str, bytes)) or not isinstance(protected, Iterable):
+        raise ValueError("protected must be a ProtectedPaths or a sequence of names")
+    try:
+        return ProtectedPaths(extra=tuple(protected))
+    except ValueError as error:
+        raise ValueError(f"protected: {error}") from error
+
+
 def create_coding_approval_policy(
     *,
     roots: Sequence[str | os.PathLike[str]],
@@ -152,8 +197,14 @@ def create_coding_approval_policy(
     approval_timeout_seconds: float = 30.0,
     approval_cache: Literal["none", "run", "session"] = "none",
     deny_metacharacters: bool = True,
+    protected: ProtectedPaths | Sequence[str] = (),
+    approve_writes: bool = False,
 ) -> ExecutionPolicy:
-    """Build the coding policy; options are validated here (``ValueError`` names the option)."""
+    """Build the coding policy; options are validated here (``ValueError`` names the option).
+
+    ``protected``: a ``ProtectedPaths`` or extra names/paths to protect besides the defaults.
+    ``approve_writes``: every contained ``write``/``edit`` asks for approval too.
+    """
     if approve is not None and not callable(approve):
         raise ValueError("approve must be a callable or None")
     if approval_cache not in _CACHE_MODES:
@@ -169,5 +220,7 @@ def create_coding_approval_policy(
         approval_timeout_seconds=timeout,
         deny_metacharacters=check_bool("deny_metacharacters", deny_metacharacters),
         home=os.path.expanduser("~"),
+        protected=_protected(protected),
+        approve_writes=check_bool("approve_writes", approve_writes),
         cache=None if approval_cache == "none" else ApprovalCache(approval_cache),
     )

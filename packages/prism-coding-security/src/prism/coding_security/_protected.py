@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ._git_pointers import pointer_targets
+
 __all__ = [
     "DEFAULT_PROTECTED_NAMES",
     "GIT_CODE_PATHS",
@@ -148,7 +150,14 @@ class ProtectedPaths:
         found.extend(
             os.path.join(root, p) for p in self.relative_paths if os.path.lexists(f"{root}/{p}")
         )
-        return sorted(found)
+        prefix = root.rstrip("/") + "/"
+        for git_entry in [f for f in found if os.path.basename(f).casefold() == ".git"]:
+            # What a .git entry points to (gitdir:, commondir, includes, hooksPath) is git
+            # metadata too, wherever it sits below the root.
+            found.extend(
+                t for t in pointer_targets(git_entry) if t.startswith(prefix) and os.path.lexists(t)
+            )
+        return sorted(set(found))
 
 
 def _git_code_path(rest: Sequence[str]) -> bool:

@@ -45,8 +45,12 @@ __all__ = [
 ]
 
 MAX_PATTERN_CHARS = 4096
-ALLOWLIST = names("ls cat head tail wc grep rg find echo pwd which stat git")
-"""The read-only allowlist (each still validated: flags, operands, git subcommand)."""
+ALLOWLIST = names(
+    "ls cat head tail wc grep rg find echo pwd which stat git nl tac rev cut paste uniq base64 "
+    "tr seq true false uname whoami id expr numfmt sed cd bash sh dash zsh"
+)
+"""The read-only allowlist (each still validated: flags, operands, git subcommand; ``sed`` only
+as ``sed -n N[,M]p``, shells only as ``bash -c|-lc SCRIPT`` whose script is analysed too)."""
 GIT_READONLY = names("status log diff show branch")
 
 
