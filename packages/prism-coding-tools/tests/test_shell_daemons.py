@@ -71,7 +71,11 @@ def reaping(pids: list[int], is_alive: Callable[[int], bool]) -> Any:
 async def test_detached_processes_never_survive_the_command(
     tmp_path: Path, context: Any, is_alive: Callable[[int], bool], shape: str, ending: str
 ) -> None:
-    command = SHAPES[shape].format(pid=tmp_path / "daemon.pid")
+    base = tmp_path / "daemon.pid"
+    files = " ".join(str(base) + suffix for suffix in ("", "2")[: expected_count(shape)])
+    # The command ends only once every pid is recorded (else it might be killed unrecorded).
+    command = SHAPES[shape].format(pid=base)
+    command += f"; for f in {files}; do while [ ! -s $f ]; do sleep 0.01; done; done"
     if ending != "normal":
         command += "; echo started; exec sleep 600"
     shell = create_shell_tool(tmp_path)
