@@ -168,13 +168,20 @@ def per_call_table(iterations: int) -> str:
     """Median seconds per call of small operations, asyncio and trio."""
     import anyio
 
-    from prism.coding_tools import create_coding_tools
+    from prism.coding_tools import (
+        LocalShellOperations,
+        ShellOptions,
+        create_coding_tools,
+        create_shell_tool,
+    )
     from prism.core import AbortController, ToolExecutionContext
 
     with tempfile.TemporaryDirectory(prefix="prism-bench-call-") as directory:
         deep = Path(directory, "a", "b", "c", "d", "e")
         deep.mkdir(parents=True)
         shell, read, write, edit = create_coding_tools(directory)
+        keep = LocalShellOperations(keep_background_processes=True)
+        unsupervised = create_shell_tool(directory, options=ShellOptions(operations=keep))
         context = ToolExecutionContext(
             session_id="b", run_id="b", tool_call_id="1", signal=AbortController().signal
         )
@@ -182,6 +189,10 @@ def per_call_table(iterations: int) -> str:
 
         async def run_true() -> None:
             result = await shell.execute({"command": "true"}, context)
+            assert not result.is_error, result.error
+
+        async def run_true_unsupervised() -> None:
+            result = await unsupervised.execute({"command": "true"}, context)
             assert not result.is_error, result.error
 
         async def raw_true() -> None:
@@ -203,7 +214,11 @@ def per_call_table(iterations: int) -> str:
 
         subjects = {
             "`subprocess.run(['bash', '-c', 'true'])` in a thread": (raw_true, iterations // 4),
-            "`shell` tool, `true`": (run_true, iterations // 4),
+            "`shell` tool, `true` (subreaper supervisor, default)": (run_true, iterations // 4),
+            "`shell` tool, `true`, `keep_background_processes=True`": (
+                run_true_unsupervised,
+                iterations // 4,
+            ),
             "`write` tool, 8 bytes, 6 levels deep": (do_write, iterations),
             "`edit` tool, one replacement": (do_edit, iterations),
             "`read` tool, 2 lines": (do_read, iterations),
