@@ -118,7 +118,12 @@ async def authorize(
 ) -> ExecutionAction:
     """Ask the policy (with the call's ids and abort signal); a denial raises ``ToolError``."""
     action = dataclasses.replace(
-        action, metadata={"session_id": context.session_id, "run_id": context.run_id}
+        action,
+        metadata={
+            **action.metadata,
+            "session_id": context.session_id,
+            "run_id": context.run_id,
+        },
     )
     try:
         return await assert_execution_allowed(policy, action, signal=context.signal)
