@@ -44,8 +44,8 @@ _DESCRIPTION = (
     "Run a shell command in {cwd} and return its combined stdout and stderr (the last "
     "{lines} lines / {bytes} bytes; longer output is saved to a file whose path is given). "
     "stdin is empty. Default and maximum timeout: {timeout:g} seconds; on timeout the command "
-    "and everything it started are killed. Background processes still attached to the output "
-    "are stopped when the command finishes."
+    "and everything it started are killed. Background processes it leaves behind are stopped "
+    "when the command finishes."
 )
 
 
