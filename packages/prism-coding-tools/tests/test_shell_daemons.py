@@ -86,7 +86,7 @@ async def test_detached_processes_never_survive_the_command(
     async def call() -> None:
         arguments: dict[str, object] = {"command": command}
         if ending == "timeout":
-            arguments["timeout"] = 1
+            arguments["timeout"] = 2
         results.append(await shell.execute(arguments, context(controller.signal)))
 
     with reaping(pids, is_alive), anyio.fail_after(30):
@@ -147,4 +147,18 @@ async def test_a_stubborn_detached_daemon_is_killed_after_the_grace(
         result = await shell.execute({"command": command}, context())
         pids += await recorded_pids(tmp_path, 1)
         assert not result.is_error
+        assert not is_alive(pids[0])
+
+
+async def test_killing_its_own_process_group_does_not_free_a_daemon(
+    tmp_path: Path, context: Any, is_alive: Callable[[int], bool]
+) -> None:
+    command = SHAPES["setsid_redirected"].format(pid=tmp_path / "daemon.pid")
+    command += f"; while [ ! -s {tmp_path}/daemon.pid ]; do sleep 0.01; done; kill -KILL 0"
+    shell = create_shell_tool(tmp_path)
+    pids: list[int] = []
+    with reaping(pids, is_alive), anyio.fail_after(20):
+        result = await shell.execute({"command": command}, context())
+        pids += await recorded_pids(tmp_path, 1)
+        assert "SIGKILL" in result.content[0].text  # type: ignore[union-attr]
         assert not is_alive(pids[0])

@@ -6,6 +6,8 @@ detaches (``setsid``, double fork, closed stdio), is re-parented to the supervis
 init when its parent dies. When the shell ends, or on SIGTERM/SIGINT/SIGHUP (timeout, abort),
 the supervisor sends SIGTERM to its remaining children, SIGKILL after the grace, and repeats
 until it has no child left; then it exits with the shell's status (re-raising its signal).
+The shell leads its own process group, so ``kill 0`` in the command does not reach the
+supervisor; a command that SIGKILLs its parent directly still can (documented residual).
 """
 
 from __future__ import annotations
@@ -122,12 +124,15 @@ def main():
     if ctype.startswith("="):
         env["LC_CTYPE"] = ctype[1:]
     stops = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-    me, status = os.getpid(), None
+    me, status, child = os.getpid(), None, None
     try:
         for number in stops:
             signal.signal(number, on_signal)
         defaults = stops + (signal.SIGPIPE, signal.SIGXFSZ)
-        child = os.posix_spawn(shell, [shell, "-c", command], env, setsigdef=defaults)
+        # The shell leads its own process group: `kill 0` in the command cannot reach us.
+        child = os.posix_spawn(
+            shell, [shell, "-c", command], env, setsigdef=defaults, setpgroup=0
+        )
         while status is None:
             pid, code = os.waitpid(-1, 0)
             if pid == child:
@@ -144,6 +149,13 @@ def main():
             break
         except Stop:
             continue
+    if status is None and child is not None:
+        # Stopped (timeout, abort): the shell's group first, as the host did with ours. The
+        # shell is not reaped yet, so its pid (the group id) cannot have been reused.
+        try:
+            os.killpg(child, signal.SIGTERM)
+        except OSError:
+            pass
     clean(me, grace)
     finish(status)
 
