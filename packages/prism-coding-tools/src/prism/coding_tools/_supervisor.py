@@ -164,8 +164,9 @@ main()
 
 
 def supervisor_available() -> bool:
-    """Whether commands can run under the subreaper supervisor here (Linux with a Python)."""
-    return sys.platform == "linux" and bool(sys.executable)
+    """Whether commands can run under the subreaper supervisor here: Linux, with a real Python
+    interpreter (not a frozen application, whose executable is the application itself)."""
+    return sys.platform == "linux" and bool(sys.executable) and not getattr(sys, "frozen", False)
 
 
 def resolve_shell(shell: str, search_path: str) -> str:
