@@ -11,12 +11,15 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from prism.coding_tools import MutationQueue, create_coding_tools
 from prism.core import ExecutionAction, ExecutionDecision, ToolResult, render_tool_result
@@ -195,3 +198,46 @@ async def test_a_policy_supplied_path_is_not_resolved_through_symlinks(
     for result in (read, write):
         assert result.error is not None and "link is now a symbolic link" in result.error.message
     assert (tmp_path / "real/f.txt").read_text() == "real\n"
+
+
+_LINK_TARGETS = ["a", "b", "../outside", "l2", "a/deep", "missing", "/"]
+_COMPONENTS = ["a", "b", "l1", "l2", "..", "deep", "new"]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    l1=st.sampled_from(_LINK_TARGETS),
+    l2=st.sampled_from(_LINK_TARGETS),
+    parts=st.lists(st.sampled_from(_COMPONENTS), min_size=0, max_size=4),
+)
+def test_any_symlink_layout_writes_exactly_the_checked_path_inside_the_root(
+    context: Any, l1: str, l2: str, parts: list[str]
+) -> None:
+    with tempfile.TemporaryDirectory() as base_dir:
+        base = Path(base_dir)
+        root, outside = base / "root", base / "outside"
+        (root / "a" / "deep").mkdir(parents=True)
+        (root / "b").mkdir()
+        outside.mkdir()
+        (root / "l1").symlink_to(l1)
+        (root / "l2").symlink_to(l2)
+        before = snapshot(outside)
+        path = "/".join([*parts, "f.txt"])
+        expected = os.path.realpath(root / path)
+        inside = os.path.commonpath([os.path.realpath(root), expected]) == os.path.realpath(root)
+        write = create_coding_tools(root, execution_policy=ContainedPolicy(root))[2]
+
+        async def attempt() -> ToolResult:
+            with anyio.fail_after(10):
+                return await write.execute({"path": path, "content": "x"}, context())
+
+        for backend in ("asyncio", "trio"):
+            result = anyio.run(attempt, backend=backend)
+            assert snapshot(outside) == before
+            if not inside:
+                assert result.error is not None and result.error.code == "execution_denied"
+            elif not result.is_error:
+                assert result.metadata["path"] == expected
+                assert Path(expected).read_text() == "x"
