@@ -6,6 +6,9 @@
   loop over a pipe and ``subprocess.run(capture_output=True)``: wall time, throughput and peak
   RSS growth. Each measurement runs in a fresh interpreter so peak RSS is its own.
 * read: first page of a 1 MB and a 1 GB text file through the ``read`` tool.
+* per call: a short command (``true``) through the ``shell`` tool vs ``subprocess.run``, and a
+  small ``write`` / ``edit`` / ``read`` on a file six directories deep: the fixed cost of the
+  supervisor and of the race-free (directory fd) file access.
 
 Prints markdown tables (the ones in docs/performance.md). Linux only (reads /proc).
 """
@@ -161,15 +164,100 @@ def read_table(iterations: int, big_bytes: int) -> str:
     return "\n".join(rows)
 
 
+def per_call_table(iterations: int) -> str:
+    """Median seconds per call of small operations, asyncio and trio."""
+    import anyio
+
+    from prism.coding_tools import (
+        LocalShellOperations,
+        ShellOptions,
+        create_coding_tools,
+        create_shell_tool,
+    )
+    from prism.core import AbortController, ToolExecutionContext
+
+    with tempfile.TemporaryDirectory(prefix="prism-bench-call-") as directory:
+        deep = Path(directory, "a", "b", "c", "d", "e")
+        deep.mkdir(parents=True)
+        shell, read, write, edit = create_coding_tools(directory)
+        keep = LocalShellOperations(keep_background_processes=True)
+        unsupervised = create_shell_tool(directory, options=ShellOptions(operations=keep))
+        context = ToolExecutionContext(
+            session_id="b", run_id="b", tool_call_id="1", signal=AbortController().signal
+        )
+        path = "a/b/c/d/e/f.txt"
+
+        async def run_true() -> None:
+            result = await shell.execute({"command": "true"}, context)
+            assert not result.is_error, result.error
+
+        async def run_true_unsupervised() -> None:
+            result = await unsupervised.execute({"command": "true"}, context)
+            assert not result.is_error, result.error
+
+        async def raw_true() -> None:
+            await anyio.to_thread.run_sync(lambda: subprocess.run(["bash", "-c", "true"]))
+
+        async def do_write() -> None:
+            result = await write.execute({"path": path, "content": "one\ntwo\n"}, context)
+            assert not result.is_error, result.error
+
+        async def do_edit() -> None:
+            old, new = ("one", "uno") if "one" in (deep / "f.txt").read_text() else ("uno", "one")
+            edits = [{"old_text": old, "new_text": new}]
+            result = await edit.execute({"path": path, "edits": edits}, context)
+            assert not result.is_error, result.error
+
+        async def do_read() -> None:
+            result = await read.execute({"path": path}, context)
+            assert not result.is_error, result.error
+
+        subjects = {
+            "`subprocess.run(['bash', '-c', 'true'])` in a thread": (raw_true, iterations // 4),
+            "`shell` tool, `true` (subreaper supervisor, default)": (run_true, iterations // 4),
+            "`shell` tool, `true`, `keep_background_processes=True`": (
+                run_true_unsupervised,
+                iterations // 4,
+            ),
+            "`write` tool, 8 bytes, 6 levels deep": (do_write, iterations),
+            "`edit` tool, one replacement": (do_edit, iterations),
+            "`read` tool, 2 lines": (do_read, iterations),
+        }
+
+        async def measure() -> dict[str, float]:
+            await do_write()
+            times: dict[str, list[float]] = {name: [] for name in subjects}
+            for _ in range(5):
+                for name, (fn, count) in subjects.items():
+                    await fn()  # warm-up
+                    started = time.perf_counter()
+                    for _ in range(max(count, 1)):
+                        await fn()
+                    times[name].append((time.perf_counter() - started) / max(count, 1))
+            return {name: sorted(values)[len(values) // 2] for name, values in times.items()}
+
+        results = {backend: anyio.run(measure, backend=backend) for backend in ("asyncio", "trio")}
+    rows = ["| per call (median of 5 batches) | asyncio | trio |", "| --- | ---: | ---: |"]
+    for name in subjects:
+        cells = " | ".join(f"{results[b][name] * 1e3:.2f} ms" for b in ("asyncio", "trio"))
+        rows.append(f"| {name} | {cells} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="one repeat, fewer read iterations")
+    parser.add_argument("--calls-only", action="store_true", help="only the per-call table")
     args = parser.parse_args()
     if args.measure:
         print(json.dumps(_measure(args.measure)))
         return
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
+    print(per_call_table(100 if args.quick else 400))
+    print()
+    if args.calls_only:
+        return
     print(shell_table(1 if args.quick else 5))
     print()
     print(read_table(100 if args.quick else 500, 1_000_000_000))

@@ -133,11 +133,12 @@ async def test_background_job_holding_the_output_is_stopped_after_exit(
     assert not is_alive(pid)
 
 
-async def test_detached_job_with_redirected_output_outlives_a_normal_exit(
+async def test_keep_background_processes_lets_a_detached_job_outlive_a_normal_exit(
     tmp_path: Path, context: Any, is_alive: Callable[[int], bool]
 ) -> None:
-    """Documented choice: a job that let go of the output is the user's to keep."""
-    shell = create_shell_tool(tmp_path)
+    """The explicit opt-in: a job that let go of the output is the user's to keep."""
+    operations = LocalShellOperations(keep_background_processes=True)
+    shell = create_shell_tool(tmp_path, options=ShellOptions(operations=operations))
     command = f"sleep 600 > /dev/null 2>&1 & echo $! > {tmp_path}/kept.child"
     with anyio.fail_after(20):
         result = await shell.execute({"command": command}, context())

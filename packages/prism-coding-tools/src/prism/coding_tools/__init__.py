@@ -19,6 +19,7 @@ from ._options import (
 )
 from ._read import create_read_tool
 from ._shell import create_shell_tool
+from ._spawn import SpawnContext, SpawnHook
 from ._write import create_write_tool
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "ReadOptions",
     "ShellOperations",
     "ShellOptions",
+    "SpawnContext",
+    "SpawnHook",
     "TransformImageInput",
     "WriteOptions",
     "create_coding_tools",

@@ -1,16 +1,18 @@
-"""Atomic file replacement: temp file in the same directory, fsync, ``os.replace``."""
+"""Atomic file replacement through a directory fd: temp file beside the target, fsync, rename."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import secrets
 import stat
-import tempfile
 from collections.abc import Callable
 
 from ._common import ToolError
+from ._fs import fs_error, lstat_in, open_directory, split_target
 
-__all__ = ["atomic_write", "current_umask"]
+__all__ = ["atomic_write", "current_umask", "replace_in"]
 
 
 def current_umask() -> int:
@@ -22,27 +24,49 @@ def current_umask() -> int:
     return 0o022
 
 
-def atomic_write(target: str, data: bytes, should_stop: Callable[[], bool], *, shown: str) -> bool:
-    """Replace ``target`` (a resolved, symlink-free path) with ``data``; return whether it was
-    created. Readers see the old or the new content, never a mix; an existing file keeps its
-    mode and (when permitted) owner; no temp file survives a failure or an abort."""
+def atomic_write(
+    target: str, data: bytes, should_stop: Callable[[], bool], *, shown: str, verb: str = "write"
+) -> bool:
+    """Replace ``target`` (the checked, symlink-free path) with ``data``, creating missing
+    parent directories; return whether the file was created. See ``replace_in``."""
+    parent, name = split_target(target, shown)
     try:
-        existing: os.stat_result | None = os.stat(target)
-    except FileNotFoundError:
-        existing = None
+        dir_fd = open_directory(parent, create=True)
     except OSError as exc:
-        raise ToolError("io_error", f"Cannot write {shown}: {exc.strerror or exc}") from None
+        raise fs_error(exc, verb, shown) from None
+    try:
+        return replace_in(dir_fd, name, target, data, should_stop, shown=shown, verb=verb)
+    finally:
+        os.close(dir_fd)
+
+
+def replace_in(
+    dir_fd: int,
+    name: str,
+    target: str,
+    data: bytes,
+    should_stop: Callable[[], bool],
+    *,
+    shown: str,
+    verb: str,
+) -> bool:
+    """Replace ``name`` in the directory ``dir_fd`` atomically: a temp file created in that very
+    directory, ``fsync``, rename within it. Readers see the old or the new content, never a mix;
+    an existing file keeps its mode and (when permitted) owner; no temp file survives a failure
+    or an abort."""
+    try:
+        existing = lstat_in(dir_fd, name, target)
+    except OSError as exc:
+        raise fs_error(exc, verb, shown) from None
     if existing is not None and not stat.S_ISREG(existing.st_mode):
         kind = "a directory" if stat.S_ISDIR(existing.st_mode) else "not a regular file"
-        raise ToolError("not_a_file", f"Cannot write {shown}: it is {kind}")
+        raise ToolError("not_a_file", f"Cannot {verb} {shown}: it is {kind}")
     if should_stop():
         raise ToolError("aborted", f"Aborted before writing {shown}; nothing was changed")
-    directory = os.path.dirname(target)
     try:
-        os.makedirs(directory, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.")
+        fd, temp = _create_temp(dir_fd, name)
     except OSError as exc:
-        raise ToolError("io_error", f"Cannot write {shown}: {exc.strerror or exc}") from None
+        raise fs_error(exc, verb, shown) from None
     try:
         try:
             _fill(fd, data, existing)
@@ -50,15 +74,27 @@ def atomic_write(target: str, data: bytes, should_stop: Callable[[], bool], *, s
             os.close(fd)
         if should_stop():
             raise ToolError("aborted", f"Aborted before replacing {shown}; nothing was changed")
-        os.replace(temp, target)
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException as exc:
         with contextlib.suppress(OSError):
-            os.unlink(temp)
+            os.unlink(temp, dir_fd=dir_fd)
         if isinstance(exc, OSError):
-            raise ToolError("io_error", f"Cannot write {shown}: {exc.strerror or exc}") from None
+            raise fs_error(exc, verb, shown) from None
         raise
-    _sync_directory(directory)
+    _sync_directory(dir_fd)
     return existing is None
+
+
+def _create_temp(dir_fd: int, name: str) -> tuple[int, str]:
+    """A new private file next to ``name`` (never following a symlink)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(100):
+        temp = f".{name[:200]}.{secrets.token_hex(6)}"
+        try:
+            return os.open(temp, flags, 0o600, dir_fd=dir_fd), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", name)
 
 
 def _fill(fd: int, data: bytes, existing: os.stat_result | None) -> None:
@@ -75,9 +111,9 @@ def _fill(fd: int, data: bytes, existing: os.stat_result | None) -> None:
     os.fsync(fd)
 
 
-def _sync_directory(directory: str) -> None:
+def _sync_directory(dir_fd: int) -> None:
     with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=dir_fd)
         try:
             os.fsync(fd)
         finally:

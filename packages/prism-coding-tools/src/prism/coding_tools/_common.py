@@ -118,7 +118,12 @@ async def authorize(
 ) -> ExecutionAction:
     """Ask the policy (with the call's ids and abort signal); a denial raises ``ToolError``."""
     action = dataclasses.replace(
-        action, metadata={"session_id": context.session_id, "run_id": context.run_id}
+        action,
+        metadata={
+            **action.metadata,
+            "session_id": context.session_id,
+            "run_id": context.run_id,
+        },
     )
     try:
         return await assert_execution_allowed(policy, action, signal=context.signal)
@@ -193,17 +198,32 @@ def resolve_path(cwd: str, raw: str) -> str:
     """An absolute, symlink-free path: ``~`` expanded, relative to ``cwd``."""
     if "\0" in raw:
         raise ToolError("invalid_arguments", "path must not contain NUL characters")
-    return os.path.realpath(os.path.join(cwd, os.path.expanduser(raw)))
+    try:
+        return os.path.realpath(os.path.join(cwd, os.path.expanduser(raw)))
+    except OSError as exc:  # a component changed between lstat and readlink
+        raise ToolError(
+            "io_error", f"Cannot resolve {raw}: {exc.strerror or exc} (it changed while resolving)"
+        ) from None
 
 
-def single_path(action: ExecutionAction, cwd: str) -> str:
-    """The one path of a (possibly policy-modified) file action, resolved."""
+def single_path(action: ExecutionAction, checked: str, cwd: str) -> str:
+    """The one path of a (possibly policy-modified) file action.
+
+    The path the policy saw is used verbatim: resolving it again after the check would follow
+    a symlink swapped in meanwhile. A path the policy put in its place is made absolute and
+    normalized but not resolved: the access then follows no symlink in it (see ``_fs``).
+    """
     if len(action.paths) != 1 or not isinstance(action.paths[0], str):
         raise ToolError(
             "execution_denied",
             f"the execution policy returned {len(action.paths)} paths; this tool needs exactly one",
         )
-    return resolve_path(cwd, action.paths[0])
+    given = action.paths[0]
+    if given == checked:
+        return checked
+    if "\0" in given:
+        raise ToolError("execution_denied", "the execution policy returned a path with NUL")
+    return os.path.normpath(os.path.join(cwd, os.path.expanduser(given)))
 
 
 def _kind(value: object) -> str:

@@ -17,7 +17,7 @@ from prism.core import (
     ToolResult,
 )
 
-from ._atomic import atomic_write
+from ._atomic import replace_in
 from ._common import (
     ToolError,
     authorize,
@@ -31,6 +31,7 @@ from ._common import (
     single_path,
 )
 from ._edit_apply import Applied, Edit, apply_edits
+from ._fs import fs_error, lstat_in, open_directory, open_regular, split_target
 from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue
 from ._options import DEFAULT_EDIT_OPTIONS, EditOptions
 from ._paging import read_up_to
@@ -116,12 +117,12 @@ def create_edit_tool(
         edits = parse_edits(arguments["edits"], options)  # before any fs access
         path = resolve_path(root, raw)
         action = ExecutionAction(kind="edit", operation="edit", paths=(path,), risk="medium")
-        target = single_path(await authorize(execution_policy, action, context), root)
-        async with queue.hold(target) as key:
+        target = single_path(await authorize(execution_policy, action, context), path, root)
+        async with queue.hold(target):
             check_aborted(context, f"editing {raw}")
-            work = functools.partial(_edit_file, key, raw, edits, options)
+            work = functools.partial(_edit_file, target, raw, edits, options)
             applied = await in_worker(work, context, abandon_on_cancel=False)
-        return _result(context, raw, key, len(edits), applied)
+        return _result(context, raw, target, len(edits), applied)
 
     return ToolDefinition(
         name="edit",
@@ -161,28 +162,48 @@ def _edit_file(
     options: EditOptions,
     should_stop: Callable[[], bool],
 ) -> Applied:
+    """Read, edit and replace ``path`` through one directory fd (see ``_fs``)."""
     limit = options.max_file_bytes
+    parent, name = split_target(path, shown)
     try:
-        info = os.stat(path)
+        dir_fd = open_directory(parent, create=False)
+    except FileNotFoundError:
+        raise _not_found(shown) from None
+    except OSError as exc:
+        raise fs_error(exc, "edit", shown) from None
+    try:
+        raw = _load(dir_fd, name, path, shown, limit)
+        applied = apply_edits(raw, edits, shown=shown)
+        if len(applied.data) > limit:
+            raise _too_big(shown, len(applied.data), limit, " after the edits")
+        replace_in(dir_fd, name, path, applied.data, should_stop, shown=shown, verb="edit")
+        return applied
+    finally:
+        os.close(dir_fd)
+
+
+def _load(dir_fd: int, name: str, path: str, shown: str, limit: int) -> bytes:
+    try:
+        info = lstat_in(dir_fd, name, path)
+        if info is None:
+            raise _not_found(shown)
         if not stat.S_ISREG(info.st_mode):
             raise ToolError("not_a_file", f"Cannot edit {shown}: it is not a regular file")
         if info.st_size > limit:
             raise _too_big(shown, info.st_size, limit)
-        with open(path, "rb", buffering=0) as f:
+        with open(open_regular(dir_fd, name, path, info), "rb", buffering=0) as f:
             raw = read_up_to(f, limit + 1)
     except FileNotFoundError:
-        raise ToolError(
-            "file_not_found", f"File not found: {shown}; use the write tool to create it"
-        ) from None
+        raise _not_found(shown) from None
     except OSError as exc:
-        raise ToolError("io_error", f"Cannot edit {shown}: {exc.strerror or exc}") from None
+        raise fs_error(exc, "edit", shown) from None
     if len(raw) > limit:
         raise _too_big(shown, len(raw), limit)
-    applied = apply_edits(raw, edits, shown=shown)
-    if len(applied.data) > limit:
-        raise _too_big(shown, len(applied.data), limit, " after the edits")
-    atomic_write(path, applied.data, should_stop, shown=shown)
-    return applied
+    return raw
+
+
+def _not_found(shown: str) -> ToolError:
+    return ToolError("file_not_found", f"File not found: {shown}; use the write tool to create it")
 
 
 def _too_big(shown: str, size: int, limit: int, when: str = "") -> ToolError:

@@ -19,6 +19,12 @@ from prism.core import AbortSignal
 
 from ._exec import ExecResult
 from ._process_tree import group_exists, signal_tree, tree_pids
+from ._supervisor import (
+    SUPERVISOR_MARGIN_SECONDS,
+    resolve_shell,
+    supervised_argv,
+    supervisor_available,
+)
 
 __all__ = ["LocalShellOperations", "default_shell"]
 
@@ -41,11 +47,12 @@ class LocalShellOperations:
     """Runs commands on this machine with ``<shell> -c``.
 
     Each command gets its own session (so its own process group), stdin from ``/dev/null``
-    and one pipe for stdout+stderr. On timeout or abort the group and every process still
-    holding the pipe get SIGTERM, then SIGKILL after ``kill_grace_seconds``. After a normal
-    exit, output is drained for up to ``exit_drain_seconds``; processes still holding the
-    pipe after that are killed the same way (detached jobs that redirected their output
-    are left alone).
+    and one pipe for stdout+stderr. On Linux the shell runs under a child-subreaper supervisor
+    (``_supervisor``) that, when the shell ends or on timeout/abort, kills every process the
+    command started, detached or not, unless ``keep_background_processes`` is true. On timeout
+    or abort the group and every process still holding the pipe get SIGTERM, then SIGKILL after
+    ``kill_grace_seconds``. After a normal exit, output is drained for up to
+    ``exit_drain_seconds``; processes still holding the pipe after that are killed the same way.
     """
 
     def __init__(
@@ -54,6 +61,7 @@ class LocalShellOperations:
         shell_path: str | None = None,
         kill_grace_seconds: float = 2.0,
         exit_drain_seconds: float = 0.5,
+        keep_background_processes: bool = False,
     ) -> None:
         for name, value in (
             ("kill_grace_seconds", kill_grace_seconds),
@@ -61,9 +69,23 @@ class LocalShellOperations:
         ):
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 60:
                 raise ValueError(f"{name} must be seconds above 0 and at most 60, got {value!r}")
+        if not isinstance(keep_background_processes, bool):
+            raise ValueError(
+                f"keep_background_processes must be a bool, got {keep_background_processes!r}"
+            )
         self.shell_path = shell_path
         self.kill_grace_seconds = float(kill_grace_seconds)
         self.exit_drain_seconds = float(exit_drain_seconds)
+        self.keep_background_processes = keep_background_processes
+
+    def _argv(self, command: str, env: Mapping[str, str]) -> tuple[list[str], float]:
+        """The argv to start and the host's grace before SIGKILL (longer when supervised)."""
+        search = os.pathsep.join(os.get_exec_path(dict(env)))
+        shell = resolve_shell(self.shell_path or default_shell(), search)
+        if self.keep_background_processes or not supervisor_available():
+            return [shell, "-c", command], self.kill_grace_seconds
+        argv = supervised_argv(shell, command, self.kill_grace_seconds, env)
+        return argv, self.kill_grace_seconds + SUPERVISOR_MARGIN_SECONDS
 
     async def exec(
         self,
@@ -76,7 +98,7 @@ class LocalShellOperations:
         timeout_seconds: float | None,
     ) -> ExecResult:
         """Run ``command``; see the class docstring for the kill rules."""
-        argv = [self.shell_path or default_shell(), "-c", command]
+        argv, grace = self._argv(command, env)
         read_fd, write_fd = os.pipe()
         try:
             set_pipe_size = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
@@ -99,7 +121,7 @@ class LocalShellOperations:
             raise
         finally:
             os.close(write_fd)
-        run = _Run(process, read_fd, inode, on_data, self.kill_grace_seconds)
+        run = _Run(process, read_fd, inode, on_data, grace)
         try:
             return await run.supervise(signal, timeout_seconds, self.exit_drain_seconds)
         finally:

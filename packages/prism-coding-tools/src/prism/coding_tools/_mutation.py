@@ -62,7 +62,10 @@ class MutationQueue:
 
 
 def _key(path: str) -> str:
-    return os.path.realpath(path)
+    try:
+        return os.path.realpath(path)
+    except OSError:  # changing under our feet: the path itself still names one queue
+        return os.path.normpath(path)
 
 
 DEFAULT_MUTATION_QUEUE = MutationQueue()

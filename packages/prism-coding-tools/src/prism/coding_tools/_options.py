@@ -9,6 +9,7 @@ import attrs
 
 from ._bounds import GIB, MIB, bounded_int, bounded_seconds
 from ._exec import ShellOperations
+from ._spawn import SpawnHook
 
 __all__ = [
     "DEFAULT_MAX_IMAGE_BYTES",
@@ -48,6 +49,11 @@ def _operations(instance: object, attribute: attrs.Attribute[Any], value: object
         raise ValueError("ShellOptions.operations must implement ShellOperations (an async exec)")
 
 
+def _prefix(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and (not isinstance(value, str) or not value.strip() or "\0" in value):
+        raise ValueError("ShellOptions.command_prefix must be non-blank text without NUL, or None")
+
+
 def _optional_callable(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     if value is not None and not callable(value):
         raise ValueError(f"{type(instance).__name__}.{attribute.name} must be callable or None")
@@ -71,6 +77,11 @@ class ShellOptions:
     """Names of the variables the command inherits; ``None`` passes the full environment."""
     operations: ShellOperations | None = attrs.field(default=None, validator=_operations)
     """Replaces local execution (e.g. a sandbox); ``None`` uses ``LocalShellOperations``."""
+    command_prefix: str | None = attrs.field(default=None, validator=_prefix)
+    """Host text run before every command (joined with a newline), e.g. a profile."""
+    spawn_hook: SpawnHook | None = attrs.field(default=None, validator=_optional_callable)
+    """``(SpawnContext) -> SpawnContext`` (sync or async): adjusts command, cwd and environment
+    before the spawn; a changed result is checked by the execution policy again."""
 
 
 @attrs.frozen

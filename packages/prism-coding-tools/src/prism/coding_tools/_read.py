@@ -34,6 +34,7 @@ from ._common import (
     resolve_path,
     single_path,
 )
+from ._fs import fs_error, lstat_in, open_directory, open_regular, split_target
 from ._images import SNIFF_BYTES, detect_image, is_animated_png
 from ._options import DEFAULT_READ_OPTIONS, ReadOptions, TransformImageInput
 from ._paging import CHUNK, Page, Readable, read_page, read_up_to
@@ -74,7 +75,7 @@ def create_read_tool(
         limit = min(optional_int(arguments, "limit") or options.max_lines, options.max_lines)
         path = resolve_path(root, raw)
         action = ExecutionAction(kind="read", operation="read", paths=(path,), risk="low")
-        target = single_path(await authorize(execution_policy, action, context), root)
+        target = single_path(await authorize(execution_policy, action, context), path, root)
         work = functools.partial(_read_file, target, raw, offset, limit, options)
         found = await in_worker(work, context, abandon_on_cancel=True)
         if isinstance(found, Page):
@@ -120,17 +121,13 @@ def _read_file(
     should_stop: Callable[[], bool],
 ) -> Page | _Image:
     try:
-        info = os.stat(path)
+        fd, info = _open_checked(path, shown)
     except FileNotFoundError:
         raise ToolError("file_not_found", f"File not found: {shown}") from None
     except OSError as exc:
-        raise ToolError("io_error", f"Cannot read {shown}: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise ToolError("not_a_file", f"{shown} is a directory; list it with the shell tool")
-    if not stat.S_ISREG(info.st_mode):
-        raise ToolError("not_a_file", f"{shown} is not a regular file")
+        raise fs_error(exc, "read", shown) from None
     try:
-        with open(path, "rb", buffering=0) as f:
+        with open(fd, "rb", buffering=0) as f:
             head = read_up_to(f, SNIFF_BYTES)
             mime = detect_image(head)
             if mime is not None:
@@ -151,7 +148,26 @@ def _read_file(
                 should_stop=should_stop,
             )
     except OSError as exc:
-        raise ToolError("io_error", f"Cannot read {shown}: {exc.strerror or exc}") from None
+        raise fs_error(exc, "read", shown) from None
+
+
+def _open_checked(path: str, shown: str) -> tuple[int, os.stat_result]:
+    """An fd for the regular file at the checked ``path``, reached without symlinks."""
+    if path == "/" or os.path.basename(path) in ("", ".", ".."):
+        raise ToolError("not_a_file", f"{shown} is a directory; list it with the shell tool")
+    parent, name = split_target(path, shown)
+    dir_fd = open_directory(parent, create=False)
+    try:
+        info = lstat_in(dir_fd, name, path)
+        if info is None:
+            raise FileNotFoundError(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise ToolError("not_a_file", f"{shown} is a directory; list it with the shell tool")
+        if not stat.S_ISREG(info.st_mode):
+            raise ToolError("not_a_file", f"{shown} is not a regular file")
+        return open_regular(dir_fd, name, path, info), info
+    finally:
+        os.close(dir_fd)
 
 
 def _too_large(shown: str, mime: str, size: int, limit: int, what: str) -> ToolError:

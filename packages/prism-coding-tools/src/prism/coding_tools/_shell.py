@@ -33,6 +33,7 @@ from ._exec import ExecResult, ShellOperations
 from ._local_shell import LocalShellOperations
 from ._options import DEFAULT_SHELL_OPTIONS, ShellOptions
 from ._output import OutputCollector, Tail
+from ._spawn import SpawnContext, prepare_spawn
 
 __all__ = ["create_shell_tool"]
 
@@ -43,8 +44,8 @@ _DESCRIPTION = (
     "Run a shell command in {cwd} and return its combined stdout and stderr (the last "
     "{lines} lines / {bytes} bytes; longer output is saved to a file whose path is given). "
     "stdin is empty. Default and maximum timeout: {timeout:g} seconds; on timeout the command "
-    "and everything it started are killed. Background processes still attached to the output "
-    "are stopped when the command finishes."
+    "and everything it started are killed. Background processes it leaves behind are stopped "
+    "when the command finishes."
 )
 
 
@@ -79,8 +80,17 @@ def create_shell_tool(
         if not isinstance(allowed.command, str) or not allowed.command:
             raise ToolError("execution_denied", "the execution policy left no command to run")
         run_cwd = allowed.cwd if isinstance(allowed.cwd, str) and allowed.cwd else root
-        _require_directory(run_cwd)
-        return await _run(operations, options, allowed.command, run_cwd, timeout, context)
+        spawn = await prepare_spawn(
+            allowed.command,
+            run_cwd,
+            env=_environment(options.env_allowlist),
+            prefix=options.command_prefix,
+            hook=options.spawn_hook,
+            policy=execution_policy,
+            context=context,
+        )
+        _require_directory(spawn.cwd)
+        return await _run(operations, options, spawn, timeout, context)
 
     return ToolDefinition(
         name="shell",
@@ -123,8 +133,7 @@ def _environment(allowlist: tuple[str, ...] | None) -> Mapping[str, str]:
 async def _run(
     operations: ShellOperations,
     options: ShellOptions,
-    command: str,
-    cwd: str,
+    spawn: SpawnContext,
     timeout: float,
     context: ToolExecutionContext,
 ) -> ToolResult:
@@ -139,9 +148,9 @@ async def _run(
     try:
         outcome = await _exec_guarded(
             operations,
-            command,
-            cwd=cwd,
-            env=_environment(options.env_allowlist),
+            spawn.command,
+            cwd=spawn.cwd,
+            env=spawn.env,
             on_data=collector.feed,
             signal=stop.signal,
             timeout=timeout,

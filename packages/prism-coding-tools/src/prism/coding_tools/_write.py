@@ -83,17 +83,17 @@ def create_write_tool(
         data = encode_bounded(content, options.max_input_bytes, "content")  # before any fs access
         path = resolve_path(root, raw)
         action = ExecutionAction(kind="write", operation="write", paths=(path,), risk="medium")
-        target = single_path(await authorize(execution_policy, action, context), root)
-        async with queue.hold(target) as key:
+        target = single_path(await authorize(execution_policy, action, context), path, root)
+        async with queue.hold(target):
             check_aborted(context, f"writing {raw}")
-            work = functools.partial(atomic_write, key, data, shown=raw)
+            work = functools.partial(atomic_write, target, data, shown=raw)
             created = await in_worker(work, context, abandon_on_cancel=False)
         verb = "Created" if created else "Wrote"
         return ok_result(
             "write",
             context,
             f"{verb} {raw} ({len(data):,} bytes)",
-            {"path": key, "bytes": len(data), "created": created},
+            {"path": target, "bytes": len(data), "created": created},
         )
 
     return ToolDefinition(
