@@ -75,9 +75,7 @@ def test_command_line_isolates_everything(tmp_path: Path) -> None:
     extra = tmp_path / "extra"
     extra.mkdir()
     sandbox = BubblewrapSandbox(root=tmp_path, writable=[extra])
-    argv = sandbox.argv(
-        "/usr/bin/bwrap", "make test", cwd=str(tmp_path), marker_fd=9, seccomp_fd=8
-    )
+    argv = sandbox.argv("/usr/bin/bwrap", "make test", cwd=str(tmp_path), marker_fd=9, seccomp_fd=8)
     joined = " ".join(argv)
     for flag in (
         "--unshare-all",
