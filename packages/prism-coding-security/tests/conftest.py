@@ -22,8 +22,10 @@ def _bwrap_problem() -> str | None:
     if binary is None:
         return "bubblewrap (bwrap) is not installed; apt-get install bubblewrap"
     probe = subprocess.run(
-        [binary, "--unshare-all", "--unshare-user", "--disable-userns", "--ro-bind", "/", "/"]
-        + ["--proc", "/proc", "--dev", "/dev", "true"],
+        [
+            *(binary, "--unshare-all", "--unshare-user", "--disable-userns"),
+            *("--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"),
+        ],
         capture_output=True,
         text=True,
         timeout=30,

@@ -6,14 +6,16 @@ import shlex
 import socket
 import struct
 import threading
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
 from prism.coding_security import BubblewrapSandbox, SandboxUnavailableError
 from prism.coding_security._seccomp import SeccompUnsupportedError, build_filter
+from prism.coding_tools import ExecResult
 
-from .conftest import RunSandbox
+RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("bwrap_ready")]
 
