@@ -149,3 +149,17 @@ async def test_an_oversized_tree_fails_closed(host_dir: Path, run_sandboxed: Run
     with pytest.raises(SandboxUnavailableError, match="protected_scan_limit"):
         await run_sandboxed(sandbox, "touch ran", root)
     assert not (root / "ran").exists()
+
+
+async def test_flooding_the_tree_past_the_limit_still_removes_a_planted_root_entry(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    from prism.coding_security import SandboxUnavailableError
+
+    root = host_dir / "flood"
+    root.mkdir()
+    sandbox = BubblewrapSandbox(root=root, protected_scan_limit=50)
+    script = "mkdir d && touch d/f{1..200} && echo 'echo PWNED' > .envrc"
+    with pytest.raises(SandboxUnavailableError, match="untrusted"):
+        await run_sandboxed(sandbox, script, root)
+    assert not (root / ".envrc").exists()

@@ -63,7 +63,7 @@ def _after(
         removed = remove_new_entries(protected, roots, guard.before, limit)
     except OSError as error:
         raise SandboxUnavailableError(
-            f"the command created or replaced a protected path that could not be removed "
+            f"after the command, the protected paths could not be fully checked or restored "
             f"({error}); treat the workspace as untrusted"
         ) from error
     for path in removed:

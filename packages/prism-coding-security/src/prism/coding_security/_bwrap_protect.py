@@ -107,9 +107,40 @@ def remove_new_entries(
 ) -> list[str]:
     """Remove protected entries that appeared or changed identity; return their paths.
 
-    Raises ``OSError`` when one cannot be removed (the caller reports it, fail closed).
+    Raises ``OSError`` when one cannot be removed or the tree grew past ``limit`` (then the
+    entries directly in each root are still checked first, fail closed).
     """
-    after = snapshot(protected, roots, limit)
+    try:
+        after = snapshot(protected, roots, limit)
+    except OSError:
+        _remove_changed(_shallow(protected, roots), before)
+        raise
+    return _remove_changed(after, before)
+
+
+def _shallow(protected: ProtectedPaths, roots: Sequence[str]) -> ProtectedSnapshot:
+    """Protected entries directly in each root (and a root ``.git``'s code parts)."""
+    result: ProtectedSnapshot = {}
+    for root in roots:
+        try:
+            names = os.listdir(root)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(root, name)
+            if protected.reason(path, [root]) is None:
+                continue
+            paths = [path]
+            if name.casefold() == ".git" and protected.git == "code" and os.path.isdir(path):
+                paths = _git_code_entries(path)
+            for entry in paths:
+                identity = _identity(entry)
+                if identity is not None:
+                    result[entry] = identity
+    return result
+
+
+def _remove_changed(after: ProtectedSnapshot, before: ProtectedSnapshot) -> list[str]:
     changed = [p for p, identity in after.items() if before.get(p) != identity]
     git_dirs = {p for p in changed if os.path.basename(p).casefold() == ".git"}
     removed: list[str] = []
