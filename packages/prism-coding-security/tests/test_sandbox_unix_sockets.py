@@ -142,3 +142,48 @@ def test_an_unsupported_architecture_fails_closed() -> None:
         build_filter("riscv64")
     assert issubclass(SeccompUnsupportedError, OSError)
     assert issubclass(SandboxUnavailableError, OSError)
+
+
+@pytest.mark.parametrize("kind", ["SOCK_DGRAM", "SOCK_SEQPACKET", "SOCK_STREAM"])
+async def test_a_socketpair_cannot_be_pointed_at_a_host_socket(
+    host_dir: Path, run_sandboxed: RunSandbox, kind: str
+) -> None:
+    """A datagram socket can sendto/re-connect anywhere, so only tied pairs are allowed."""
+    target = host_dir / "log.sock"
+    host = socket.socket(socket.AF_UNIX, getattr(socket, kind))
+    host.bind(str(target))
+    if kind != "SOCK_DGRAM":
+        host.listen(4)
+    host.setblocking(False)
+    code = (
+        "import socket\n"
+        "try:\n"
+        f"    a, b = socket.socketpair(socket.AF_UNIX, socket.{kind} | socket.SOCK_CLOEXEC)\n"
+        "except OSError as error:\n"
+        "    raise SystemExit(f'PAIR-DENIED {error.errno}')\n"
+        "a.sendall(b'x'); print('PAIR-OK', b.recv(1))\n"
+        "for attempt in ('sendto', 'connect'):\n"
+        "    try:\n"
+        f"        a.sendto(b'ESCAPED', {str(target)!r}) if attempt == 'sendto' else "
+        f"a.connect({str(target)!r})\n"
+        "        print('returned', attempt)\n"
+        "    except OSError as error:\n"
+        "        print('refused', attempt, error.errno)\n"
+    )
+    try:
+        _, output = await run_sandboxed(
+            BubblewrapSandbox(root=host_dir), f"/usr/bin/python3 -c {shlex.quote(code)}", host_dir
+        )
+        received = b""
+        try:
+            received = host.recv(100) if kind == "SOCK_DGRAM" else host.accept()[0].recv(100)
+        except BlockingIOError:
+            pass
+    finally:
+        host.close()
+    assert received == b""  # a seqpacket sendto ignores the address and goes to the pair
+    assert "returned connect" not in output
+    if kind == "SOCK_DGRAM":
+        assert "PAIR-DENIED 97" in output
+    else:
+        assert "PAIR-OK" in output

@@ -3,7 +3,9 @@
 It denies ``socket(AF_UNIX, ...)`` (host Unix sockets: Docker, SSH agent, D-Bus) and
 ``io_uring_setup`` (io_uring can open sockets without passing through seccomp), refuses x32
 system calls, and kills any process that calls in with a foreign architecture (32-bit compat
-entry points). ``socketpair`` stays allowed: it only connects the caller to itself.
+entry points). ``socketpair`` stays allowed for stream and seqpacket sockets, which stay tied
+to their pair; a datagram pair is refused, because a datagram socket can ``sendto`` or
+re-``connect`` to any socket path on the host.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ __all__ = ["SeccompUnsupportedError", "build_filter", "filter_fd", "native_arch"
 _LD_W_ABS = 0x00 | 0x00 | 0x20  # BPF_LD | BPF_W | BPF_ABS
 _JEQ_K = 0x05 | 0x10 | 0x00  # BPF_JMP | BPF_JEQ | BPF_K
 _JGE_K = 0x05 | 0x30 | 0x00  # BPF_JMP | BPF_JGE | BPF_K
+_AND_K = 0x04 | 0x50 | 0x00  # BPF_ALU | BPF_AND | BPF_K
 _RET_K = 0x06 | 0x00  # BPF_RET | BPF_K
 
 # seccomp return actions (linux/seccomp.h).
@@ -31,8 +34,12 @@ _RET_ALLOW = 0x7FFF0000
 _OFFSET_NR = 0
 _OFFSET_ARCH = 4
 _OFFSET_ARG0 = 16
+_OFFSET_ARG1 = 24
 
 _AF_UNIX = 1
+_SOCK_TYPE_MASK = 0xF
+_SOCK_STREAM = 1
+_SOCK_SEQPACKET = 5
 _X32_SYSCALL_BIT = 0x40000000
 
 
@@ -40,13 +47,16 @@ _X32_SYSCALL_BIT = 0x40000000
 class _Arch:
     audit: int
     socket: int
+    socketpair: int
     io_uring_setup: int
     x32_bit: bool
 
 
 _ARCHES = {
-    "x86_64": _Arch(audit=0xC000003E, socket=41, io_uring_setup=425, x32_bit=True),
-    "aarch64": _Arch(audit=0xC00000B7, socket=198, io_uring_setup=425, x32_bit=False),
+    "x86_64": _Arch(audit=0xC000003E, socket=41, socketpair=53, io_uring_setup=425, x32_bit=True),
+    "aarch64": _Arch(
+        audit=0xC00000B7, socket=198, socketpair=199, io_uring_setup=425, x32_bit=False
+    ),
 }
 _ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
 
@@ -91,7 +101,14 @@ def build_filter(arch: str | None = None, *, block_unix: bool = True) -> bytes:
     program += [_insn(_JEQ_K, 0, 1, spec.io_uring_setup), _insn(_RET_K, 0, 0, deny)]
     if block_unix:
         program += [
-            _insn(_JEQ_K, 0, 3, spec.socket),
+            _insn(_JEQ_K, 0, 6, spec.socketpair),
+            _insn(_LD_W_ABS, 0, 0, _OFFSET_ARG1),
+            _insn(_AND_K, 0, 0, _SOCK_TYPE_MASK),
+            _insn(_JEQ_K, 2, 0, _SOCK_STREAM),
+            _insn(_JEQ_K, 1, 0, _SOCK_SEQPACKET),
+            _insn(_RET_K, 0, 0, deny_socket),
+            _insn(_RET_K, 0, 0, _RET_ALLOW),
+            _insn(_JEQ_K, 0, 3, spec.socket),  # A still holds the syscall number
             _insn(_LD_W_ABS, 0, 0, _OFFSET_ARG0),
             _insn(_JEQ_K, 0, 1, _AF_UNIX),
             _insn(_RET_K, 0, 0, deny_socket),
