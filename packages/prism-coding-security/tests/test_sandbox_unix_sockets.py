@@ -187,3 +187,27 @@ async def test_a_socketpair_cannot_be_pointed_at_a_host_socket(
         assert "PAIR-DENIED 97" in output
     else:
         assert "PAIR-OK" in output
+
+
+async def test_allow_read_mode_shows_only_the_allowlisted_socket(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    workspace = host_dir / "ws"
+    workspace.mkdir()
+    allowed, other = _Listener(host_dir / "allowed.sock"), _Listener(host_dir / "other.sock")
+    try:
+        sandbox = BubblewrapSandbox(
+            root=workspace, read_mode="allow", allow_unix_sockets=[str(host_dir / "allowed.sock")]
+        )
+        _, output = await run_sandboxed(
+            sandbox,
+            f"{_client(host_dir / 'allowed.sock')}; {_client(host_dir / 'other.sock')}; true",
+            workspace,
+        )
+    finally:
+        allowed.close()
+        other.close()
+    assert allowed.accepted == 1
+    assert other.accepted == 0
+    assert bytes(other.received) == b""
+    assert output.count("CONNECTED") == 1

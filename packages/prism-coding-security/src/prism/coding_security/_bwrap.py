@@ -7,6 +7,7 @@ import shlex
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 
+import anyio
 import attrs
 
 from prism.coding_tools import ExecResult
@@ -304,7 +305,7 @@ class BubblewrapSandbox:
         if not isinstance(cwd, str) or not os.path.isabs(cwd):
             raise SandboxUnavailableError(f"sandbox cwd must be an absolute path, got {cwd!r}")
         binary = self._binary()
-        self._check_required()
+        await anyio.to_thread.run_sync(self._check_required)  # probes run bwrap once
         program = self._filter()
         async with guarded(
             protected=self.protected_paths,
