@@ -163,3 +163,24 @@ async def test_flooding_the_tree_past_the_limit_still_removes_a_planted_root_ent
     with pytest.raises(SandboxUnavailableError, match="untrusted"):
         await run_sandboxed(sandbox, script, root)
     assert not (root / ".envrc").exists()
+
+
+async def test_code_mode_removes_git_code_parts_that_did_not_exist(
+    repo: Path, run_sandboxed: RunSandbox
+) -> None:
+    import shutil
+
+    shutil.rmtree(repo / ".git" / "hooks")
+    sandbox = BubblewrapSandbox(root=repo, git="code")
+    script = (
+        "mkdir .git/hooks && printf '#!/bin/sh\\necho PWNED\\n' > .git/hooks/pre-commit; "
+        "chmod +x .git/hooks/pre-commit; echo '[core] fsmonitor = x' > .git/config.worktree; "
+        "mkdir -p .git/objects/info && echo /tmp/evil > .git/objects/info/alternates; "
+        "echo ok > kept.txt; true"
+    )
+    _, output = await run_sandboxed(sandbox, script, repo)
+    for name in ("hooks", "config.worktree", "objects/info/alternates"):
+        assert not (repo / ".git" / name).exists(), name
+        assert f"removed {repo / '.git' / name}" in output
+    assert (repo / "kept.txt").read_text() == "ok\n"
+    assert "fsmonitor" not in _git(repo, "config", "--list", "--show-origin")

@@ -18,7 +18,7 @@ from ._bwrap_probe import seccomp_available, userns_available
 from ._bwrap_protect import protected_args
 from ._bwrap_run import run_supervised
 from ._bwrap_view import DEFAULT_DENY_READ, ReadMode, deny_read_args, view_args
-from ._cgroup import detect_cgroup_parent, nproc_rlimit_holds
+from ._cgroup import detect_cgroup_parent, nproc_rlimit_harmless, nproc_rlimit_holds
 from ._protected import GitProtection, ProtectedPaths
 from ._sandbox import CAPABILITY_NAMES, SandboxCapabilities, SandboxUnavailableError
 from ._seccomp import SeccompUnsupportedError, build_filter, filter_fd
@@ -247,9 +247,10 @@ class BubblewrapSandbox:
         cpu = max(1, int(-(-self.max_cpu_seconds // 1)))
         limits = (
             f"ulimit -S -H -v {max(1, self.max_memory_bytes // kib)} -t {cpu} "
-            f"-f {max(1, self.max_file_size_bytes // kib)} -n {self.max_open_files} "
-            f"-u {self.max_processes}"
+            f"-f {max(1, self.max_file_size_bytes // kib)} -n {self.max_open_files}"
         )
+        if nproc_rlimit_harmless():
+            limits += f" -u {self.max_processes}"
         marker = shlex.quote(STARTED_MARKER.decode())
         return (
             f"{limits} || exit 126\n"

@@ -16,7 +16,7 @@ import signal
 import time
 import uuid
 
-__all__ = ["CgroupLeaf", "detect_cgroup_parent", "nproc_rlimit_holds"]
+__all__ = ["CgroupLeaf", "detect_cgroup_parent", "nproc_rlimit_harmless", "nproc_rlimit_holds"]
 
 _SETTLE_SECONDS = 5.0
 
@@ -101,13 +101,26 @@ def detect_cgroup_parent(explicit: str | None) -> str | None:
             os.rmdir(probe)
 
 
-def nproc_rlimit_holds() -> bool:
-    """``RLIMIT_NPROC`` counts per user namespace (Linux >= 5.14) and binds non-root users."""
+def _per_namespace_nproc() -> bool:
+    """Linux >= 5.14 counts ``RLIMIT_NPROC`` per user namespace, not per host user."""
     try:
         major, minor = (int(x) for x in platform.release().split(".")[:2])
     except ValueError:
         return False
-    return os.getuid() != 0 and (major, minor) >= (5, 14)
+    return (major, minor) >= (5, 14)
+
+
+def nproc_rlimit_holds() -> bool:
+    """``RLIMIT_NPROC`` in the fresh user namespace is a real ceiling (non-root, >= 5.14)."""
+    return os.getuid() != 0 and _per_namespace_nproc()
+
+
+def nproc_rlimit_harmless() -> bool:
+    """Setting it cannot starve the sandbox: the count starts at zero, or root ignores it.
+
+    On older kernels the count is the host user's whole process count.
+    """
+    return os.getuid() == 0 or _per_namespace_nproc()
 
 
 class CgroupLeaf:
