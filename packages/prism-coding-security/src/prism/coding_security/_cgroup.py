@@ -166,6 +166,7 @@ class CgroupLeaf:
     def remove(self) -> None:
         """SIGKILL whatever is left in the leaf, then remove it (bounded wait)."""
         deadline = time.monotonic() + _SETTLE_SECONDS
+        pause = 0.001
         while True:
             for pid in self._pids():
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -178,4 +179,5 @@ class CgroupLeaf:
             except OSError:
                 if time.monotonic() > deadline:
                     return
-                time.sleep(0.02)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
