@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -206,3 +207,28 @@ async def test_invalid_timeouts_are_refused(timeout: float) -> None:
 def test_non_sandbox_is_refused() -> None:
     with pytest.raises(ValueError, match="Sandbox protocol"):
         create_sandbox_bash_operations(object())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"allow_unix_sockets": "/run/x.sock"}, "allow_unix_sockets must be a sequence"),
+        ({"allow_unix_sockets": ["relative.sock"]}, "must be an absolute path"),
+        ({"allow_read": ["~/.cache"]}, "allow_read: '~/.cache' must be an absolute path"),
+        ({"deny_read": ["secrets"]}, "deny_read: 'secrets' must be absolute or start with ~/"),
+        ({"protected": [""]}, "protected: '' is not a non-empty string"),
+        ({"protected": ["/abs"]}, "protected: extra: '/abs' is not a relative name"),
+        ({"git": "none"}, "git must be 'all' or 'code', got 'none'"),
+        ({"read_mode": "open"}, "read_mode must be 'deny' or 'allow'"),
+        ({"max_processes": 0}, "max_processes must be between 1"),
+        ({"use_cgroup": 1}, "use_cgroup must be a bool"),
+        ({"cgroup_parent": "sys/fs/cgroup"}, "cgroup_parent must be an absolute path"),
+        ({"protected_scan_limit": 0}, "protected_scan_limit must be between 1"),
+        ({"require": ["landlock"]}, "require: unknown capabilities"),
+    ],
+)
+def test_new_options_are_validated_with_the_field_named(
+    tmp_path: Path, options: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        BubblewrapSandbox(root=tmp_path, **options)  # type: ignore[arg-type]

@@ -87,14 +87,16 @@ def _strings(name: str) -> Callable[[object], tuple[str, ...]]:
     return convert
 
 
-def _absolute(name: str) -> Callable[[object], tuple[str, ...]]:
+def _absolute(name: str, *, home: bool = False) -> Callable[[object], tuple[str, ...]]:
     strings = _strings(name)
+    wanted = "absolute or start with ~/" if home else "an absolute path"
 
     def convert(values: object) -> tuple[str, ...]:
         result = strings(values)
         for value in result:
-            if not (os.path.isabs(value) or value == "~" or value.startswith("~/")):
-                raise ValueError(f"{name}: {value!r} must be absolute or start with ~/")
+            tilde = home and (value == "~" or value.startswith("~/"))
+            if not (os.path.isabs(value) or tilde):
+                raise ValueError(f"{name}: {value!r} must be {wanted}")
         return result
 
     return convert
@@ -109,7 +111,7 @@ def _protected(values: object) -> tuple[str, ...]:
 
 
 def _deny_read(values: object) -> tuple[str, ...]:
-    return _absolute("deny_read")(values)
+    return _absolute("deny_read", home=True)(values)
 
 
 def _allow_read(values: object) -> tuple[str, ...]:
@@ -180,7 +182,12 @@ class BubblewrapSandbox:
         check_count("protected_scan_limit", self.protected_scan_limit, cap=MAX_SCAN_CAP)
         if self.read_mode not in ("deny", "allow"):
             raise ValueError(f"read_mode must be 'deny' or 'allow', got {self.read_mode!r}")
-        ProtectedPaths(extra=self.protected, git=self.git)
+        if self.git not in ("all", "code"):
+            raise ValueError(f"git must be 'all' or 'code', got {self.git!r}")
+        try:
+            ProtectedPaths(extra=self.protected, git=self.git)
+        except ValueError as error:
+            raise ValueError(f"protected: {error}") from error
         unknown = sorted(set(self.require) - CAPABILITY_NAMES)
         if unknown:
             raise ValueError(
