@@ -140,12 +140,64 @@ def _keeps_capabilities(**options: Any) -> Any:
     from prism.coding_security import BubblewrapSandbox
 
     class KeepsCaps(BubblewrapSandbox):
-        def argv(self, binary: str, command: str, *, cwd: str, marker_fd: int) -> list[str]:
-            args = super().argv(binary, command, cwd=cwd, marker_fd=marker_fd)
+        def argv(self, binary: str, command: str, **where: Any) -> list[str]:
+            args = super().argv(binary, command, **where)
             at = args.index("--cap-drop")
             return args[:at] + args[at + 2 :]
 
     return KeepsCaps(**options)
+
+
+def _no_seccomp(**options: Any) -> Any:
+    """A broken bubblewrap sandbox that never loads its seccomp filter."""
+    from prism.coding_security import BubblewrapSandbox
+
+    class NoSeccomp(BubblewrapSandbox):
+        def argv(self, binary: str, command: str, **where: Any) -> list[str]:
+            args = super().argv(binary, command, **where)
+            at = args.index("--seccomp")
+            return args[:at] + args[at + 2 :]
+
+    return NoSeccomp(**options)
+
+
+def _writable_metadata(**options: Any) -> Any:
+    """A broken bubblewrap sandbox that binds the workspace read-write as a whole."""
+    from prism.coding_security import BubblewrapSandbox
+
+    class WholeWorkspace(BubblewrapSandbox):
+        def argv(self, binary: str, command: str, **where: Any) -> list[str]:
+            return super().argv(binary, command, **{**where, "protected_binds": ()})
+
+    return WholeWorkspace(**options)
+
+
+def _reads_secrets(**options: Any) -> Any:
+    """A broken bubblewrap sandbox that masks nothing."""
+    from prism.coding_security import BubblewrapSandbox
+
+    return BubblewrapSandbox(**{**options, "deny_read": ()})
+
+
+def _no_ceiling(**options: Any) -> Any:
+    """A broken bubblewrap sandbox that claims a process ceiling but applies none."""
+    import attrs
+
+    from prism.coding_security import BubblewrapSandbox
+
+    class NoCeiling(BubblewrapSandbox):
+        def _cgroup(self) -> str | None:
+            return None
+
+        @property
+        def capabilities(self) -> Any:
+            return attrs.evolve(super().capabilities, process_limit="cgroup")
+
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+    ceiling = 100_000 if hard == resource.RLIM_INFINITY else min(hard, 100_000)
+    return NoCeiling(**{**options, "max_processes": ceiling})
 
 
 def _unsandboxed_operations(sandbox: Any) -> Any:
@@ -160,6 +212,10 @@ def _unsandboxed_operations(sandbox: Any) -> Any:
         ("E10", {"sandbox_operations_factory": _unsandboxed_operations}, "side effect happened"),
         ("E11", {"sandbox_factory": _Unsandboxed}, "write outside the workspace"),
         ("E11", {"sandbox_factory": _keeps_capabilities}, "keeps capabilities"),
+        ("E11", {"sandbox_factory": _no_seccomp}, "reached a host Unix socket"),
+        ("E11", {"sandbox_factory": _writable_metadata}, "plant a git hook"),
+        ("E11", {"sandbox_factory": _reads_secrets}, "read a secret"),
+        ("E11", {"sandbox_factory": _no_ceiling}, "process storm reached"),
     ],
 )
 async def test_sandbox_rows_fail_with_a_broken_sandbox(

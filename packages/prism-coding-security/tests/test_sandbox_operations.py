@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,7 @@ def test_command_line_isolates_everything(tmp_path: Path) -> None:
     extra = tmp_path / "extra"
     extra.mkdir()
     sandbox = BubblewrapSandbox(root=tmp_path, writable=[extra])
-    argv = sandbox.argv("/usr/bin/bwrap", "make test", cwd=str(tmp_path), marker_fd=9)
+    argv = sandbox.argv("/usr/bin/bwrap", "make test", cwd=str(tmp_path), marker_fd=9, seccomp_fd=8)
     joined = " ".join(argv)
     for flag in (
         "--unshare-all",
@@ -90,19 +91,16 @@ def test_command_line_isolates_everything(tmp_path: Path) -> None:
         "--tmpfs /tmp",
         f"--bind {tmp_path.resolve()} {tmp_path.resolve()}",
         f"--bind {extra.resolve()} {extra.resolve()}",
+        "--seccomp 8",
+        "--ro-bind /dev/null /etc/shadow",
     ):
         assert flag in joined, flag
     assert "--share-net" not in argv
     assert argv[-1] == "make test"  # the command is an argument, never spliced into a script
     assert joined.index("--tmpfs /tmp") < joined.index("--bind ")
     granted = BubblewrapSandbox(root=tmp_path, network=True)
-    assert "--share-net" in granted.argv("bwrap", "x", cwd="/", marker_fd=9)
-    assert granted.capabilities == SandboxCapabilities(
-        filesystem_isolated=True,
-        network_isolated=False,
-        process_isolated=True,
-        privilege_isolated=True,
-    )
+    assert "--share-net" in granted.argv("bwrap", "x", cwd="/", marker_fd=9, seccomp_fd=8)
+    assert not granted.capabilities.network_isolated
     assert isinstance(sandbox, Sandbox)
 
 
@@ -209,3 +207,28 @@ async def test_invalid_timeouts_are_refused(timeout: float) -> None:
 def test_non_sandbox_is_refused() -> None:
     with pytest.raises(ValueError, match="Sandbox protocol"):
         create_sandbox_bash_operations(object())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"allow_unix_sockets": "/run/x.sock"}, "allow_unix_sockets must be a sequence"),
+        ({"allow_unix_sockets": ["relative.sock"]}, "must be an absolute path"),
+        ({"allow_read": ["~/.cache"]}, "allow_read: '~/.cache' must be an absolute path"),
+        ({"deny_read": ["secrets"]}, "deny_read: 'secrets' must be absolute or start with ~/"),
+        ({"protected": [""]}, "protected: '' is not a non-empty string"),
+        ({"protected": ["/abs"]}, "protected: extra: '/abs' is not a relative name"),
+        ({"git": "none"}, "git must be 'all' or 'code', got 'none'"),
+        ({"read_mode": "open"}, "read_mode must be 'deny' or 'allow'"),
+        ({"max_processes": 0}, "max_processes must be between 1"),
+        ({"use_cgroup": 1}, "use_cgroup must be a bool"),
+        ({"cgroup_parent": "sys/fs/cgroup"}, "cgroup_parent must be an absolute path"),
+        ({"protected_scan_limit": 0}, "protected_scan_limit must be between 1"),
+        ({"require": ["landlock"]}, "require: unknown capabilities"),
+    ],
+)
+def test_new_options_are_validated_with_the_field_named(
+    tmp_path: Path, options: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        BubblewrapSandbox(root=tmp_path, **options)  # type: ignore[arg-type]

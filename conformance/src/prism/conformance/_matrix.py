@@ -255,7 +255,9 @@ THREAT_MATRIX: tuple[ThreatRow, ...] = (
         scenario="Sandbox escape attempts",
         expected=(
             "inside `BubblewrapSandbox`: writing outside the workspace, remounting `/`, "
-            "reaching the network, and keeping capabilities all fail"
+            "reaching the network or a host Unix socket, keeping capabilities, planting code "
+            "in git metadata or other protected files, reading secrets, and exceeding the "
+            "process ceiling all fail, observed from the host side"
         ),
         package="prism-coding-security",
     ),

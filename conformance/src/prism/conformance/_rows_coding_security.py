@@ -1,4 +1,4 @@
-"""Conformance rows owned by prism-coding-security: 11, 12, 13, 14, E10, E11.
+"""Conformance rows owned by prism-coding-security: 11, 12, 13, 14, E10 (E11: _rows_sandbox).
 
 Checks import the adapter packages lazily and drive the real coding tools through dispatch;
 file canaries (or a recording shell backend for destructive commands) prove no side effect.
@@ -27,7 +27,7 @@ from prism.core import (
     create_tool_registry,
 )
 
-from ._registry import RowSkipped, conformance_row, require
+from ._registry import conformance_row, require
 from ._subjects import ConformanceSubjects
 
 __all__: list[str] = []
@@ -345,46 +345,3 @@ async def sandbox_unavailable_fails_closed(subjects: ConformanceSubjects) -> Non
 def _outside_base() -> str | None:
     """A host directory on the root file system (not under /tmp, which the sandbox replaces)."""
     return "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
-
-
-@conformance_row("E11")
-async def sandbox_escape_attempts(subjects: ConformanceSubjects) -> None:
-    import anyio
-
-    tools_factory = require(subjects.coding_tools_factory, _TOOLS)
-    sandbox_factory = require(subjects.sandbox_factory, "a sandbox (prism-coding-security)")
-    operations = require(subjects.sandbox_operations_factory, "sandbox shell operations")
-    with _dirs(_outside_base()) as d:
-        tools = tools_factory(
-            d.root, shell=_shell_options(operations=operations(sandbox_factory(root=d.root)))
-        )
-        probe = await _call(subjects, tools, "shell", {"command": "echo sandbox-up > up.txt"})
-        if not _exists(os.path.join(d.root, "up.txt")):
-            raise RowSkipped(f"the sandbox cannot run on this host: {_text(probe)[:300]}")
-        canary = shlex.quote(os.path.join(d.outside, "canary-e11"))
-        await _call(subjects, tools, "shell", {"command": f"echo x > {canary}; touch {canary}"})
-        _expect_absent(os.path.join(d.outside, "canary-e11"), "write outside the workspace")
-        remount = f"mount -o remount,rw /; echo x > {canary}-remount"
-        await _call(subjects, tools, "shell", {"command": remount})
-        _expect_absent(os.path.join(d.outside, "canary-e11-remount"), "remount / read-write")
-        result = await _call(subjects, tools, "shell", {"command": "grep CapEff /proc/self/status"})
-        text = _text(result)
-        if "CapEff:" not in text or "CapEff:\t0000000000000000" not in text:
-            raise AssertionError(f"the sandboxed command keeps capabilities: {text!r}")
-        connections: list[object] = []
-        listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
-        port = listener.extra(anyio.abc.SocketAttribute.local_port)
-
-        async def record(stream: Any) -> None:
-            connections.append(stream)
-            await stream.aclose()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(listener.serve, record)
-            reach = f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo CONNECTED"
-            result = await _call(subjects, tools, "shell", {"command": reach})
-            await anyio.sleep(0.2)
-            group.cancel_scope.cancel()
-        await listener.aclose()
-        if connections or "CONNECTED" in _text(result):
-            raise AssertionError(f"the sandbox reached a host loopback listener on port {port}")

@@ -6,6 +6,7 @@ rail that catches mistakes and obvious attacks before anything runs. See docs/se
 
 from ._approval import ApprovalCallback, ApprovalRequest
 from ._bwrap import BubblewrapSandbox
+from ._bwrap_view import DEFAULT_DENY_READ
 from ._commands import CommandVerdict, analyze_command
 from ._paths import canonicalize_roots, check_path
 from ._policy import CodingApprovalPolicy, create_coding_approval_policy
@@ -19,6 +20,7 @@ from ._sandbox import (
 )
 
 __all__ = [
+    "DEFAULT_DENY_READ",
     "ApprovalCallback",
     "ApprovalRequest",
     "BubblewrapSandbox",

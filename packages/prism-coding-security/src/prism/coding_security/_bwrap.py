@@ -1,4 +1,4 @@
-"""``BubblewrapSandbox``: each command in fresh namespaces, read-only host, no caps, rlimits."""
+"""``BubblewrapSandbox``: fresh namespaces, read-only host, no caps, seccomp, masks, ceilings."""
 
 from __future__ import annotations
 
@@ -7,13 +7,21 @@ import shlex
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 
+import anyio
 import attrs
 
 from prism.coding_tools import ExecResult
 from prism.core import AbortSignal
 
+from ._bwrap_guard import guarded
+from ._bwrap_probe import seccomp_available, userns_available
+from ._bwrap_protect import protected_args
 from ._bwrap_run import run_supervised
-from ._sandbox import SandboxCapabilities, SandboxUnavailableError
+from ._bwrap_view import DEFAULT_DENY_READ, ReadMode, deny_read_args, view_args
+from ._cgroup import detect_cgroup_parent, nproc_rlimit_harmless, nproc_rlimit_holds
+from ._protected import GitProtection, ProtectedPaths
+from ._sandbox import CAPABILITY_NAMES, SandboxCapabilities, SandboxUnavailableError
+from ._seccomp import SeccompUnsupportedError, build_filter, filter_fd
 from ._validate import check_bool, check_count, check_seconds
 
 __all__ = ["BubblewrapSandbox"]
@@ -23,6 +31,8 @@ MAX_MEMORY_BYTES_CAP = 1024 * GIB
 MAX_FILE_SIZE_BYTES_CAP = 1024 * GIB
 MAX_CPU_SECONDS_CAP = 86_400.0
 MAX_OPEN_FILES_CAP = 1_048_576
+MAX_PROCESSES_CAP = 1_048_576
+MAX_SCAN_CAP = 10_000_000
 STARTED_MARKER = b"prism-sandbox-started\n"
 
 BWRAP_ISOLATION = (
@@ -65,13 +75,61 @@ def _writable(values: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(convert(v) for v in values))
 
 
+def _strings(name: str) -> Callable[[object], tuple[str, ...]]:
+    def convert(values: object) -> tuple[str, ...]:
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+            raise ValueError(f"{name} must be a sequence of strings, got {values!r}")
+        for value in values:
+            if not isinstance(value, str) or not value or "\x00" in value:
+                raise ValueError(f"{name}: {value!r} is not a non-empty string")
+        return tuple(values)
+
+    return convert
+
+
+def _absolute(name: str, *, home: bool = False) -> Callable[[object], tuple[str, ...]]:
+    strings = _strings(name)
+    wanted = "absolute or start with ~/" if home else "an absolute path"
+
+    def convert(values: object) -> tuple[str, ...]:
+        result = strings(values)
+        for value in result:
+            tilde = home and (value == "~" or value.startswith("~/"))
+            if not (os.path.isabs(value) or tilde):
+                raise ValueError(f"{name}: {value!r} must be {wanted}")
+        return result
+
+    return convert
+
+
+def _socket_paths(values: object) -> tuple[str, ...]:
+    return _absolute("allow_unix_sockets")(values)
+
+
+def _protected(values: object) -> tuple[str, ...]:
+    return _strings("protected")(values)
+
+
+def _deny_read(values: object) -> tuple[str, ...]:
+    return _absolute("deny_read", home=True)(values)
+
+
+def _allow_read(values: object) -> tuple[str, ...]:
+    return _absolute("allow_read")(values)
+
+
+def _require(values: object) -> tuple[str, ...]:
+    return _strings("require")(values)
+
+
 @attrs.frozen(kw_only=True)
 class BubblewrapSandbox:
     """Run each command under ``bwrap``: only ``root`` and ``writable`` are writable.
 
     New user/pid/ipc/uts/cgroup/net namespaces (network kept only with ``network=True``), all
-    capabilities dropped, no nested user namespaces, private ``/tmp``, fresh ``/proc`` and a
-    minimal ``/dev``. When bwrap is missing or cannot start, ``exec`` raises
+    capabilities dropped, no nested user namespaces, a seccomp filter (no ``AF_UNIX`` sockets, no
+    io_uring), protected paths read-only, secrets masked, a process ceiling, private ``/tmp``,
+    fresh ``/proc`` and a minimal ``/dev``. When any of it cannot be set up, ``exec`` raises
     ``SandboxUnavailableError`` and nothing runs.
     """
 
@@ -86,6 +144,28 @@ class BubblewrapSandbox:
     """RLIMIT_FSIZE: the largest file a command may write."""
     max_open_files: int = 1024
     """RLIMIT_NOFILE."""
+    max_processes: int = 512
+    """Process ceiling: ``pids.max`` of a per-command cgroup, else RLIMIT_NPROC (see docs)."""
+    cgroup_parent: str | None = None
+    """A delegated cgroup directory for the per-command leaf (default: found automatically)."""
+    use_cgroup: bool = True
+    """``False``: never create a cgroup; only RLIMIT_NPROC applies (not for a root host)."""
+    allow_unix_sockets: tuple[str, ...] = attrs.field(default=(), converter=_socket_paths)
+    """Host socket paths the command may use; non-empty lifts the ``AF_UNIX`` filter (see docs)."""
+    protected: tuple[str, ...] = attrs.field(default=(), converter=_protected)
+    """More protected names or root-relative paths, beside ``DEFAULT_PROTECTED_NAMES``."""
+    git: GitProtection = "all"
+    """``"all"``: ``.git`` read-only; ``"code"``: only its parts that make git run code."""
+    protected_scan_limit: int = 200_000
+    """Directory entries walked per root to find protected paths; more fails closed."""
+    deny_read: tuple[str, ...] = attrs.field(default=DEFAULT_DENY_READ, converter=_deny_read)
+    """Paths masked inside the sandbox (``~/`` means every home of the host user; globs ok)."""
+    read_mode: ReadMode = "deny"
+    """``"deny"``: host visible minus ``deny_read``; ``"allow"``: system dirs and roots only."""
+    allow_read: tuple[str, ...] = attrs.field(default=(), converter=_allow_read)
+    """Extra read-only paths in ``read_mode="allow"``."""
+    require: tuple[str, ...] = attrs.field(default=(), converter=_require)
+    """Capabilities that must be present on this machine, else nothing runs (fail closed)."""
     bwrap_path: str = "bwrap"
     """Executable name or path of bubblewrap."""
     shell_path: str = "/bin/bash"
@@ -93,23 +173,60 @@ class BubblewrapSandbox:
 
     def __attrs_post_init__(self) -> None:
         check_bool("network", self.network)
+        check_bool("use_cgroup", self.use_cgroup)
         check_count("max_memory_bytes", self.max_memory_bytes, cap=MAX_MEMORY_BYTES_CAP)
         check_seconds("max_cpu_seconds", self.max_cpu_seconds, cap=MAX_CPU_SECONDS_CAP)
         check_count("max_file_size_bytes", self.max_file_size_bytes, cap=MAX_FILE_SIZE_BYTES_CAP)
         check_count("max_open_files", self.max_open_files, cap=MAX_OPEN_FILES_CAP)
+        check_count("max_processes", self.max_processes, cap=MAX_PROCESSES_CAP)
+        check_count("protected_scan_limit", self.protected_scan_limit, cap=MAX_SCAN_CAP)
+        if self.read_mode not in ("deny", "allow"):
+            raise ValueError(f"read_mode must be 'deny' or 'allow', got {self.read_mode!r}")
+        if self.git not in ("all", "code"):
+            raise ValueError(f"git must be 'all' or 'code', got {self.git!r}")
+        try:
+            ProtectedPaths(extra=self.protected, git=self.git)
+        except ValueError as error:
+            raise ValueError(f"protected: {error}") from error
+        unknown = sorted(set(self.require) - CAPABILITY_NAMES)
+        if unknown:
+            raise ValueError(
+                f"require: unknown capabilities {unknown} (known: {sorted(CAPABILITY_NAMES)})"
+            )
+        if self.cgroup_parent is not None and not os.path.isabs(str(self.cgroup_parent)):
+            raise ValueError(f"cgroup_parent must be an absolute path, got {self.cgroup_parent!r}")
         for name in ("bwrap_path", "shell_path"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value or "\x00" in value:
                 raise ValueError(f"{name} must be a non-empty string, got {value!r}")
 
     @property
+    def protected_paths(self) -> ProtectedPaths:
+        """The protected list this sandbox binds read-only (give the same one to the policy)."""
+        return ProtectedPaths(extra=self.protected, git=self.git)
+
+    def _cgroup(self) -> str | None:
+        return detect_cgroup_parent(self.cgroup_parent) if self.use_cgroup else None
+
+    @property
     def capabilities(self) -> SandboxCapabilities:
-        """Filesystem, process and privilege isolation always; network unless granted."""
+        """Each control as measured on this machine (bwrap and user namespaces probed once)."""
+        if not userns_available(self.bwrap_path, BWRAP_ISOLATION):
+            return SandboxCapabilities(False, False, False, False)
+        seccomp = seccomp_available()
+        process_limit = "cgroup" if self._cgroup() else ("rlimit" if nproc_rlimit_holds() else None)
         return SandboxCapabilities(
             filesystem_isolated=True,
             network_isolated=not self.network,
             process_isolated=True,
             privilege_isolated=True,
+            user_namespace=True,
+            seccomp_filter=seccomp,
+            unix_sockets_blocked=seccomp and not self.allow_unix_sockets,
+            protected_paths_readonly=True,
+            secrets_masked=self.read_mode == "allow"
+            or set(DEFAULT_DENY_READ) <= set(self.deny_read),
+            process_limit=process_limit,
         )
 
     def _binary(self) -> str:
@@ -121,6 +238,16 @@ class BubblewrapSandbox:
             )
         return found
 
+    def _check_required(self) -> None:
+        if not self.require:
+            return
+        missing = self.capabilities.missing(self.require)
+        if missing:
+            raise SandboxUnavailableError(
+                f"the sandbox lacks required controls on this machine: {', '.join(missing)}; "
+                "the command was not run"
+            )
+
     def _prologue(self, marker_fd: int) -> str:
         """Set hard+soft rlimits, signal the start, close the marker, then run the command."""
         kib = 1024
@@ -129,6 +256,8 @@ class BubblewrapSandbox:
             f"ulimit -S -H -v {max(1, self.max_memory_bytes // kib)} -t {cpu} "
             f"-f {max(1, self.max_file_size_bytes // kib)} -n {self.max_open_files}"
         )
+        if nproc_rlimit_harmless():
+            limits += f" -u {self.max_processes}"
         marker = shlex.quote(STARTED_MARKER.decode())
         return (
             f"{limits} || exit 126\n"
@@ -137,17 +266,38 @@ class BubblewrapSandbox:
             f'exec {shlex.quote(self.shell_path)} -c "$1"'
         )
 
-    def argv(self, binary: str, command: str, *, cwd: str, marker_fd: int) -> list[str]:
+    def argv(
+        self,
+        binary: str,
+        command: str,
+        *,
+        cwd: str,
+        marker_fd: int,
+        seccomp_fd: int,
+        protected_binds: Sequence[str] = (),
+    ) -> list[str]:
         """The full bwrap command line for ``command`` run in ``cwd``."""
         args = [binary, *BWRAP_ISOLATION]
         if self.network:
             args.append("--share-net")
-        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        args += view_args(self.read_mode, self.allow_read)
+        args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        if self.read_mode == "allow":
+            for path in self.allow_unix_sockets:
+                args += ["--bind-try", path, path]
         for path in (self.root, *self.writable):
             args += ["--bind", path, path]
+        args += [*protected_binds, *deny_read_args(self.deny_read)]
+        args += ["--seccomp", str(seccomp_fd)]
         args += ["--chdir", cwd, "--", self.shell_path, "-c", self._prologue(marker_fd)]
         args += ["prism-sandbox", command]
         return args
+
+    def _filter(self) -> bytes:
+        try:
+            return build_filter(block_unix=not self.allow_unix_sockets)
+        except SeccompUnsupportedError as error:
+            raise SandboxUnavailableError(str(error)) from error
 
     async def exec(
         self,
@@ -163,18 +313,40 @@ class BubblewrapSandbox:
         if not isinstance(cwd, str) or not os.path.isabs(cwd):
             raise SandboxUnavailableError(f"sandbox cwd must be an absolute path, got {cwd!r}")
         binary = self._binary()
-        marker_read, marker_write = os.pipe()
-        try:
-            argv = self.argv(binary, command, cwd=cwd, marker_fd=marker_write)
-            return await run_supervised(
-                argv,
-                env=env,
-                marker_read=marker_read,
-                marker_write=marker_write,
-                marker=STARTED_MARKER,
-                on_data=on_data,
-                signal=signal,
-                timeout_seconds=timeout_seconds,
-            )
-        finally:
-            os.close(marker_read)
+        await anyio.to_thread.run_sync(self._check_required)  # probes run bwrap once
+        program = self._filter()
+        async with guarded(
+            protected=self.protected_paths,
+            roots=(self.root, *self.writable),
+            scan_limit=self.protected_scan_limit,
+            cgroup_parent=self._cgroup(),
+            max_processes=self.max_processes,
+            on_data=on_data,
+        ) as guard:
+            seccomp_fd = filter_fd(program)
+            marker_read, marker_write = os.pipe()
+            try:
+                argv = self.argv(
+                    binary,
+                    command,
+                    cwd=cwd,
+                    marker_fd=marker_write,
+                    seccomp_fd=seccomp_fd,
+                    protected_binds=protected_args(guard.before, self.git),
+                )
+                if guard.leaf is not None:
+                    argv = [*guard.leaf.wrapper(), *argv]
+                return await run_supervised(
+                    argv,
+                    env=env,
+                    marker_read=marker_read,
+                    marker_write=marker_write,
+                    marker=STARTED_MARKER,
+                    on_data=on_data,
+                    signal=signal,
+                    timeout_seconds=timeout_seconds,
+                    extra_fds=(seccomp_fd,),
+                )
+            finally:
+                os.close(marker_read)
+                os.close(seccomp_fd)

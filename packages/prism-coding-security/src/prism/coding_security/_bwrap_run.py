@@ -99,8 +99,12 @@ async def run_supervised(
     on_data: Callable[[bytes], None],
     signal: AbortSignal | None,
     timeout_seconds: float | None,
+    extra_fds: Sequence[int] = (),
 ) -> ExecResult:
-    """Start ``argv`` in its own session and supervise it to completion, timeout or abort."""
+    """Start ``argv`` in its own session and supervise it to completion, timeout or abort.
+
+    ``extra_fds`` are inherited by the child (the seccomp program); the caller closes them.
+    """
     os.set_blocking(marker_read, False)
     try:
         process = await anyio.open_process(
@@ -111,7 +115,7 @@ async def run_supervised(
             cwd="/",
             env=None if env is None else dict(env),
             start_new_session=True,
-            pass_fds=(marker_write,),
+            pass_fds=(marker_write, *extra_fds),
         )
     except OSError as error:
         raise SandboxUnavailableError(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 import anyio
@@ -14,6 +14,7 @@ from prism.coding_tools import ExecResult, ShellOperations
 from prism.core import AbortSignal
 
 __all__ = [
+    "CAPABILITY_NAMES",
     "Sandbox",
     "SandboxCapabilities",
     "SandboxUnavailableError",
@@ -30,12 +31,59 @@ class SandboxUnavailableError(OSError):
 
 @attrs.frozen
 class SandboxCapabilities:
-    """What a sandbox actually isolates; hosts can refuse to run with less than they need."""
+    """What a sandbox actually isolates on this machine; hosts can refuse to run with less.
+
+    Every field is measured, not assumed: ``False`` (or ``None``) when the control is missing.
+    """
 
     filesystem_isolated: bool
     network_isolated: bool
     process_isolated: bool
     privilege_isolated: bool
+    user_namespace: bool = False
+    """A fresh user namespace could be created (probed with the real bwrap)."""
+    seccomp_filter: bool = False
+    """A seccomp filter is loaded into every sandboxed process."""
+    unix_sockets_blocked: bool = False
+    """``socket(AF_UNIX, ...)`` is refused (no host allowlist, filter loaded)."""
+    protected_paths_readonly: bool = False
+    """Protected paths inside writable roots are read-only (git metadata, ``.envrc``...)."""
+    secrets_masked: bool = False
+    """Every default ``deny_read`` path is masked, or only system directories are readable."""
+    process_limit: str | None = None
+    """How the process ceiling is applied: ``"cgroup"``, ``"rlimit"``, or ``None`` (none holds)."""
+
+    def missing(self, required: Sequence[str]) -> list[str]:
+        """The names in ``required`` that are not present (see ``CAPABILITY_NAMES``)."""
+        absent = []
+        for name in required:
+            if name in ("cgroup", "rlimit"):
+                present = self.process_limit == name
+            else:
+                present = bool(getattr(self, name))
+            if not present:
+                absent.append(name)
+        return absent
+
+
+CAPABILITY_NAMES: frozenset[str] = frozenset(
+    {
+        "filesystem_isolated",
+        "network_isolated",
+        "process_isolated",
+        "privilege_isolated",
+        "user_namespace",
+        "seccomp_filter",
+        "unix_sockets_blocked",
+        "protected_paths_readonly",
+        "secrets_masked",
+        "process_limit",
+        "cgroup",
+        "rlimit",
+    }
+)
+"""Names accepted by ``require=(...)``: the fields above, plus ``"cgroup"``/``"rlimit"`` for a
+specific process-ceiling mechanism."""
 
 
 @runtime_checkable

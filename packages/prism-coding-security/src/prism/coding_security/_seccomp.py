@@ -1,0 +1,132 @@
+"""The sandbox's seccomp filter: a classic BPF program built here for ``bwrap --seccomp FD``.
+
+It denies ``socket(AF_UNIX, ...)`` (host Unix sockets: Docker, SSH agent, D-Bus) and
+``io_uring_setup`` (io_uring can open sockets without passing through seccomp), refuses x32
+system calls, and kills any process that calls in with a foreign architecture (32-bit compat
+entry points). ``socketpair`` stays allowed for stream and seqpacket sockets, which stay tied
+to their pair; a datagram pair is refused, because a datagram socket can ``sendto`` or
+re-``connect`` to any socket path on the host.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import platform
+import struct
+from dataclasses import dataclass
+
+__all__ = ["SeccompUnsupportedError", "build_filter", "filter_fd", "native_arch"]
+
+# BPF instruction classes and fields (linux/bpf_common.h).
+_LD_W_ABS = 0x00 | 0x00 | 0x20  # BPF_LD | BPF_W | BPF_ABS
+_JEQ_K = 0x05 | 0x10 | 0x00  # BPF_JMP | BPF_JEQ | BPF_K
+_JGE_K = 0x05 | 0x30 | 0x00  # BPF_JMP | BPF_JGE | BPF_K
+_AND_K = 0x04 | 0x50 | 0x00  # BPF_ALU | BPF_AND | BPF_K
+_RET_K = 0x06 | 0x00  # BPF_RET | BPF_K
+
+# seccomp return actions (linux/seccomp.h).
+_RET_KILL_PROCESS = 0x80000000
+_RET_ERRNO = 0x00050000
+_RET_ALLOW = 0x7FFF0000
+
+# struct seccomp_data offsets: int nr; u32 arch; u64 ip; u64 args[6] (little-endian low word).
+_OFFSET_NR = 0
+_OFFSET_ARCH = 4
+_OFFSET_ARG0 = 16
+_OFFSET_ARG1 = 24
+
+_AF_UNIX = 1
+_SOCK_TYPE_MASK = 0xF
+_SOCK_STREAM = 1
+_SOCK_SEQPACKET = 5
+_X32_SYSCALL_BIT = 0x40000000
+
+
+@dataclass(frozen=True, slots=True)
+class _Arch:
+    audit: int
+    socket: int
+    socketpair: int
+    io_uring_setup: int
+    x32_bit: bool
+
+
+_ARCHES = {
+    "x86_64": _Arch(audit=0xC000003E, socket=41, socketpair=53, io_uring_setup=425, x32_bit=True),
+    "aarch64": _Arch(
+        audit=0xC00000B7, socket=198, socketpair=199, io_uring_setup=425, x32_bit=False
+    ),
+}
+_ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
+
+
+class SeccompUnsupportedError(OSError):
+    """No filter can be built for this machine's architecture (the sandbox fails closed)."""
+
+
+def native_arch() -> str:
+    """This machine's architecture name, normalised (``x86_64``, ``aarch64``...)."""
+    machine = platform.machine().lower()
+    return _ALIASES.get(machine, machine)
+
+
+def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def build_filter(arch: str | None = None, *, block_unix: bool = True) -> bytes:
+    """The BPF program (``struct sock_filter[]``) for ``arch`` (default: this machine).
+
+    ``block_unix=False`` (a host allowlist of socket paths) keeps every other rule.
+    """
+    name = native_arch() if arch is None else _ALIASES.get(arch, arch)
+    spec = _ARCHES.get(name)
+    if spec is None:
+        supported = ", ".join(sorted(_ARCHES))
+        raise SeccompUnsupportedError(
+            f"no seccomp filter for architecture {name!r} (supported: {supported}); the sandbox "
+            "cannot block Unix sockets here, so the command was not run"
+        )
+    deny_socket = _RET_ERRNO | errno.EAFNOSUPPORT
+    deny = _RET_ERRNO | errno.EPERM
+    program = [
+        _insn(_LD_W_ABS, 0, 0, _OFFSET_ARCH),
+        _insn(_JEQ_K, 1, 0, spec.audit),
+        _insn(_RET_K, 0, 0, _RET_KILL_PROCESS),
+        _insn(_LD_W_ABS, 0, 0, _OFFSET_NR),
+    ]
+    if spec.x32_bit:
+        program += [_insn(_JGE_K, 0, 1, _X32_SYSCALL_BIT), _insn(_RET_K, 0, 0, deny)]
+    program += [_insn(_JEQ_K, 0, 1, spec.io_uring_setup), _insn(_RET_K, 0, 0, deny)]
+    if block_unix:
+        program += [
+            _insn(_JEQ_K, 0, 6, spec.socketpair),
+            _insn(_LD_W_ABS, 0, 0, _OFFSET_ARG1),
+            _insn(_AND_K, 0, 0, _SOCK_TYPE_MASK),
+            _insn(_JEQ_K, 2, 0, _SOCK_STREAM),
+            _insn(_JEQ_K, 1, 0, _SOCK_SEQPACKET),
+            _insn(_RET_K, 0, 0, deny_socket),
+            _insn(_RET_K, 0, 0, _RET_ALLOW),
+            _insn(_JEQ_K, 0, 3, spec.socket),  # A still holds the syscall number
+            _insn(_LD_W_ABS, 0, 0, _OFFSET_ARG0),
+            _insn(_JEQ_K, 0, 1, _AF_UNIX),
+            _insn(_RET_K, 0, 0, deny_socket),
+        ]
+    program.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
+    return b"".join(program)
+
+
+def filter_fd(program: bytes) -> int:
+    """A readable fd holding ``program`` (bwrap reads it to EOF); the caller closes it."""
+    read_end, write_end = os.pipe()
+    try:
+        if len(program) > 65536:
+            raise SeccompUnsupportedError("the seccomp program does not fit in a pipe")
+        os.write(write_end, program)
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    return read_end
