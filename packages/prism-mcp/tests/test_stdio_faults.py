@@ -32,7 +32,9 @@ def _code(result) -> str | None:
 
 
 async def _pgid(kit, bridge) -> int:
-    return int((await kit.call(bridge, "pid")).value["pgid"])
+    r = await kit.call(bridge, "pid")
+    assert r.value, r
+    return int(r.value["pgid"])
 
 
 async def test_a_timeout_kills_the_server_and_the_next_call_reconnects(kit) -> None:

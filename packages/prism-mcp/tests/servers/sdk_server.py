@@ -1,6 +1,6 @@
 """Test MCP server built with the SDK's ``MCPServer``: every content type, faults, list_changed.
 
-Run: ``python sdk_server.py stdio`` or ``python sdk_server.py http PORT [--json]``.
+Run: ``python sdk_server.py stdio`` or ``python sdk_server.py http PORT [--json] [--stateless]``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 import anyio
 from mcp.server.mcpserver import Audio, Context, Image, MCPServer
 from mcp.types import (
+    Annotations,
     BlobResourceContents,
     CallToolResult,
     EmbeddedResource,
@@ -74,6 +75,40 @@ def mixed() -> CallToolResult:
         ],
         structured_content={"k": "v"},
     )
+
+
+@mcp.tool()
+def read_file(n_bytes: int) -> CallToolResult:
+    """Like the reference filesystem server: the text, and a structured value wrapping it."""
+    text = ("line of a file\n" * (n_bytes // 15 + 1))[:n_bytes]
+    return CallToolResult(content=[TextContent(text=text)], structured_content={"content": text})
+
+
+@mcp.tool()
+def big_image(n_bytes: int) -> Image:
+    """An image of about n_bytes (PNG header and filler)."""
+    return Image(data=PNG + b"\0" * max(0, n_bytes - len(PNG)), format="png")
+
+
+@mcp.tool()
+def annotated() -> CallToolResult:
+    """Blocks for the user only, for the assistant only, and for both."""
+    return CallToolResult(
+        content=[
+            TextContent(text="for the user", annotations=Annotations(audience=["user"])),
+            TextContent(
+                text="for the assistant",
+                annotations=Annotations(audience=["assistant"], priority=0.9),
+            ),
+            TextContent(text="for everyone"),
+        ]
+    )
+
+
+@mcp.tool()
+def fetch_fails() -> CallToolResult:
+    """An error result that says what went wrong, once."""
+    return CallToolResult(content=[TextContent(text="fetch failed")], is_error=True)
 
 
 @mcp.tool()
@@ -157,4 +192,5 @@ if __name__ == "__main__":
             host="127.0.0.1",
             port=int(sys.argv[2]),
             json_response="--json" in sys.argv,
+            stateless_http="--stateless" in sys.argv,
         )

@@ -6,29 +6,32 @@ compressed bodies (a small gzip can inflate without bound) and runs the complexi
 the SDK parses. A refusal raises ``ResponseTooLarge``, which the SDK turns into an error for that
 one request; the call that caused it is marked through a context variable the SDK copies into
 its POST task, so the bridge can report ``mcp_result_too_large`` precisely.
+
+It also watches statuses: a 404 (or a 400 saying the session is unknown) to a request that
+carried an ``Mcp-Session-Id`` means the server lost our session, which the bridge treats as a
+connection fault; a 401/403 is remembered so errors can name it.
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import AsyncIterator
 from contextvars import ContextVar
+from http import HTTPStatus
 
 import httpx2
 
 from ._limits import complexity_problem
 from ._transports import StreamableHttpTransport
 
-__all__ = ["SSE_SLACK_BYTES", "CallMarks", "ResponseTooLarge", "current_call", "make_http_client"]
-
-
-class _QuietRefusals(logging.Filter):
-    """Drop the SDK's traceback log for a body we refused on purpose (the call reports it)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, ResponseTooLarge)
+__all__ = [
+    "SSE_SLACK_BYTES",
+    "CallMarks",
+    "HttpWatch",
+    "ResponseTooLarge",
+    "current_call",
+    "make_http_client",
+]
 
 
 SSE_SLACK_BYTES = 4_096
@@ -36,13 +39,44 @@ SSE_SLACK_BYTES = 4_096
 _BOUNDARY = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 
 
+_UNKNOWN_SESSION = re.compile(
+    rb"session[^\n]{0,40}?(not found|unknown|invalid|expired|terminated|does not exist)"
+    rb"|(no|unknown|invalid|missing)( valid)? session",
+    re.IGNORECASE,
+)
+_SESSION_BODY_BYTES = 65_536
+
+
 class CallMarks:
     """What the transport learned about the request of one call (set from the POST task)."""
 
-    __slots__ = ("too_large",)
+    __slots__ = ("session_lost", "status", "too_large")
 
     def __init__(self) -> None:
         self.too_large: str | None = None
+        self.status: int | None = None
+        self.session_lost = False
+
+
+class HttpWatch:
+    """What the transport learned about a connection as a whole (from any of its requests)."""
+
+    __slots__ = ("auth_status", "session_lost")
+
+    def __init__(self) -> None:
+        self.session_lost = False
+        self.auth_status: int | None = None
+
+
+def describe_status(status: int | None) -> str:
+    """``" (HTTP 401 Unauthorized)"`` for an error status, else ``""``."""
+    if status is None or status < 400:
+        return ""
+    try:
+        phrase = f" {HTTPStatus(status).phrase}"
+    except ValueError:
+        phrase = ""
+    return f" (HTTP {status}{phrase})"
 
 
 current_call: ContextVar[CallMarks | None] = ContextVar("prism_mcp_call", default=None)
@@ -125,31 +159,77 @@ class _SSECap(httpx2.AsyncByteStream):
         await self._inner.aclose()
 
 
+class _Bytes(httpx2.AsyncByteStream):
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        if self._body:
+            yield self._body
+
+
+async def _read_small(stream: httpx2.AsyncByteStream, limit: int) -> bytes | None:
+    """The whole body if it is at most ``limit`` bytes, else ``None`` (the stream is closed)."""
+    buf = bytearray()
+    try:
+        async for chunk in stream:
+            buf += chunk
+            if len(buf) > limit:
+                return None
+    finally:
+        await stream.aclose()
+    return bytes(buf)
+
+
 class _CappingTransport(httpx2.AsyncBaseTransport):
-    def __init__(self, inner: httpx2.AsyncBaseTransport, cap: int) -> None:
-        self._inner, self._cap = inner, cap
+    def __init__(self, inner: httpx2.AsyncBaseTransport, cap: int, watch: HttpWatch) -> None:
+        self._inner, self._cap, self._watch = inner, cap, watch
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         response = await self._inner.handle_async_request(request)
         assert isinstance(response.stream, httpx2.AsyncByteStream)
         marks = current_call.get()
+        stream: httpx2.AsyncByteStream = response.stream
+        status = response.status_code
+        if status >= 400:
+            stream = await self._error_status(request, status, stream, marks)
         headers = response.headers
         encoding = headers.get("content-encoding", "identity").strip().lower()
-        stream: httpx2.AsyncByteStream
         if encoding not in ("", "identity"):
             reason = f"a compressed response ({encoding}), which cannot be bounded"
-            stream = _Refused(response.stream, marks, reason)
+            stream = _Refused(stream, marks, reason)
         elif headers.get("content-type", "").lower().startswith("text/event-stream"):
-            stream = _SSECap(response.stream, self._cap, marks)
+            stream = _SSECap(stream, self._cap, marks)
         else:
-            stream = _BodyCap(response.stream, self._cap, marks, headers.get("content-length"))
+            stream = _BodyCap(stream, self._cap, marks, headers.get("content-length"))
         return httpx2.Response(
-            response.status_code,
-            headers=headers,
-            stream=stream,
-            request=request,
-            extensions=response.extensions,
+            status, headers=headers, stream=stream, request=request, extensions=response.extensions
         )
+
+    async def _error_status(
+        self,
+        request: httpx2.Request,
+        status: int,
+        stream: httpx2.AsyncByteStream,
+        marks: CallMarks | None,
+    ) -> httpx2.AsyncByteStream:
+        """Record an error status; recognise a lost session (404, or a 400 that says so)."""
+        if marks is not None:
+            marks.status = status
+        if status in (401, 403):
+            self._watch.auth_status = status
+        if "mcp-session-id" not in request.headers:
+            return stream
+        lost = status == 404
+        if status == 400:
+            body = await _read_small(stream, _SESSION_BODY_BYTES)
+            lost = body is not None and _UNKNOWN_SESSION.search(body) is not None
+            stream = _Bytes(body or b"")
+        if lost and request.method != "DELETE":
+            self._watch.session_lost = True
+            if marks is not None:
+                marks.session_lost = True
+        return stream
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -173,16 +253,14 @@ def make_http_client(
     max_message_bytes: int,
     connect_timeout_seconds: float,
     call_timeout_seconds: float,
+    watch: HttpWatch,
 ) -> httpx2.AsyncClient:
     """An ``httpx2.AsyncClient`` for the SDK transport: capped bodies, no env proxies, no gzip."""
     timeout = httpx2.Timeout(connect_timeout_seconds, read=max(300.0, call_timeout_seconds + 30.0))
     return httpx2.AsyncClient(
         headers={"accept-encoding": "identity", **config.headers},
         timeout=timeout,
-        transport=_CappingTransport(httpx2.AsyncHTTPTransport(), max_message_bytes),
+        transport=_CappingTransport(httpx2.AsyncHTTPTransport(), max_message_bytes, watch),
         trust_env=False,
         follow_redirects=False,
     )
-
-
-logging.getLogger("mcp.client.streamable_http").addFilter(_QuietRefusals())

@@ -24,7 +24,7 @@ from mcp import types
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from ._limits import RequestId, complexity_problem, head_id, tail_id
+from ._limits import READ_SLACK_BYTES, RequestId, complexity_problem, head_id, tail_id
 from ._transports import StdioTransport
 
 __all__ = ["INJECTED_MALFORMED", "INJECTED_TOO_LARGE", "StdioProcess", "open_bounded_stdio"]
@@ -123,7 +123,11 @@ class _LineReader:
             await self._too_large(rid)
 
     async def _too_large(self, rid: RequestId) -> None:
-        message = f"the server sent a message larger than max_result_bytes={self.cap}"
+        bound = (self.cap - READ_SLACK_BYTES) // 2
+        message = (
+            f"the server sent a message larger than the read cap of {self.cap} bytes "
+            f"(2 * max_result_bytes={bound} + 64 KiB)"
+        )
         await self.emit(_error(rid, INJECTED_TOO_LARGE, message, self.proc.nonce))
 
     async def _end_line(self) -> None:
