@@ -9,6 +9,8 @@ import base64
 import os
 import subprocess
 import sys
+import time
+from typing import Any
 
 import anyio
 from mcp.server.mcpserver import Audio, Context, Image, MCPServer
@@ -111,6 +113,17 @@ def fetch_fails() -> CallToolResult:
     return CallToolResult(content=[TextContent(text="fetch failed")], is_error=True)
 
 
+_calls = 0
+
+
+@mcp.tool()
+def count() -> int:
+    """How many times this tool ran in this server process."""
+    global _calls
+    _calls += 1
+    return _calls
+
+
 @mcp.tool()
 def fail(message: str = "boom") -> str:
     """Raise: an isError result."""
@@ -135,6 +148,13 @@ async def sleep_marked(path: str, seconds: float = 3600) -> str:
             f.write("cancelled")
         raise
     return "slept"
+
+
+@mcp.tool()
+async def freeze(seconds: float = 30) -> str:
+    """Block the server's event loop: nothing (cancel, DELETE) is answered meanwhile."""
+    time.sleep(seconds)
+    return "woke"
 
 
 @mcp.tool()
@@ -183,14 +203,52 @@ async def add_tool(ctx: Context) -> str:
     return name
 
 
+def _unknown_session_is_400(app: Any) -> Any:
+    """Answer an unknown session id the way the TypeScript SDK does: 400, not 404."""
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        rewriting = False
+
+        async def send_400_for_404(message: Any) -> None:
+            nonlocal rewriting
+            if message["type"] == "http.response.start" and message["status"] == 404:
+                rewriting = True
+                headers = [(k, v) for k, v in message["headers"] if k.lower() != b"content-length"]
+                headers.append((b"content-length", str(len(_BAD_SESSION)).encode()))
+                message = {**message, "status": 400, "headers": headers}
+            elif message["type"] == "http.response.body" and rewriting:
+                message = {**message, "body": _BAD_SESSION, "more_body": False}
+            await send(message)
+
+        await app(scope, receive, send_400_for_404)
+
+    return wrapped
+
+
+_BAD_SESSION = (
+    b'{"jsonrpc":"2.0","error":{"code":-32000,'
+    b'"message":"Bad Request: No valid session ID provided"},"id":null}'
+)
+
+
+def _serve_http(port: int) -> None:
+    if "--unknown-session-400" not in sys.argv:
+        mcp.run(
+            "streamable-http",
+            host="127.0.0.1",
+            port=port,
+            json_response="--json" in sys.argv,
+            stateless_http="--stateless" in sys.argv,
+        )
+        return
+    import uvicorn
+
+    app = _unknown_session_is_400(mcp.streamable_http_app(json_response="--json" in sys.argv))
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "stdio":
         mcp.run("stdio")
     else:
-        mcp.run(
-            "streamable-http",
-            host="127.0.0.1",
-            port=int(sys.argv[2]),
-            json_response="--json" in sys.argv,
-            stateless_http="--stateless" in sys.argv,
-        )
+        _serve_http(int(sys.argv[2]))
