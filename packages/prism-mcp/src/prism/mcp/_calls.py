@@ -42,7 +42,7 @@ from ._stdio import INJECTED_MALFORMED, INJECTED_TOO_LARGE
 if TYPE_CHECKING:
     from ._bridge import McpToolBridge
 
-__all__ = ["call_remote_tool", "plain_json"]
+__all__ = ["arm_abort", "call_remote_tool", "plain_json"]
 
 logger = logging.getLogger("prism.mcp")
 
@@ -100,8 +100,10 @@ def _cancel_from_thread(scope: anyio.CancelScope, token: EventLoopToken) -> None
         anyio.from_thread.run_sync(scope.cancel, token=token)
 
 
-def _arm_abort(signal: AbortSignal, state: CallState, aborted: list[bool]) -> Callable[[], None]:
-    """Cancel the call's scope when ``signal`` aborts; returns the remover.
+def arm_abort(
+    signal: AbortSignal, scope: anyio.CancelScope, aborted: list[bool]
+) -> Callable[[], None]:
+    """Cancel ``scope`` when ``signal`` aborts; returns the remover.
 
     An abort from the event loop's thread cancels at once; one from another thread is handed
     to the loop by a short-lived helper thread, so the aborting thread never blocks.
@@ -112,11 +114,9 @@ def _arm_abort(signal: AbortSignal, state: CallState, aborted: list[bool]) -> Ca
     def fire() -> None:
         aborted.append(True)
         if threading.get_ident() == loop_thread:
-            state.scope.cancel()
+            scope.cancel()
         else:
-            threading.Thread(
-                target=_cancel_from_thread, args=(state.scope, token), daemon=True
-            ).start()
+            threading.Thread(target=_cancel_from_thread, args=(scope, token), daemon=True).start()
 
     return signal.add_callback(fire)
 
@@ -256,7 +256,7 @@ async def call_remote_tool(
     else:
         with anyio.CancelScope() as scope:
             state = CallState(scope)
-            remove = _arm_abort(context.signal, state, aborted)
+            remove = arm_abort(context.signal, scope, aborted)
             try:
                 outcome = await _attempt(bridge, remote, arguments, context, state, used)
             finally:

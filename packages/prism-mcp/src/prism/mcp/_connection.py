@@ -237,6 +237,8 @@ class Connection:
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
+                if self.closing:  # closed (e.g. an aborted connect) before we began
+                    scope.cancel()
                 scope.deadline = anyio.current_time() + self._options.connect_timeout_seconds
                 async with contextlib.AsyncExitStack() as stack:
                     client = await stack.enter_async_context(self._client_cm(stack))
