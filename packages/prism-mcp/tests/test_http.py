@@ -16,6 +16,7 @@ from prism.mcp import (
     MCP_RESULT_TOO_LARGE,
     MCP_TIMEOUT,
     MCP_TOOL_ERROR,
+    McpConnectError,
     StreamableHttpTransport,
     connect_mcp_tools,
 )
@@ -185,3 +186,27 @@ async def test_http_timeout_arrives_on_time_even_with_a_long_close_grace(kit) ->
                     assert _code(hung) == MCP_TIMEOUT
     # the faulted session closes in the background (bounded); the caller does not wait for it
     assert all(seconds < timeout + 1.5 for seconds in elapsed.values()), elapsed
+
+
+async def test_http_401_and_403_are_named_in_the_error(kit) -> None:
+    with anyio.fail_after(60):
+        async with kit.http_server("--auth", "sesame") as url:
+            for headers, expected in (({}, "HTTP 401 Unauthorized"), (_bearer("nope"), "HTTP 403")):
+                with pytest.raises(McpConnectError) as caught:
+                    async with connect_mcp_tools(
+                        server_id="web",
+                        transport=StreamableHttpTransport(url, headers=headers),
+                        protocol_mode="legacy",
+                    ):
+                        raise AssertionError("connected without the right token")
+                assert expected in str(caught.value), str(caught.value)
+                assert "sesame" not in str(caught.value) and "nope" not in str(caught.value)
+            async with connect_mcp_tools(
+                server_id="web",
+                transport=StreamableHttpTransport(url, headers=_bearer("sesame")),
+            ) as bridge:
+                assert (await kit.call(bridge, "echo", {"text": "in"})).error is None
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}

@@ -231,8 +231,46 @@ _BAD_SESSION = (
 )
 
 
+def _nested(levels: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+def _add_deep_tool() -> None:
+    """With ``--deep N``: a tool ``deep`` whose input schema nests N levels."""
+    if "--deep" not in sys.argv:
+        return
+
+    def deep() -> str:
+        return "deep"
+
+    mcp.add_tool(deep, name="deep")
+    mcp._tool_manager._tools["deep"].parameters = _nested(
+        int(sys.argv[sys.argv.index("--deep") + 1])
+    )
+
+
+def _require_token(app: Any, token: str) -> Any:
+    """401 without a bearer token, 403 with the wrong one (no body: a bare gateway refusal)."""
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        headers = dict(scope.get("headers") or [])
+        given = headers.get(b"authorization", b"").decode()
+        status = 0 if given == f"Bearer {token}" else 403 if given else 401
+        if scope["type"] != "http" or not status:
+            await app(scope, receive, send)
+            return
+        await send({"type": "http.response.start", "status": status, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    return wrapped
+
+
 def _serve_http(port: int) -> None:
-    if "--unknown-session-400" not in sys.argv:
+    wrap = "--unknown-session-400" in sys.argv or "--auth" in sys.argv
+    if not wrap:
         mcp.run(
             "streamable-http",
             host="127.0.0.1",
@@ -243,11 +281,16 @@ def _serve_http(port: int) -> None:
         return
     import uvicorn
 
-    app = _unknown_session_is_400(mcp.streamable_http_app(json_response="--json" in sys.argv))
+    app = mcp.streamable_http_app(json_response="--json" in sys.argv)
+    if "--unknown-session-400" in sys.argv:
+        app = _unknown_session_is_400(app)
+    if "--auth" in sys.argv:
+        app = _require_token(app, sys.argv[sys.argv.index("--auth") + 1])
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
 
 
 if __name__ == "__main__":
+    _add_deep_tool()
     if sys.argv[1] == "stdio":
         mcp.run("stdio")
     else:

@@ -21,6 +21,7 @@ from http import HTTPStatus
 
 import httpx2
 
+from ._deep import shallow_tools
 from ._limits import complexity_problem
 from ._transports import StreamableHttpTransport
 
@@ -99,9 +100,15 @@ class _BodyCap(httpx2.AsyncByteStream):
     """Reads a whole (non-SSE) body up to the cap, checks it, then hands it on in one piece."""
 
     def __init__(
-        self, inner: httpx2.AsyncByteStream, cap: int, marks: CallMarks | None, length: str | None
+        self,
+        inner: httpx2.AsyncByteStream,
+        cap: int,
+        marks: CallMarks | None,
+        length: str | None,
+        listing: bool,
     ) -> None:
         self._inner, self._cap, self._marks, self._length = inner, cap, marks, length
+        self._listing = listing
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         if self._length is not None and self._length.isdigit() and int(self._length) > self._cap:
@@ -114,7 +121,10 @@ class _BodyCap(httpx2.AsyncByteStream):
         problem = complexity_problem(buf, self._cap)
         if problem is not None:
             raise _refuse(self._marks, f"a response too complex to parse safely: {problem}")
-        if buf:
+        shallow = shallow_tools(buf) if self._listing else None
+        if shallow is not None:
+            yield shallow
+        elif buf:
             yield bytes(buf)
 
     async def aclose(self) -> None:
@@ -124,16 +134,30 @@ class _BodyCap(httpx2.AsyncByteStream):
 class _SSECap(httpx2.AsyncByteStream):
     """Passes an event stream on event by event, refusing any event over the cap."""
 
-    def __init__(self, inner: httpx2.AsyncByteStream, cap: int, marks: CallMarks | None) -> None:
-        self._inner, self._cap, self._marks = inner, cap, marks
+    def __init__(
+        self, inner: httpx2.AsyncByteStream, cap: int, marks: CallMarks | None, listing: bool
+    ) -> None:
+        self._inner, self._cap, self._marks, self._listing = inner, cap, marks, listing
 
-    def _check(self, events: bytes) -> None:
+    def _check(self, events: bytes) -> bytes:
+        """``events`` checked; for a listing, with over-deep tool schemas replaced."""
+        changed = False
+        out: list[bytes] = []
         for event in _BOUNDARY.split(events):
             if len(event) > self._cap + SSE_SLACK_BYTES:
                 raise _refuse(self._marks, f"an event of {len(event)} bytes")
             problem = complexity_problem(event, self._cap)
             if problem is not None:
                 raise _refuse(self._marks, f"an event too complex to parse safely: {problem}")
+            if self._listing:
+                lines = event.split(b"\n")
+                for i, line in enumerate(lines):
+                    shallow = shallow_tools(line[5:]) if line.startswith(b"data:") else None
+                    if shallow is not None:
+                        lines[i], changed = b"data: " + shallow, True
+                event = b"\n".join(lines)
+            out.append(event)
+        return b"\n\n".join(out) if changed else events
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         pending = bytearray()
@@ -146,14 +170,11 @@ class _SSECap(httpx2.AsyncByteStream):
             if cut:
                 complete = bytes(pending[:cut])
                 del pending[:cut]
-                self._check(complete)
-                yield complete
+                yield self._check(complete)
             if len(pending) > self._cap + SSE_SLACK_BYTES:
                 raise _refuse(self._marks, f"an event of more than {self._cap} bytes")
         if pending:
-            tail = bytes(pending)
-            self._check(tail)
-            yield tail
+            yield self._check(bytes(pending))
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -181,6 +202,14 @@ async def _read_small(stream: httpx2.AsyncByteStream, limit: int) -> bytes | Non
     return bytes(buf)
 
 
+def _is_listing(request: httpx2.Request) -> bool:
+    """Whether the request is a ``tools/list`` (its answer may need ``shallow_tools``)."""
+    try:
+        return request.method == "POST" and b'"tools/list"' in request.content
+    except httpx2.RequestNotRead:
+        return False
+
+
 class _CappingTransport(httpx2.AsyncBaseTransport):
     def __init__(self, inner: httpx2.AsyncBaseTransport, cap: int, watch: HttpWatch) -> None:
         self._inner, self._cap, self._watch = inner, cap, watch
@@ -199,9 +228,10 @@ class _CappingTransport(httpx2.AsyncBaseTransport):
             reason = f"a compressed response ({encoding}), which cannot be bounded"
             stream = _Refused(stream, marks, reason)
         elif headers.get("content-type", "").lower().startswith("text/event-stream"):
-            stream = _SSECap(stream, self._cap, marks)
+            stream = _SSECap(stream, self._cap, marks, _is_listing(request))
         else:
-            stream = _BodyCap(stream, self._cap, marks, headers.get("content-length"))
+            length = headers.get("content-length")
+            stream = _BodyCap(stream, self._cap, marks, length, _is_listing(request))
         return httpx2.Response(
             status, headers=headers, stream=stream, request=request, extensions=response.extensions
         )

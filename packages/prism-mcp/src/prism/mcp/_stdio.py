@@ -24,6 +24,7 @@ from mcp import types
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from ._deep import shallow_tools
 from ._limits import READ_SLACK_BYTES, RequestId, complexity_problem, head_id, tail_id
 from ._transports import StdioTransport
 
@@ -156,7 +157,7 @@ class _LineReader:
                 await self.emit(_error(rid, INJECTED_TOO_LARGE, text, self.proc.nonce))
             return
         try:
-            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            message = _parse(line)
         except ValueError as exc:
             rid = head_id(bytes(line[:_HEAD]))
             if rid is None:
@@ -172,6 +173,18 @@ class _LineReader:
                 return
             self.proc.server_requests.add(message.id)
         await self.emit(SessionMessage(message))
+
+
+def _parse(line: bytes | bytearray) -> types.JSONRPCMessage:
+    """Validate one message; a tools/list answer too deep for the SDK's parser loses only the
+    over-deep schemas (the listing then skips those tools)."""
+    try:
+        return types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError:
+        shallow = shallow_tools(line)
+        if shallow is None:
+            raise
+        return types.jsonrpc_message_adapter.validate_json(shallow, by_name=False)
 
 
 async def _read_stdout(stream: anyio.abc.ByteReceiveStream, reader: _LineReader) -> None:
