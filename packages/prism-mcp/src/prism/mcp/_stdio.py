@@ -26,6 +26,7 @@ from mcp.shared.message import SessionMessage
 
 from ._deep import shallow_tools
 from ._limits import READ_SLACK_BYTES, RequestId, complexity_problem, head_id, tail_id
+from ._stderr import drain_stderr, read_rest, stderr_pipe
 from ._transports import StdioTransport
 
 __all__ = ["INJECTED_MALFORMED", "INJECTED_TOO_LARGE", "StdioProcess", "open_bounded_stdio"]
@@ -67,7 +68,8 @@ class StdioProcess:
         return f"{text}; stderr: {tail}" if tail else text
 
     def keep_stderr(self, data: bytes) -> None:
-        self._stderr += data
+        """Keep the last bytes only; whatever falls out of the tail is dropped unread."""
+        self._stderr += data[-_STDERR_TAIL:]
         if len(self._stderr) > 2 * _STDERR_TAIL:
             del self._stderr[:-_STDERR_TAIL]
 
@@ -197,14 +199,6 @@ async def _read_stdout(stream: anyio.abc.ByteReceiveStream, reader: _LineReader)
     reader.proc.on_eof()
 
 
-async def _read_stderr(stream: anyio.abc.ByteReceiveStream, proc: StdioProcess) -> None:
-    with contextlib.suppress(
-        anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError
-    ):
-        while True:
-            proc.keep_stderr(await stream.receive(_CHUNK))
-
-
 async def _write_stdin(
     stream: anyio.abc.ByteSendStream,
     messages: Any,
@@ -289,15 +283,22 @@ async def open_bounded_stdio(
     proc: StdioProcess,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """An MCP ``Transport`` (read and write streams) over a bounded stdio subprocess."""
-    process = await anyio.open_process(
-        [config.command, *config.args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=config.cwd,
-        env=get_default_environment() | dict(config.env or {}),
-        start_new_session=True,
-    )
+    err_read, err_write = stderr_pipe()
+    try:
+        process = await anyio.open_process(
+            [config.command, *config.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err_write,
+            cwd=config.cwd,
+            env=get_default_environment() | dict(config.env or {}),
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(err_read)
+        raise
+    finally:
+        os.close(err_write)
     proc.pid = process.pid
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
@@ -305,10 +306,9 @@ async def open_bounded_stdio(
     try:
         async with anyio.create_task_group() as tg:
             assert process.stdout is not None
-            assert process.stderr is not None
             assert process.stdin is not None
             tg.start_soon(_read_stdout, process.stdout, reader)
-            tg.start_soon(_read_stderr, process.stderr, proc)
+            tg.start_soon(drain_stderr, err_read, proc.keep_stderr)
 
             async def broken() -> None:
                 await read_send.aclose()
@@ -328,5 +328,7 @@ async def open_bounded_stdio(
             if process.returncode is None:
                 _killpg(process.pid, signal.SIGKILL)
                 await _wait_exit(process, _KILL_WAIT_SECONDS)
+            read_rest(err_read, proc.keep_stderr)
+            os.close(err_read)
             with contextlib.suppress(Exception), anyio.move_on_after(_KILL_WAIT_SECONDS):
                 await process.aclose()
