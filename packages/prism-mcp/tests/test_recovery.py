@@ -8,6 +8,7 @@ then calls and refreshes through every bridge.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 
 import anyio
@@ -66,7 +67,8 @@ class _Restartable:
     [(), ("--stateless",), ("--unknown-session-400",)],
     ids=["session", "stateless", "unknown-session-400"],
 )
-async def test_a_server_restarted_while_idle_is_reached_again(kit, extra) -> None:
+async def test_a_server_restarted_while_idle_is_reached_again(kit, extra, caplog) -> None:
+    caplog.set_level(logging.WARNING)
     server = _Restartable(kit, extra)
     runs = []
     with anyio.fail_after(90):
@@ -95,6 +97,9 @@ async def test_a_server_restarted_while_idle_is_reached_again(kit, extra) -> Non
     # each retried call ran exactly once on the new server: no handler saw the first try
     assert [r.value for r, _ in runs] == [{"result": 1}, {"result": 2}], runs
     assert all(seconds < 5 for _, seconds in runs), runs
+    # the SDK's own warnings and tracebacks about our connections stay quiet (DEBUG)
+    noisy = [r for r in caplog.records if r.name.startswith("mcp.") and r.levelno >= 30]
+    assert not noisy, [r.getMessage() for r in noisy]
     if closed.error is None:
         # stateless, or the loss was seen while idle (the GET stream got the 404 first): that
         # is no call fault, so even on_call_fault="close" reconnects lazily
