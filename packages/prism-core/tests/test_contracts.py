@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prism.core import (
     ContentAnnotations,
@@ -105,3 +108,37 @@ def test_empty_result_is_never_null_or_empty() -> None:
 def test_is_error_reflects_error_field() -> None:
     assert ToolResult(tool_call_id="1", name="x", error=ErrorInfo(message="m")).is_error
     assert not ToolResult(tool_call_id="1", name="x").is_error
+
+
+_AUDIENCES = st.sampled_from([None, (), ("user",), ("assistant",), ("user", "assistant")])
+_BLOCKS = st.lists(
+    st.builds(
+        lambda text, audience: TextContent(
+            text=text,
+            annotations=None if audience is None else ContentAnnotations(audience=audience),
+        ),
+        st.text(alphabet="abc \n", min_size=1, max_size=8),
+        _AUDIENCES,
+    ),
+    max_size=4,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(blocks=_BLOCKS, value=st.none() | st.dictionaries(st.sampled_from("xyz"), st.integers()))
+def test_render_rule_holds_for_any_mix_of_blocks_and_value(blocks, value) -> None:
+    result = ToolResult(tool_call_id="1", name="x", content=tuple(blocks), value=value)
+    text = render_tool_result(result)
+    assert text and text != "null"
+    # a declared audience (even an empty one) that does not name the assistant hides the block
+    shown = [
+        b.text
+        for b in blocks
+        if b.annotations is None
+        or b.annotations.audience is None
+        or "assistant" in b.annotations.audience
+    ]
+    if blocks:
+        assert text == "\n".join(shown) or (not shown and "user" in text)
+    elif value is not None:
+        assert text == json.dumps(value, separators=(",", ":"))

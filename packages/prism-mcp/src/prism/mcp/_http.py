@@ -42,7 +42,7 @@ _BOUNDARY = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 
 _UNKNOWN_SESSION = re.compile(
     rb"session[^\n]{0,40}?(not found|unknown|invalid|expired|terminated|does not exist)"
-    rb"|(no|unknown|invalid|missing)( valid)? session",
+    rb"|\b(no|unknown|invalid|missing|expired|stale)\b[^\n.]{0,20}?\bsession\b",
     re.IGNORECASE,
 )
 _SESSION_BODY_BYTES = 65_536
