@@ -123,9 +123,9 @@ class Kit:
         )
 
     @contextlib.asynccontextmanager
-    async def http_server(self, *extra: str) -> AsyncIterator[str]:
-        """An ``sdk_server.py`` on 127.0.0.1 (free port); its process group is killed after."""
-        port = free_port()
+    async def http_server(self, *extra: str, port: int | None = None) -> AsyncIterator[str]:
+        """An ``sdk_server.py`` on 127.0.0.1 (``port`` or a free one); its group is killed after."""
+        port = port if port is not None else free_port()
         proc = await anyio.open_process(
             [sys.executable, str(SERVERS / "sdk_server.py"), "http", str(port), *extra],
             env={**os.environ, **self.env},

@@ -8,6 +8,7 @@ from mcp import types
 
 from prism.core import (
     AudioContent,
+    ContentAnnotations,
     ImageContent,
     ResourceContent,
     ResourceLinkContent,
@@ -50,6 +51,8 @@ async def test_sdk_server_content_structured_values_and_errors(kit) -> None:
             image = await kit.call(bridge, "image")
             audio = await kit.call(bridge, "audio")
             failed = await kit.call(bridge, "fail", {"message": "bad input"})
+            fetch = await kit.call(bridge, "fetch_fails")
+            annotated = await kit.call(bridge, "annotated")
     kinds = [type(block).__name__ for block in mixed.content]
     assert kinds == [
         "TextContent",
@@ -63,41 +66,68 @@ async def test_sdk_server_content_structured_values_and_errors(kit) -> None:
         uri="mem://note", mime_type="text/plain", text="note"
     )
     assert mixed.value == {"k": "v"}
-    # structuredContent becomes value; the text block that only repeats it is dropped
+    assert "{" not in render_tool_result(mixed)  # the value is for programs
+    # one rule: the model sees the content; the structured twin is kept in value only
     assert point.value == {"x": 1, "y": 2}
-    assert point.content == ()
+    assert render_tool_result(point) == '{\n  "x": 1,\n  "y": 2\n}'
     assert echo.value == {"result": "hi"}
-    assert echo.content == ()
-    assert render_tool_result(echo) == '{"result":"hi"}'
+    assert render_tool_result(echo) == "hi"
     assert isinstance(image.content[0], ImageContent)
     assert image.value is None
     assert isinstance(audio.content[0], AudioContent)
     assert failed.error is not None
     assert failed.error.code == MCP_TOOL_ERROR
-    # MCPServer hides the exception text; the error carries what the server said, content is kept
-    assert isinstance(failed.content[0], TextContent)
-    assert failed.error.message == failed.content[0].text == "Error executing tool fail"
+    # MCPServer hides the exception text; the error carries what the server said, once
+    assert failed.error.message == "Error executing tool fail"
+    assert render_tool_result(failed) == "Error: Error executing tool fail"
+    assert fetch.error is not None
+    assert render_tool_result(fetch) == "Error: fetch failed"
+    assert [b.annotations for b in annotated.content] == [
+        ContentAnnotations(audience=("user",)),
+        ContentAnnotations(audience=("assistant",), priority=0.9),
+        None,
+    ]
+    assert render_tool_result(annotated) == "for the assistant\nfor everyone"
 
 
-async def test_duplicate_text_is_kept_when_asked(kit) -> None:
-    with anyio.fail_after(30):
+async def test_a_structured_twin_of_the_text_is_counted_and_rendered_once(kit) -> None:
+    cap = 1_000_000
+    with anyio.fail_after(60):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile(), drop_duplicate_text=False
+            server_id="fs", transport=kit.sdk_stdio(), max_result_bytes=cap
         ) as bridge:
-            result = await kit.call(bridge, "pid")
-    assert isinstance(result.content[0], TextContent)
-    assert result.value == {"pid": result.value["pid"], "pgid": result.value["pgid"]}
+            near = await kit.call(bridge, "read_file", {"n_bytes": 900_000})
+            over = await kit.call(bridge, "read_file", {"n_bytes": 1_100_000})
+            image = await kit.call(bridge, "big_image", {"n_bytes": 600_000})
+            after = await kit.call(bridge, "echo", {"text": "still here"})
+    assert near.error is None, near.error
+    text = render_tool_result(near)
+    assert len(text) == 900_000 and text.startswith("line of a file\n")
+    assert near.value == {"content": text}
+    assert over.error is not None and over.error.code == MCP_RESULT_TOO_LARGE
+    assert image.error is None
+    rendered = render_tool_result(image)
+    assert rendered.startswith("[image image/png, ") and len(rendered) < 100
+    assert render_tool_result(after) == "still here"
 
 
-async def test_error_messages_are_clipped_to_8_kib_and_content_kept(kit) -> None:
+async def test_error_messages_are_clipped_to_8_kib_and_the_text_said_once(kit) -> None:
     with anyio.fail_after(30):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
-            result = await kit.call(bridge, "fail", {"message": "é" * 100_000})
-    assert result.error is not None
-    assert result.error.code == MCP_TOOL_ERROR
-    assert len(result.error.message.encode()) <= 8192
-    assert isinstance(result.content[0], TextContent)
-    assert len(result.content[0].text) == 100_000
+            long = await kit.call(bridge, "fail", {"message": "é" * 100_000})
+            short = await kit.call(bridge, "fail", {"message": "fetch failed"})
+    assert long.error is not None
+    assert long.error.code == MCP_TOOL_ERROR
+    assert len(long.error.message.encode()) <= 8192
+    assert isinstance(long.content[0], TextContent)
+    assert len(long.content[0].text) == 100_000
+    assert render_tool_result(long).count("é" * 100) == 1000
+    assert short.content == ()
+    assert render_tool_result(short) == "Error: fetch failed"
+
+
+def _map(result: types.CallToolResult, max_bytes: int = 1000):
+    return map_call_result(result, call_id="c", name="n", max_bytes=max_bytes, details=DETAILS)
 
 
 def test_a_mapped_result_over_the_bound_becomes_an_error() -> None:
@@ -107,39 +137,19 @@ def test_a_mapped_result_over_the_bound_becomes_an_error() -> None:
             types.ImageContent(data="b" * 600, mime_type="x/y"),
         ]
     )
-    mapped = map_call_result(
-        result, call_id="c", name="n", max_bytes=1000, drop_duplicate_text=True, details=DETAILS
-    )
+    mapped = _map(result)
     assert mapped.error is not None
     assert mapped.error.code == MCP_RESULT_TOO_LARGE
     assert mapped.content == ()
     assert "1200 bytes" in mapped.error.message
 
 
-def test_structured_values_count_towards_the_bound() -> None:
-    result = types.CallToolResult(content=[], structured_content={"k": "v" * 2000})
-    mapped = map_call_result(
-        result, call_id="c", name="n", max_bytes=1000, drop_duplicate_text=True, details=DETAILS
+def test_a_structured_value_counts_only_when_it_is_what_is_rendered() -> None:
+    alone = _map(types.CallToolResult(content=[], structured_content={"k": "v" * 2000}))
+    assert alone.error is not None
+    assert alone.error.code == MCP_RESULT_TOO_LARGE
+    twin = types.CallToolResult(
+        content=[types.TextContent(text="v" * 900)], structured_content={"content": "v" * 900}
     )
-    assert mapped.error is not None
-    assert mapped.error.code == MCP_RESULT_TOO_LARGE
-
-
-def test_only_a_faithful_repeat_of_the_value_is_dropped() -> None:
-    def mapped(text: str, value: object) -> tuple[object, ...]:
-        result = types.CallToolResult(
-            content=[types.TextContent(text=text)], structured_content=value
-        )
-        return map_call_result(
-            result,
-            call_id="c",
-            name="n",
-            max_bytes=10_000,
-            drop_duplicate_text=True,
-            details=DETAILS,
-        ).content
-
-    assert mapped('{\n  "x": 3\n}', {"x": 3}) == ()
-    assert mapped("7", {"result": 7}) == ()
-    assert mapped("seven", {"result": 7}) == (TextContent(text="seven"),)
-    assert mapped('{"x": 4}', {"x": 3}) == (TextContent(text='{"x": 4}'),)
+    assert _map(twin).error is None
+    assert render_tool_result(_map(twin)) == "v" * 900

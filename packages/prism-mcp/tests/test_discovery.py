@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import anyio
@@ -14,6 +15,7 @@ from prism.mcp import (
     McpToolListError,
     McpToolNameCollisionError,
     McpToolSkippedWarning,
+    StreamableHttpTransport,
     connect_mcp_tools,
 )
 from prism.mcp._listing import build_definitions
@@ -183,3 +185,40 @@ def test_parameters_are_private_copies() -> None:
     built = _build([_tool("q", schema)])
     assert built[0].parameters == schema
     assert built[0].parameters is not schema
+
+
+async def test_one_schema_too_deep_for_the_parser_costs_only_that_tool(kit) -> None:
+    """``--deep 100`` nests the ``deep`` tool's schema over 200 JSON levels (the SDK's limit)."""
+    with anyio.fail_after(60):
+        stdio = kit.sdk_stdio()
+        stdio = type(stdio)(stdio.command, args=(*stdio.args, "--deep", "100"), env=kit.env)
+        async with kit.http_server("--deep", "100") as url:
+            for transport, mode in (
+                (stdio, "legacy"),
+                (StreamableHttpTransport(url), "legacy"),  # an SSE answer
+                (StreamableHttpTransport(url), "auto"),  # a JSON body
+            ):
+                with warnings.catch_warnings(record=True) as seen:
+                    warnings.simplefilter("always")
+                    async with connect_mcp_tools(
+                        server_id="d", transport=transport, protocol_mode=mode
+                    ) as bridge:
+                        names = {t.name for t in bridge.tools}
+                        echoed = await kit.call(bridge, "echo", {"text": "ok"})
+                skipped = [str(w.message) for w in seen if w.category is McpToolSkippedWarning]
+                assert any("'deep'" in m and "deeper than 64" in m for m in skipped), skipped
+                assert "mcp:d:echo" in names and "mcp:d:deep" not in names
+                assert echoed.error is None
+
+
+async def test_a_listing_page_over_the_read_cap_says_so(kit) -> None:
+    with anyio.fail_after(30), pytest.raises(McpToolListError) as caught:
+        async with connect_mcp_tools(
+            server_id="fat",
+            transport=kit.lowlevel("--tools", "4000", "--page-size", "4000"),
+            max_result_bytes=100_000,
+        ):
+            pass
+    message = str(caught.value)
+    assert "larger than the read cap of 265536 bytes" in message, message
+    assert "another call" not in message

@@ -16,6 +16,7 @@ from prism.mcp import (
     MCP_RESULT_TOO_LARGE,
     MCP_TIMEOUT,
     MCP_TOOL_ERROR,
+    McpConnectError,
     StreamableHttpTransport,
     connect_mcp_tools,
 )
@@ -163,3 +164,49 @@ async def test_http_close_with_calls_in_flight(kit) -> None:
             closed_in = time.monotonic() - started
     assert [_code(r) for r in results] == [MCP_CONNECTION_LOST] * 2
     assert closed_in < 5
+
+
+async def test_http_timeout_arrives_on_time_even_with_a_long_close_grace(kit) -> None:
+    """A server whose event loop is frozen answers neither the cancel nor the DELETE."""
+    timeout = 1.0
+    elapsed = {}
+    with anyio.fail_after(60):
+        async with kit.http_server() as url:
+            for mode in ("legacy", "auto"):
+                async with connect_mcp_tools(
+                    server_id="web",
+                    transport=StreamableHttpTransport(url),
+                    protocol_mode=mode,
+                    call_timeout_seconds=timeout,
+                    close_grace_seconds=10,
+                ) as bridge:
+                    started = time.monotonic()
+                    hung = await kit.call(bridge, "freeze", {"seconds": 3})
+                    elapsed[mode] = time.monotonic() - started
+                    assert _code(hung) == MCP_TIMEOUT
+    # the faulted session closes in the background (bounded); the caller does not wait for it
+    assert all(seconds < timeout + 1.5 for seconds in elapsed.values()), elapsed
+
+
+async def test_http_401_and_403_are_named_in_the_error(kit) -> None:
+    with anyio.fail_after(60):
+        async with kit.http_server("--auth", "sesame") as url:
+            for headers, expected in (({}, "HTTP 401 Unauthorized"), (_bearer("nope"), "HTTP 403")):
+                with pytest.raises(McpConnectError) as caught:
+                    async with connect_mcp_tools(
+                        server_id="web",
+                        transport=StreamableHttpTransport(url, headers=headers),
+                        protocol_mode="legacy",
+                    ):
+                        raise AssertionError("connected without the right token")
+                assert expected in str(caught.value), str(caught.value)
+                assert "sesame" not in str(caught.value) and "nope" not in str(caught.value)
+            async with connect_mcp_tools(
+                server_id="web",
+                transport=StreamableHttpTransport(url, headers=_bearer("sesame")),
+            ) as bridge:
+                assert (await kit.call(bridge, "echo", {"text": "in"})).error is None
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}

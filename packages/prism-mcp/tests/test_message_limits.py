@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from prism.mcp._http import _UNKNOWN_SESSION
 from prism.mcp._limits import complexity_problem, head_id, tail_id
 
 CAP = 1_000_000
@@ -66,3 +68,30 @@ def test_braces_inside_strings_do_not_count() -> None:
     text = json.dumps({"code": "function(a){return [a,{b}];}\n" * 20_000}).encode()
     assert text.count(b"{") > 20_000
     assert complexity_problem(text, CAP) is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}',
+        b'{"error":{"message":"Session not found"}}',
+        b"Invalid or expired session",
+        b'{"message":"unknown session id abc"}',
+        b"session abc does not exist",
+    ],
+)
+def test_a_400_that_says_the_session_is_unknown_is_recognised(body: bytes) -> None:
+    assert _UNKNOWN_SESSION.search(body) is not None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"jsonrpc":"2.0","error":{"code":-32602,"message":"Invalid params"},"id":1}',
+        b"Bad Request: missing Accept header",
+        b"",
+        b'{"message":"session created"}',
+    ],
+)
+def test_other_400s_are_not_a_lost_session(body: bytes) -> None:
+    assert _UNKNOWN_SESSION.search(body) is None

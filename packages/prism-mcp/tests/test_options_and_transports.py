@@ -41,7 +41,7 @@ def test_defaults_are_the_design_defaults() -> None:
     assert options.on_call_fault == "reconnect"
     assert options.protocol_mode == "auto"
     assert options.name_prefix is None
-    assert options.drop_duplicate_text is True
+    assert not hasattr(options, "drop_duplicate_text")  # one rendering rule, no switch
 
 
 @pytest.mark.parametrize("name", sorted({**INT_BOUNDS, **SECONDS_BOUNDS}))
@@ -95,7 +95,6 @@ def test_int_seconds_become_floats() -> None:
         ("protocol_mode", "2026-07-28"),
         ("name_prefix", "has space:"),
         ("name_prefix", "x" * 65),
-        ("drop_duplicate_text", 1),
         ("on_tools_changed", "not callable"),
     ],
 )

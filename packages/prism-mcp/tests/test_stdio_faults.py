@@ -21,6 +21,8 @@ from prism.mcp import (
     connect_mcp_tools,
 )
 
+from .conftest import SERVERS
+
 pytestmark = pytest.mark.anyio
 
 CAP = 1_000_000
@@ -32,7 +34,9 @@ def _code(result) -> str | None:
 
 
 async def _pgid(kit, bridge) -> int:
-    return int((await kit.call(bridge, "pid")).value["pgid"])
+    r = await kit.call(bridge, "pid")
+    assert r.value, r
+    return int(r.value["pgid"])
 
 
 async def test_a_timeout_kills_the_server_and_the_next_call_reconnects(kit) -> None:
@@ -308,3 +312,19 @@ async def test_an_abort_from_another_thread_interrupts_the_call(kit) -> None:
     timer.join()
     assert _code(result) == MCP_ABORTED
     assert elapsed < 2
+
+
+async def test_a_server_flooding_stderr_still_answers_and_only_a_tail_is_kept(kit) -> None:
+    transport = StdioTransport(
+        sys.executable, args=(str(SERVERS / "stderr_flood.py"),), env=kit.env
+    )
+    with anyio.fail_after(30):
+        async with connect_mcp_tools(server_id="f", transport=transport) as bridge:
+            for i in range(10):
+                assert (await kit.call(bridge, "echo", {"text": str(i)})).value == {
+                    "result": str(i)
+                }
+            conn = await bridge.connection()
+            assert conn.proc is not None
+            tail = conn.proc.stderr_tail(10_000)
+            assert tail.startswith("e") and 0 < len(tail) <= 8_192

@@ -6,6 +6,7 @@ import json
 
 from ._types import (
     AudioContent,
+    Content,
     ImageContent,
     ResourceContent,
     ResourceLinkContent,
@@ -13,9 +14,10 @@ from ._types import (
     ToolResult,
 )
 
-__all__ = ["render_tool_result"]
+__all__ = ["for_assistant", "render_tool_result"]
 
 EMPTY_RESULT_TEXT = "(no output)"
+HIDDEN_RESULT_TEXT = "(no output for the assistant: the content is meant for the user)"
 
 
 def _decoded_size(data: str) -> int:
@@ -40,19 +42,31 @@ def _summarize(block: object) -> str:
     return f"[{type(block).__name__}]"
 
 
-def render_tool_result(result: ToolResult) -> str:
-    """Text blocks joined by newlines, then ``value`` as compact JSON, then ``Error: <message>``.
+def for_assistant(block: Content) -> bool:
+    """False when the block's annotations name an audience that leaves out the assistant."""
+    annotations = block.annotations
+    return (
+        annotations is None or annotations.audience is None or ("assistant" in annotations.audience)
+    )
 
-    Non-text blocks are summarized. Never returns ``"null"``; an empty result renders as
-    ``(no output)`` because several providers reject empty tool messages.
+
+def render_tool_result(result: ToolResult) -> str:
+    """The content blocks (text as is, others summarized), then ``Error: <message>``.
+
+    One rule: the model sees the content; ``value`` is for programs and is rendered (compact
+    JSON) only when there are no content blocks. Blocks whose audience leaves out the assistant
+    are left out. Never returns ``"null"`` or ``""`` (several providers reject empty messages).
     """
     parts: list[str] = []
     for block in result.content:
-        parts.append(block.text if isinstance(block, TextContent) else _summarize(block))
-    if result.value is not None:
+        if for_assistant(block):
+            parts.append(block.text if isinstance(block, TextContent) else _summarize(block))
+    if not result.content and result.value is not None:
         parts.append(
             json.dumps(result.value, separators=(",", ":"), ensure_ascii=False, default=str)
         )
     if result.error is not None:
         parts.append(f"Error: {result.error.message}")
-    return "\n".join(parts) if parts else EMPTY_RESULT_TEXT
+    if parts:
+        return "\n".join(parts)
+    return HIDDEN_RESULT_TEXT if result.content else EMPTY_RESULT_TEXT

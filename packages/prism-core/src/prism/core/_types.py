@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 from ._abort import AbortSignal
 from ._fastinit import fast_init
 
 __all__ = [
+    "Audience",
     "AudioContent",
     "Content",
+    "ContentAnnotations",
     "ErrorInfo",
     "ImageContent",
     "JsonObject",
@@ -57,12 +59,29 @@ class ToolCall:
     arguments_error: ErrorInfo | None = None
 
 
+Audience: TypeAlias = Literal["user", "assistant"]
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContentAnnotations:
+    """Who a content block is for and how much it matters (MCP ``annotations``).
+
+    ``audience=None`` means everyone; a block whose audience leaves out ``"assistant"`` is not
+    rendered for the model. ``priority`` runs from 0 (optional) to 1 (required).
+    """
+
+    audience: tuple[Audience, ...] | None = None
+    priority: float | None = None
+
+
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TextContent:
     """A block of text."""
 
     text: str
+    annotations: ContentAnnotations | None = None
 
 
 @fast_init
@@ -72,6 +91,7 @@ class ImageContent:
 
     data: str
     mime_type: str
+    annotations: ContentAnnotations | None = None
 
 
 @fast_init
@@ -81,6 +101,7 @@ class AudioContent:
 
     data: str
     mime_type: str
+    annotations: ContentAnnotations | None = None
 
 
 @fast_init
@@ -92,6 +113,7 @@ class ResourceContent:
     mime_type: str | None = None
     text: str | None = None
     blob: str | None = None
+    annotations: ContentAnnotations | None = None
 
 
 @fast_init
@@ -104,6 +126,7 @@ class ResourceLinkContent:
     description: str | None = None
     mime_type: str | None = None
     size: int | None = None
+    annotations: ContentAnnotations | None = None
 
 
 Content: TypeAlias = (

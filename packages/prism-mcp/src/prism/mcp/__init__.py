@@ -1,10 +1,12 @@
 """MCP client bridge for Prism: stdio and Streamable HTTP, bounded and fault-tolerant.
 
 ``connect_mcp_tools`` turns the tools of one MCP server into Prism ``ToolDefinition``s whose
-calls a hostile or broken server cannot hang, flood or confuse.
+calls a hostile or broken server cannot hang, flood or confuse. Importing this package does not
+load the MCP SDK (nor httpx2 or pydantic); the first connect does.
 """
 
-from ._bridge import McpToolBridge
+from typing import TYPE_CHECKING
+
 from ._connect import connect_mcp_tools
 from ._errors import (
     MCP_ABORTED,
@@ -21,6 +23,9 @@ from ._errors import (
 )
 from ._options import CallFaultPolicy, McpBridgeOptions, ProtocolMode, ToolsChangedCallback
 from ._transports import McpTransport, StdioTransport, StreamableHttpTransport
+
+if TYPE_CHECKING:
+    from ._bridge import McpToolBridge
 
 __all__ = [
     "MCP_ABORTED",
@@ -44,3 +49,12 @@ __all__ = [
     "ToolsChangedCallback",
     "connect_mcp_tools",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``McpToolBridge`` is imported on first use: its module loads the MCP SDK."""
+    if name == "McpToolBridge":
+        from ._bridge import McpToolBridge
+
+        return McpToolBridge
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

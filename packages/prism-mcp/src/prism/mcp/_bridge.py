@@ -6,7 +6,7 @@ import inspect
 import logging
 import math
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 import anyio.abc
@@ -26,7 +26,8 @@ from ._errors import (
     McpToolListError,
     clip,
 )
-from ._http import CallMarks, current_call
+from ._http import CallMarks, current_call, describe_status
+from ._limits import read_cap
 from ._listing import build_definitions
 from ._options import McpBridgeOptions, ToolsChangedCallback
 from ._stdio import INJECTED_TOO_LARGE
@@ -34,9 +35,24 @@ from ._transports import McpTransport
 
 __all__ = ["McpToolBridge"]
 
+
+class _ListFault(Exception):
+    """A ``tools/list`` page failed; ``fault`` (if any) is applied once the listing has ended."""
+
+    def __init__(self, fault: str | None, message: str) -> None:
+        super().__init__(message)
+        self.fault = fault
+        self.message = message
+
+
+class _SessionLost(_ListFault):
+    """The server no longer knew our session: reconnect and list once more."""
+
+
 logger = logging.getLogger("prism.mcp")
 
 _FAULTS = (MCP_TIMEOUT, MCP_RESULT_TOO_LARGE, MCP_CONNECTION_LOST)
+_EXIT_REASON_WAIT_SECONDS = 0.5
 
 
 class McpToolBridge:
@@ -68,6 +84,7 @@ class McpToolBridge:
         self._generation = 0
         self._lists = 0
         self._conn: Connection | None = None
+        self._retired: set[Connection] = set()
         self._conn_lock = anyio.Lock()
         self._refresh_lock = anyio.Lock()
         self._closed = False
@@ -114,20 +131,20 @@ class McpToolBridge:
         conn = self._conn
         return conn.proc.pid if conn is not None and conn.proc is not None else None
 
-    async def refresh(self) -> tuple[ToolDefinition, ...]:
-        """Re-list the tools if ``stale``; within the TTL and not stale, send no request.
+    async def refresh(self, *, force: bool = False) -> tuple[ToolDefinition, ...]:
+        """Re-list the tools if ``stale`` (or always, with ``force=True``).
 
-        A failed refresh (``McpToolNameCollisionError``, ``McpToolListError``,
-        ``McpConnectError``) raises and leaves ``tools`` as they were.
+        Within the TTL and not stale, and without ``force``, no request is sent. A failed
+        refresh (``McpToolNameCollisionError``, ``McpToolListError``, ``McpConnectError``)
+        raises and leaves ``tools`` as they were.
         """
         if self._closed:
             raise McpBridgeError(f"the MCP bridge for {self.server_id!r} is closed")
         async with self._refresh_lock:
-            if not self.stale:
+            if not (force or self.stale):
                 return self._tools
-            conn = await self.connection()
             generation = self._generation
-            listed = await self._list_all(conn)
+            listed = await self._list_with_retry()
             self._tools = build_definitions(
                 listed,
                 server_id=self.server_id,
@@ -141,11 +158,27 @@ class McpToolBridge:
             return self._tools
 
     async def close(self) -> None:
-        """Close the connection (bounded); calls in flight end with ``mcp_connection_lost``."""
+        """Close the connection (bounded); calls in flight end with ``mcp_connection_lost``.
+
+        Connections retired after a fault (closing in the background) are waited for too.
+        """
         self._closed = True
         conn = self._conn
         if conn is not None and not conn.done.is_set():
-            await conn.close(fault=False, reason="the MCP bridge was closed during the call")
+            conn.begin_close(fault=False, reason="the MCP bridge was closed during the call")
+        waiting = [c for c in (*self._retired, conn) if c is not None and not c.done.is_set()]
+        if waiting:
+            async with anyio.create_task_group() as tg:
+                for item in waiting:
+                    tg.start_soon(item.wait_closed)
+        self._retired.clear()
+
+    def _retire(self, conn: Connection, reason: str) -> None:
+        """Close ``conn`` in the background (bounded); ``close()`` still waits for it."""
+        self._retired = {c for c in self._retired if not c.done.is_set()}
+        if not conn.done.is_set():
+            conn.begin_close(fault=True, reason=reason)
+            self._retired.add(conn)
 
     # -- connection ----------------------------------------------------------------------
 
@@ -166,8 +199,8 @@ class McpToolBridge:
             if conn is not None and conn.usable:
                 return conn
             reconnect = conn is not None
-            if conn is not None and not conn.done.is_set():
-                await conn.close(fault=True, reason="the connection was replaced")
+            if conn is not None:
+                self._retire(conn, "the connection was replaced")
             conn = Connection(
                 server_id=self.server_id,
                 transport=self._transport,
@@ -186,20 +219,22 @@ class McpToolBridge:
             return conn
 
     async def after_fault(self, fault: str, conn: Connection | None, message: str) -> str:
-        """Apply ``on_call_fault`` after a failed call; returns the message to report."""
+        """Apply ``on_call_fault`` after a failed call; returns the message to report.
+
+        The faulted connection is closed in the background: the caller never waits for it.
+        """
         if fault not in _FAULTS or conn is None:
             return message
         if fault == MCP_CONNECTION_LOST and conn.dead and not conn.closing:
-            with anyio.move_on_after(1.0):
+            with anyio.move_on_after(_EXIT_REASON_WAIT_SECONDS):
                 await conn.done.wait()
             message = f"{message} ({conn.reason()})"
         policy = self.options.on_call_fault
-        if policy == "keep" and not conn.dead:
+        if policy == "keep" and not (conn.dead or conn.session_lost):
             return message
         if policy == "close" and self._closed_after_fault is None and not self._closed:
             self._closed_after_fault = fault
-        if not conn.done.is_set() and (policy != "keep"):
-            await conn.close(fault=True, reason=f"another call on this connection failed ({fault})")
+        self._retire(conn, f"another call on this connection failed ({fault})")
         return message
 
     # -- listing -------------------------------------------------------------------------
@@ -207,24 +242,57 @@ class McpToolBridge:
     async def _start(self) -> None:
         await self.refresh()
 
+    async def _list_with_retry(self) -> list[types.Tool]:
+        """List on the live connection; after a lost session, reconnect and list once more."""
+        conn = await self.connection()
+        try:
+            return await self._list_all(conn)
+        except _SessionLost as lost:
+            message = await self.after_fault(MCP_CONNECTION_LOST, conn, lost.message)
+            if self.options.on_call_fault == "close":
+                raise McpToolListError(self._list_text(message)) from None
+        conn = await self.connection()
+        try:
+            return await self._list_all(conn)
+        except _SessionLost as lost:
+            message = await self.after_fault(MCP_CONNECTION_LOST, conn, lost.message)
+            raise McpToolListError(self._list_text(message)) from None
+
+    def _list_text(self, text: str) -> str:
+        return clip(f"tools/list of MCP server {self.server_id!r} failed: {text}")
+
     async def _list_all(self, conn: Connection) -> list[types.Tool]:
+        """One whole paginated listing within ``call_timeout_seconds``; faults apply after it."""
         self._lists += 1
         timeout = self.options.call_timeout_seconds
+        failure: _ListFault | None = None
         with anyio.move_on_after(timeout):
             with anyio.CancelScope() as scope:
                 state = CallState(scope)
                 if not conn.register(state):
-                    raise McpToolListError(conn.reason())
+                    raise McpToolListError(self._list_text(conn.reason()))
                 try:
                     return await self._walk_pages(conn)
+                except _ListFault as exc:
+                    failure = exc
                 finally:
                     conn.unregister(state)
-            raise McpToolListError(f"tools/list of {self.server_id!r}: {state.lost}")
+            if failure is None:
+                raise McpToolListError(self._list_text(state.lost or conn.reason()))
+        if failure is not None:
+            return await self._raise_list_fault(conn, failure)
         await self.after_fault(MCP_TIMEOUT, conn, "tools/list timed out")
         raise McpToolListError(
             f"MCP server {self.server_id!r} did not finish tools/list within "
             f"call_timeout_seconds={timeout}"
         )
+
+    async def _raise_list_fault(self, conn: Connection, failure: _ListFault) -> NoReturn:
+        if isinstance(failure, _SessionLost):
+            raise failure
+        if failure.fault is not None:
+            await self.after_fault(failure.fault, conn, failure.message)
+        raise McpToolListError(self._list_text(failure.message))
 
     async def _walk_pages(self, conn: Connection) -> list[types.Tool]:
         client = conn.client
@@ -238,7 +306,7 @@ class McpToolBridge:
             try:
                 page = await client.list_tools(cursor=cursor)
             except (MCPError, RuntimeError, ValueError) as exc:
-                raise await self._list_failure(conn, exc, marks) from None
+                raise self._list_failure(conn, exc, marks) from None
             finally:
                 current_call.reset(token)
             tools.extend(page.tools)
@@ -260,19 +328,19 @@ class McpToolBridge:
             f"max_list_pages={self.options.max_list_pages} pages of tools"
         )
 
-    async def _list_failure(
-        self, conn: Connection, exc: BaseException, marks: CallMarks
-    ) -> McpToolListError:
+    def _list_failure(self, conn: Connection, exc: BaseException, marks: CallMarks) -> _ListFault:
+        if marks.session_lost:
+            return _SessionLost(MCP_CONNECTION_LOST, conn.reason())
         too_large = marks.too_large is not None or (
             isinstance(exc, MCPError) and exc.code == INJECTED_TOO_LARGE
         )
         if too_large:
-            await self.after_fault(MCP_RESULT_TOO_LARGE, conn, "tools/list page too large")
-            cap = self.options.max_result_bytes
-            text = f"a tools/list page was larger than max_result_bytes={cap}"
-        else:
-            text = str(exc)
-        return McpToolListError(clip(f"tools/list of MCP server {self.server_id!r} failed: {text}"))
+            cap = read_cap(self.options.max_result_bytes)
+            text = f"a tools/list page was larger than the read cap of {cap} bytes"
+            return _ListFault(MCP_RESULT_TOO_LARGE, text)
+        if isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED:
+            return _ListFault(MCP_CONNECTION_LOST, f"{exc.message} ({conn.reason()})")
+        return _ListFault(None, f"{exc}{describe_status(marks.status)}")
 
     # -- calls and notifications ---------------------------------------------------------
 
@@ -290,7 +358,6 @@ class McpToolBridge:
             call_id=call_id,
             name=self.name_prefix + remote,
             max_bytes=self.options.max_result_bytes,
-            drop_duplicate_text=self.options.drop_duplicate_text,
             details={"mcp_server_id": self.server_id, "mcp_tool_name": remote},
         )
 

@@ -36,13 +36,13 @@ from ._errors import (
     McpConnectError,
     clip,
 )
-from ._http import CallMarks, current_call
+from ._http import CallMarks, current_call, describe_status
 from ._stdio import INJECTED_MALFORMED, INJECTED_TOO_LARGE
 
 if TYPE_CHECKING:
     from ._bridge import McpToolBridge
 
-__all__ = ["call_remote_tool", "plain_json"]
+__all__ = ["arm_abort", "call_remote_tool", "plain_json"]
 
 logger = logging.getLogger("prism.mcp")
 
@@ -58,6 +58,7 @@ class _Outcome:
     result: ToolResult | None = None
     fault: str | None = None  # code of a fault that may close the connection
     message: str = ""
+    retry: bool = False  # the request cannot have reached a handler (the session was lost)
 
 
 def plain_json(value: Any) -> Any:
@@ -99,8 +100,10 @@ def _cancel_from_thread(scope: anyio.CancelScope, token: EventLoopToken) -> None
         anyio.from_thread.run_sync(scope.cancel, token=token)
 
 
-def _arm_abort(signal: AbortSignal, state: CallState, aborted: list[bool]) -> Callable[[], None]:
-    """Cancel the call's scope when ``signal`` aborts; returns the remover.
+def arm_abort(
+    signal: AbortSignal, scope: anyio.CancelScope, aborted: list[bool]
+) -> Callable[[], None]:
+    """Cancel ``scope`` when ``signal`` aborts; returns the remover.
 
     An abort from the event loop's thread cancels at once; one from another thread is handed
     to the loop by a short-lived helper thread, so the aborting thread never blocks.
@@ -111,11 +114,9 @@ def _arm_abort(signal: AbortSignal, state: CallState, aborted: list[bool]) -> Ca
     def fire() -> None:
         aborted.append(True)
         if threading.get_ident() == loop_thread:
-            state.scope.cancel()
+            scope.cancel()
         else:
-            threading.Thread(
-                target=_cancel_from_thread, args=(state.scope, token), daemon=True
-            ).start()
+            threading.Thread(target=_cancel_from_thread, args=(scope, token), daemon=True).start()
 
     return signal.add_callback(fire)
 
@@ -126,6 +127,9 @@ def _ours(exc: MCPError, conn: Connection) -> bool:
 
 
 def _from_mcp_error(exc: MCPError, conn: Connection, marks: CallMarks) -> _Outcome:
+    if marks.session_lost:
+        why = f"the server no longer knows our session{describe_status(marks.status)}"
+        return _Outcome(fault=MCP_CONNECTION_LOST, message=why, retry=True)
     if marks.too_large is not None:
         return _Outcome(fault=MCP_RESULT_TOO_LARGE, message=f"the server sent {marks.too_large}")
     if exc.code == INJECTED_TOO_LARGE and _ours(exc, conn):
@@ -138,7 +142,10 @@ def _from_mcp_error(exc: MCPError, conn: Connection, marks: CallMarks) -> _Outco
         return _Outcome(fault=MCP_TIMEOUT, message=exc.message)
     if exc.code == types.PARSE_ERROR:
         return _Outcome(fault=MCP_PROTOCOL_ERROR, message=exc.message)
-    return _Outcome(fault=MCP_TOOL_ERROR, message=f"MCP server error {exc.code}: {exc.message}")
+    status = describe_status(marks.status)
+    return _Outcome(
+        fault=MCP_TOOL_ERROR, message=f"MCP server error {exc.code}: {exc.message}{status}"
+    )
 
 
 async def _request(
@@ -182,8 +189,17 @@ async def _attempt(
     state: CallState,
     used: list[Connection],
 ) -> _Outcome:
+    """Call once; after a lost session, reconnect (unless the policy is ``close``) and retry once.
+
+    Both tries share one ``call_timeout_seconds`` deadline, set once the first is connected.
+    """
+    deadline: list[float] = []
     try:
-        return await _attempt_once(bridge, remote, arguments, context, state, used)
+        outcome = await _attempt_once(bridge, remote, arguments, context, state, used, deadline)
+        if not outcome.retry or bridge.options.on_call_fault == "close":
+            return outcome
+        await bridge.after_fault(MCP_CONNECTION_LOST, used[-1], outcome.message)
+        return await _attempt_once(bridge, remote, arguments, context, state, used, deadline)
     except Exception as exc:  # a bug or an SDK surprise must still give the model a result
         logger.exception("MCP call to %r failed unexpectedly", remote)
         return _Outcome(fault=MCP_PROTOCOL_ERROR, message=f"{type(exc).__name__}: {exc}")
@@ -196,6 +212,7 @@ async def _attempt_once(
     context: ToolExecutionContext,
     state: CallState,
     used: list[Connection],
+    deadline: list[float],
 ) -> _Outcome:
     try:
         conn = await bridge.connection()
@@ -203,7 +220,9 @@ async def _attempt_once(
         return _Outcome(fault=MCP_CONNECTION_LOST, message=str(exc))
     used.append(conn)
     timeout = bridge.options.call_timeout_seconds
-    with anyio.move_on_after(timeout) as scope:
+    if not deadline:
+        deadline.append(anyio.current_time() + timeout)
+    with anyio.CancelScope(deadline=deadline[0]) as scope:
         return await _request(bridge, conn, remote, arguments, context, state)
     if state.lost is not None or not scope.cancelled_caught:
         return _Outcome(fault=MCP_CONNECTION_LOST, message=state.lost or conn.reason())
@@ -237,7 +256,7 @@ async def call_remote_tool(
     else:
         with anyio.CancelScope() as scope:
             state = CallState(scope)
-            remove = _arm_abort(context.signal, state, aborted)
+            remove = arm_abort(context.signal, scope, aborted)
             try:
                 outcome = await _attempt(bridge, remote, arguments, context, state, used)
             finally:
@@ -247,7 +266,7 @@ async def call_remote_tool(
     if outcome.result is not None:
         return outcome.result
     assert outcome.fault is not None
-    conn = used[0] if used else None
+    conn = used[-1] if used else None
     message = await bridge.after_fault(outcome.fault, conn, outcome.message)
     sentence = _SENTENCES[outcome.fault].format(
         tool=remote, server=bridge.server_id, why=clip(message, 6_000)
@@ -260,5 +279,5 @@ def _ended_from_outside(
 ) -> _Outcome:
     if aborted:
         return _Outcome(fault=MCP_ABORTED, message="the caller aborted; the server was told")
-    reason = state.lost or (used[0].reason() if used else "the connection ended")
+    reason = state.lost or (used[-1].reason() if used else "the connection ended")
     return _Outcome(fault=MCP_CONNECTION_LOST, message=reason)

@@ -5,13 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ._bridge import McpToolBridge
+from prism.core import AbortSignal
+
+from ._errors import McpConnectError
 from ._options import McpBridgeOptions
 from ._transports import McpTransport, StdioTransport, StreamableHttpTransport
+
+if TYPE_CHECKING:
+    from ._bridge import McpToolBridge
 
 __all__ = ["connect_mcp_tools"]
 
@@ -32,18 +37,25 @@ def _check(server_id: object, transport: object) -> None:
 
 @asynccontextmanager
 async def connect_mcp_tools(
-    *, server_id: str, transport: McpTransport, **options: Any
+    *,
+    server_id: str,
+    transport: McpTransport,
+    signal: AbortSignal | None = None,
+    **options: Any,
 ) -> AsyncIterator[McpToolBridge]:
     """Connect to one MCP server and list its tools; yields the bridge.
 
     Entering connects (``connect_timeout_seconds``) and lists, so ``bridge.tools`` is filled and
     ``bridge.stale`` is False; it raises ``McpConnectError``, ``McpToolListError`` or
-    ``McpToolNameCollisionError`` when that fails. ``options`` are the fields of
-    ``McpBridgeOptions`` (validated before anything starts). Leaving closes everything: no
-    process of a stdio server's process group remains.
+    ``McpToolNameCollisionError`` when that fails. ``signal`` aborts the connect (then
+    ``McpConnectError``); cancelling the enclosing scope works too. ``options`` are the fields
+    of ``McpBridgeOptions`` (validated before anything starts). Leaving closes everything: no
+    process of a stdio server's process group remains. The MCP SDK is imported here, lazily.
     """
     _check(server_id, transport)
     opts = McpBridgeOptions(**options)
+    from ._bridge import McpToolBridge  # the SDK loads on first connect, not on import
+
     failure: BaseException | None = None
     # The body runs outside any task group error handling of ours: a host exception must come
     # out as itself, not wrapped in an ExceptionGroup, so it is caught here and re-raised below.
@@ -52,7 +64,7 @@ async def connect_mcp_tools(
             server_id=server_id, transport=transport, options=opts, task_group=tg
         )
         try:
-            await bridge._start()
+            await _start(bridge, signal)
         except BaseException as exc:
             failure = exc
         if failure is None:
@@ -65,3 +77,24 @@ async def connect_mcp_tools(
         tg.cancel_scope.cancel()
     if failure is not None:
         raise failure
+
+
+async def _start(bridge: McpToolBridge, signal: AbortSignal | None) -> None:
+    """Connect and list; an abort of ``signal`` ends it with ``McpConnectError``."""
+    if signal is None:
+        await bridge._start()
+        return
+    from ._calls import arm_abort
+
+    aborted: list[bool] = []
+    with anyio.CancelScope() as scope:
+        remove = arm_abort(signal, scope, aborted)
+        try:
+            if signal.aborted:
+                aborted.append(True)
+            else:
+                await bridge._start()
+        finally:
+            remove()
+    if aborted:
+        raise McpConnectError(f"connecting to MCP server {bridge.server_id!r} was aborted")

@@ -26,12 +26,16 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 
 from ._errors import clip
-from ._http import SSE_SLACK_BYTES, make_http_client
+from ._http import SSE_SLACK_BYTES, HttpWatch, describe_status, make_http_client
+from ._limits import read_cap
 from ._options import McpBridgeOptions
+from ._quiet import in_bridge, install
 from ._stdio import StdioProcess, open_bounded_stdio
 from ._transports import McpTransport, StdioTransport
 
 __all__ = ["CallState", "Connection", "ListChangedMode"]
+
+install()
 
 logger = logging.getLogger("prism.mcp")
 
@@ -102,8 +106,11 @@ class Connection:
         self._reason: str | None = None
         self._calls: set[CallState] = set()
         self.proc: StdioProcess | None = None
+        self.http: HttpWatch | None = None
         if isinstance(transport, StdioTransport):
             self.proc = StdioProcess(self.nonce, self._transport_gone)
+        else:
+            self.http = HttpWatch()
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -114,8 +121,12 @@ class Connection:
         if not self._connected or self.dead:
             raise ConnectionError(self.reason())
 
-    async def close(self, *, fault: bool, reason: str) -> None:
-        """End the session (bounded); in-flight calls on it end with ``reason``."""
+    def begin_close(self, *, fault: bool, reason: str) -> None:
+        """Start ending the session without waiting; in-flight calls end with ``reason`` now.
+
+        The supervisor finishes the close in the background, bounded by ``close_grace_seconds``
+        plus a fixed slack, so a caller never waits for a faulted session to wind down.
+        """
         self.closing = True
         if fault and self.proc is not None:
             self.proc.kill_now = True
@@ -123,23 +134,42 @@ class Connection:
         self._stop.set()
         if not self._connected and self._scope is not None:
             self._scope.cancel()
+
+    async def close(self, *, fault: bool, reason: str) -> None:
+        """End the session and wait for it (bounded); in-flight calls end with ``reason``."""
+        self.begin_close(fault=fault, reason=reason)
+        await self.wait_closed()
+
+    async def wait_closed(self) -> None:
+        """Wait (bounded) until the supervisor has finished."""
         with anyio.move_on_after(self._options.close_grace_seconds + 2 * _CLOSE_SLACK_SECONDS):
             await self.done.wait()
 
     def reason(self) -> str:
         """Why this connection is (or would be) unusable, in one sentence."""
         if self._reason is not None:
-            return self._reason
-        if self._error is not None:
-            return _describe(self._error)
-        if self.proc is not None and self.dead:
-            return self.proc.describe_exit()
-        return "the connection was closed"
+            text = self._reason
+        elif self._error is not None:
+            text = _describe(self._error)
+        elif self.proc is not None and self.dead:
+            text = self.proc.describe_exit()
+        elif self.session_lost:
+            text = "the server no longer knows our session (it restarted or expired it)"
+        else:
+            text = "the connection was closed"
+        if self.http is not None and self.http.auth_status is not None:
+            text += describe_status(self.http.auth_status)
+        return text
+
+    @property
+    def session_lost(self) -> bool:
+        """The HTTP server answered 404 (or a 400 saying so) to our session id."""
+        return self.http is not None and self.http.session_lost
 
     @property
     def usable(self) -> bool:
-        """Connected, and neither dead nor closing."""
-        return self._connected and not (self.dead or self.closing)
+        """Connected, and neither dead, closing, nor without a session."""
+        return self._connected and not (self.dead or self.closing or self.session_lost)
 
     def register(self, state: CallState) -> bool:
         """Track a request in flight; ``False`` if the connection can no longer take it."""
@@ -173,22 +203,24 @@ class Connection:
             assert self.proc is not None
             return open_bounded_stdio(
                 self._transport,
-                max_message_bytes=opts.max_result_bytes,
+                max_message_bytes=read_cap(opts.max_result_bytes),
                 grace_seconds=opts.close_grace_seconds,
                 proc=self.proc,
             )
+        assert self.http is not None
         http = make_http_client(
             self._transport,
-            max_message_bytes=opts.max_result_bytes,
+            max_message_bytes=read_cap(opts.max_result_bytes),
             connect_timeout_seconds=opts.connect_timeout_seconds,
             call_timeout_seconds=opts.call_timeout_seconds,
+            watch=self.http,
         )
         stack.push_async_callback(http.aclose)
         return streamable_http_client(
             self._transport.url,
             http_client=http,
             terminate_on_close=True,
-            max_sse_event_size=opts.max_result_bytes + 2 * SSE_SLACK_BYTES,
+            max_sse_event_size=read_cap(opts.max_result_bytes) + 2 * SSE_SLACK_BYTES,
         )
 
     def _client_cm(self, stack: contextlib.AsyncExitStack) -> AbstractAsyncContextManager[Client]:
@@ -201,9 +233,12 @@ class Connection:
         )
 
     async def _supervise(self) -> None:
+        in_bridge.set(True)  # this task and the SDK tasks it starts
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
+                if self.closing:  # closed (e.g. an aborted connect) before we began
+                    scope.cancel()
                 scope.deadline = anyio.current_time() + self._options.connect_timeout_seconds
                 async with contextlib.AsyncExitStack() as stack:
                     client = await stack.enter_async_context(self._client_cm(stack))

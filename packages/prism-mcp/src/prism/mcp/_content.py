@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,6 +11,7 @@ from mcp import types
 from prism.core import (
     AudioContent,
     Content,
+    ContentAnnotations,
     ErrorInfo,
     ImageContent,
     JsonValue,
@@ -20,12 +20,11 @@ from prism.core import (
     TextContent,
     ToolResult,
 )
+from prism.core._render import for_assistant
 
 from ._errors import MCP_RESULT_TOO_LARGE, MCP_TOOL_ERROR, clip
 
 __all__ = ["error_result", "map_call_result"]
-
-_JSON_START = frozenset('{["-0123456789tfn')
 
 
 def _size(text: str | None) -> int:
@@ -34,19 +33,33 @@ def _size(text: str | None) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "replace"))
 
 
+def _annotations(block: Any) -> ContentAnnotations | None:
+    """MCP ``annotations`` (audience, priority) as core's; ``lastModified`` is not carried."""
+    found = getattr(block, "annotations", None)
+    if found is None or (found.audience is None and found.priority is None):
+        return None
+    audience = tuple(found.audience) if found.audience is not None else None
+    return ContentAnnotations(audience=audience, priority=found.priority)
+
+
 def _block(block: object) -> tuple[Content | None, int]:
     """One MCP content block as Prism content, with its size in bytes (``None``: unknown type)."""
+    notes = _annotations(block)
     if isinstance(block, types.TextContent):
-        return TextContent(text=block.text), _size(block.text)
+        return TextContent(text=block.text, annotations=notes), _size(block.text)
     if isinstance(block, types.ImageContent):
-        return ImageContent(data=block.data, mime_type=block.mime_type), len(block.data)
+        image = ImageContent(data=block.data, mime_type=block.mime_type, annotations=notes)
+        return image, len(block.data)
     if isinstance(block, types.AudioContent):
-        return AudioContent(data=block.data, mime_type=block.mime_type), len(block.data)
+        audio = AudioContent(data=block.data, mime_type=block.mime_type, annotations=notes)
+        return audio, len(block.data)
     if isinstance(block, types.EmbeddedResource):
         res = block.resource
         text = res.text if isinstance(res, types.TextResourceContents) else None
         blob = res.blob if isinstance(res, types.BlobResourceContents) else None
-        mapped = ResourceContent(uri=res.uri, mime_type=res.mime_type, text=text, blob=blob)
+        mapped = ResourceContent(
+            uri=res.uri, mime_type=res.mime_type, text=text, blob=blob, annotations=notes
+        )
         return mapped, _size(res.uri) + _size(text) + _size(blob)
     if isinstance(block, types.ResourceLink):
         link = ResourceLinkContent(
@@ -55,26 +68,10 @@ def _block(block: object) -> tuple[Content | None, int]:
             description=block.description,
             mime_type=block.mime_type,
             size=block.size,
+            annotations=notes,
         )
         return link, _size(block.uri) + _size(block.name) + _size(block.description)
     return None, 0
-
-
-def _repeats(text: str, value: Any) -> bool:
-    """Whether ``text`` only repeats ``value`` (or the ``{"result": x}`` wrapping of a plain x)."""
-    candidates = [value]
-    if isinstance(value, dict) and len(value) == 1 and "result" in value:
-        candidates.append(value["result"])
-    if any(isinstance(c, str) and c == text for c in candidates):
-        return True
-    stripped = text.lstrip()
-    if not stripped or stripped[0] not in _JSON_START:
-        return False
-    try:
-        parsed = json.loads(stripped)
-    except (ValueError, RecursionError):
-        return False
-    return any(parsed == c for c in candidates)
 
 
 def error_result(
@@ -85,16 +82,40 @@ def error_result(
     return ToolResult(tool_call_id=call_id, name=name, error=error)
 
 
+def _tool_error(
+    content: list[Content], details: Mapping[str, Any]
+) -> tuple[list[Content], ErrorInfo]:
+    """The error of an ``isError`` result: its text said once, in ``error.message``.
+
+    Text blocks move into the message; when they are too long for it (8 KiB) they stay in the
+    content and the message says so, so the text is never rendered twice.
+    """
+    texts = [c for c in content if isinstance(c, TextContent) and for_assistant(c)]
+    said = "\n".join(t.text for t in texts).strip()
+    tool = details.get("mcp_tool_name")
+    if not said:
+        message = f"MCP tool {tool!r} reported an error"
+    elif clip(said) == said:
+        message = said
+        content = [c for c in content if not any(c is t for t in texts)]
+    else:
+        message = f"MCP tool {tool!r} reported an error (its text is in the content)"
+    return content, ErrorInfo(message=message, code=MCP_TOOL_ERROR, details=dict(details))
+
+
 def map_call_result(
     result: types.CallToolResult,
     *,
     call_id: str,
     name: str,
     max_bytes: int,
-    drop_duplicate_text: bool,
     details: Mapping[str, Any],
 ) -> ToolResult:
-    """Map content, ``structuredContent`` (→ ``value``) and ``isError`` (→ ``error``), bounded."""
+    """Map content, ``structuredContent`` (→ ``value``) and ``isError`` (→ ``error``), bounded.
+
+    The size that counts is what is rendered and kept once: the content blocks, or the
+    structured value when there is no content (it then is what the model sees).
+    """
     content: list[Content] = []
     total = 0
     for block in result.content:
@@ -103,7 +124,7 @@ def map_call_result(
         if mapped is not None:
             content.append(mapped)
     value: JsonValue = result.structured_content
-    if value is not None:
+    if value is not None and not result.content:
         total += len(pydantic_core.to_json(value))
     if total > max_bytes:
         message = (
@@ -111,20 +132,9 @@ def map_call_result(
             f"over max_result_bytes={max_bytes}"
         )
         return error_result(call_id, name, MCP_RESULT_TOO_LARGE, message, details)
-    texts = [c for c in content if isinstance(c, TextContent)]
-    if (
-        drop_duplicate_text
-        and not result.is_error
-        and value is not None
-        and len(texts) == 1
-        and _repeats(texts[0].text, value)
-    ):
-        content.remove(texts[0])
     error = None
     if result.is_error:
-        said = "\n".join(t.text for t in texts).strip()
-        message = said or f"MCP tool {details.get('mcp_tool_name')!r} reported an error"
-        error = ErrorInfo(message=clip(message), code=MCP_TOOL_ERROR, details=dict(details))
+        content, error = _tool_error(content, details)
     return ToolResult(
         tool_call_id=call_id,
         name=name,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["complexity_problem", "head_id", "tail_id"]
+__all__ = ["READ_SLACK_BYTES", "complexity_problem", "head_id", "read_cap", "tail_id"]
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _SCALAR = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null')
@@ -21,6 +21,19 @@ _WS = re.compile(rb"\s*")
 _SMALL = 65_536
 
 RequestId = int | str
+
+READ_SLACK_BYTES = 65_536
+"""JSON-RPC framing and escaping allowed on top of twice the result bound."""
+
+
+def read_cap(max_result_bytes: int) -> int:
+    """The byte cap on one server message: ``2 * max_result_bytes + 64 KiB``, fixed before reading.
+
+    A result is bounded by ``max_result_bytes`` the way it is rendered and kept (content, or the
+    value when there is no content); the message may also carry the structured twin of the same
+    data, so the transport admits twice that, and refuses more before buffering it.
+    """
+    return 2 * max_result_bytes + READ_SLACK_BYTES
 
 
 def _limits(cap: int) -> tuple[int, int]:

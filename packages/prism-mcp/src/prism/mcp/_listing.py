@@ -15,6 +15,7 @@ import pydantic_core
 from mcp import types
 from prism.core import ToolDefinition, ToolHandler
 
+from ._deep import MAX_SCHEMA_DEPTH, REFUSED_KEY, depth
 from ._errors import McpToolListError, McpToolNameCollisionError, McpToolSkippedWarning, clip
 from ._options import McpBridgeOptions
 
@@ -24,29 +25,12 @@ logger = logging.getLogger("prism.mcp")
 
 REMOTE_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
 _PRISM_NAME = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
-_MAX_SCHEMA_DEPTH = 64
 
 
 def _skip(server_id: str, what: str) -> None:
     message = f"MCP server {server_id!r}: skipped {what}"
     logger.warning(message)
     warnings.warn(McpToolSkippedWarning(message), stacklevel=4)
-
-
-def _depth(value: Any) -> int:
-    """Nesting depth of a JSON value, iteratively (a hostile schema cannot blow the stack)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            deepest = max(deepest, level)
-            stack.extend((v, level + 1) for v in item.values())
-        elif isinstance(item, list):
-            deepest = max(deepest, level)
-            stack.extend((v, level + 1) for v in item)
-        if deepest > _MAX_SCHEMA_DEPTH:
-            break
-    return deepest
 
 
 def _parameters(tool: types.Tool, options: McpBridgeOptions) -> dict[str, Any] | str:
@@ -61,8 +45,11 @@ def _parameters(tool: types.Tool, options: McpBridgeOptions) -> dict[str, Any] |
     if len(encoded) > options.max_schema_bytes:
         cap = options.max_schema_bytes
         return f"its inputSchema is {len(encoded)} bytes (max_schema_bytes={cap})"
-    if _depth(schema) > _MAX_SCHEMA_DEPTH:
-        return f"its inputSchema nests deeper than {_MAX_SCHEMA_DEPTH} levels"
+    for refused in (schema.get(REFUSED_KEY), (tool.output_schema or {}).get(REFUSED_KEY)):
+        if isinstance(refused, str):
+            return refused
+    if depth(schema) > MAX_SCHEMA_DEPTH:
+        return f"its inputSchema nests deeper than {MAX_SCHEMA_DEPTH} levels"
     copy: dict[str, Any] = json.loads(encoded)
     return copy
 

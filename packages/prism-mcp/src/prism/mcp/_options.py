@@ -97,8 +97,6 @@ class McpBridgeOptions:
     """``"auto"`` negotiates 2026-07-28 when the server can, else the handshake era."""
     name_prefix: str | None = attrs.field(default=None, validator=_check_prefix)
     """Prefix of every tool name; ``None`` means ``mcp:<server_id>:``."""
-    drop_duplicate_text: bool = attrs.field(default=True, validator=_check_flag)
-    """Drop a text block that only repeats ``structuredContent`` (it is kept in ``value``)."""
     on_tools_changed: ToolsChangedCallback | None = attrs.field(
         default=None, validator=_check_callback
     )

@@ -24,7 +24,9 @@ from mcp import types
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from ._limits import RequestId, complexity_problem, head_id, tail_id
+from ._deep import shallow_tools
+from ._limits import READ_SLACK_BYTES, RequestId, complexity_problem, head_id, tail_id
+from ._stderr import drain_stderr, read_rest, stderr_pipe
 from ._transports import StdioTransport
 
 __all__ = ["INJECTED_MALFORMED", "INJECTED_TOO_LARGE", "StdioProcess", "open_bounded_stdio"]
@@ -66,7 +68,8 @@ class StdioProcess:
         return f"{text}; stderr: {tail}" if tail else text
 
     def keep_stderr(self, data: bytes) -> None:
-        self._stderr += data
+        """Keep the last bytes only; whatever falls out of the tail is dropped unread."""
+        self._stderr += data[-_STDERR_TAIL:]
         if len(self._stderr) > 2 * _STDERR_TAIL:
             del self._stderr[:-_STDERR_TAIL]
 
@@ -123,7 +126,11 @@ class _LineReader:
             await self._too_large(rid)
 
     async def _too_large(self, rid: RequestId) -> None:
-        message = f"the server sent a message larger than max_result_bytes={self.cap}"
+        bound = (self.cap - READ_SLACK_BYTES) // 2
+        message = (
+            f"the server sent a message larger than the read cap of {self.cap} bytes "
+            f"(2 * max_result_bytes={bound} + 64 KiB)"
+        )
         await self.emit(_error(rid, INJECTED_TOO_LARGE, message, self.proc.nonce))
 
     async def _end_line(self) -> None:
@@ -152,7 +159,7 @@ class _LineReader:
                 await self.emit(_error(rid, INJECTED_TOO_LARGE, text, self.proc.nonce))
             return
         try:
-            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            message = _parse(line)
         except ValueError as exc:
             rid = head_id(bytes(line[:_HEAD]))
             if rid is None:
@@ -170,6 +177,18 @@ class _LineReader:
         await self.emit(SessionMessage(message))
 
 
+def _parse(line: bytes | bytearray) -> types.JSONRPCMessage:
+    """Validate one message; a tools/list answer too deep for the SDK's parser loses only the
+    over-deep schemas (the listing then skips those tools)."""
+    try:
+        return types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError:
+        shallow = shallow_tools(line)
+        if shallow is None:
+            raise
+        return types.jsonrpc_message_adapter.validate_json(shallow, by_name=False)
+
+
 async def _read_stdout(stream: anyio.abc.ByteReceiveStream, reader: _LineReader) -> None:
     async with reader.send:
         with contextlib.suppress(
@@ -178,14 +197,6 @@ async def _read_stdout(stream: anyio.abc.ByteReceiveStream, reader: _LineReader)
             while True:
                 await reader.feed(await stream.receive(_CHUNK))
     reader.proc.on_eof()
-
-
-async def _read_stderr(stream: anyio.abc.ByteReceiveStream, proc: StdioProcess) -> None:
-    with contextlib.suppress(
-        anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError
-    ):
-        while True:
-            proc.keep_stderr(await stream.receive(_CHUNK))
 
 
 async def _write_stdin(
@@ -272,15 +283,22 @@ async def open_bounded_stdio(
     proc: StdioProcess,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """An MCP ``Transport`` (read and write streams) over a bounded stdio subprocess."""
-    process = await anyio.open_process(
-        [config.command, *config.args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=config.cwd,
-        env=get_default_environment() | dict(config.env or {}),
-        start_new_session=True,
-    )
+    err_read, err_write = stderr_pipe()
+    try:
+        process = await anyio.open_process(
+            [config.command, *config.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err_write,
+            cwd=config.cwd,
+            env=get_default_environment() | dict(config.env or {}),
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(err_read)
+        raise
+    finally:
+        os.close(err_write)
     proc.pid = process.pid
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
@@ -288,10 +306,9 @@ async def open_bounded_stdio(
     try:
         async with anyio.create_task_group() as tg:
             assert process.stdout is not None
-            assert process.stderr is not None
             assert process.stdin is not None
             tg.start_soon(_read_stdout, process.stdout, reader)
-            tg.start_soon(_read_stderr, process.stderr, proc)
+            tg.start_soon(drain_stderr, err_read, proc.keep_stderr)
 
             async def broken() -> None:
                 await read_send.aclose()
@@ -311,5 +328,7 @@ async def open_bounded_stdio(
             if process.returncode is None:
                 _killpg(process.pid, signal.SIGKILL)
                 await _wait_exit(process, _KILL_WAIT_SECONDS)
+            read_rest(err_read, proc.keep_stderr)
+            os.close(err_read)
             with contextlib.suppress(Exception), anyio.move_on_after(_KILL_WAIT_SECONDS):
                 await process.aclose()
