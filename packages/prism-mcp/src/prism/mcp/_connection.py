@@ -25,8 +25,10 @@ from mcp import Client, MCPError, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 
+from ._client_features import FeatureCallbacks
 from ._errors import clip
 from ._http import SSE_SLACK_BYTES, make_http_client
+from ._oauth import build_auth, redact_text
 from ._options import McpBridgeOptions
 from ._stdio import StdioProcess, open_bounded_stdio
 from ._transports import McpTransport, StdioTransport
@@ -131,7 +133,8 @@ class Connection:
         if self._reason is not None:
             return self._reason
         if self._error is not None:
-            return _describe(self._error)
+            oauth = getattr(self._transport, "oauth", None)
+            return redact_text(oauth, _describe(self._error))
         if self.proc is not None and self.dead:
             return self.proc.describe_exit()
         return "the connection was closed"
@@ -184,6 +187,8 @@ class Connection:
             call_timeout_seconds=opts.call_timeout_seconds,
         )
         stack.push_async_callback(http.aclose)
+        if self._transport.oauth is not None:
+            http.auth = build_auth(self._transport.oauth, self._transport.url)
         return streamable_http_client(
             self._transport.url,
             http_client=http,
@@ -198,7 +203,15 @@ class Connection:
             message_handler=self._on_message,
             cache=None,
             client_info=types.Implementation(name="prism-mcp", version=_VERSION),
+            **self._feature_callbacks(),
         )
+
+    def _feature_callbacks(self) -> dict[str, Any]:
+        """The elicitation/sampling/roots callbacks the host enabled (none by default)."""
+        features = self._options.client_features
+        if features is None:
+            return {}
+        return FeatureCallbacks(self.server_id, features).client_kwargs()
 
     async def _supervise(self) -> None:
         try:
