@@ -38,12 +38,17 @@ pytestmark = pytest.mark.anyio
 REDIRECT = "http://localhost:3000/callback"
 
 
+def oauth_server(kit: Any, ttl: int) -> Any:
+    """``oauth_server.py``: the SDK's server with its embedded authorization server."""
+    return serve(kit, "oauth_server.py", str(ttl))
+
+
 @contextlib.asynccontextmanager
-async def oauth_server(kit: Any, ttl: int) -> AsyncIterator[str]:
-    """``oauth_server.py`` on a free port; its process group is killed afterwards."""
+async def serve(kit: Any, script: str, *extra: str) -> AsyncIterator[str]:
+    """A test server on a free port; its process group is killed afterwards."""
     port = free_port()
     proc = await anyio.open_process(
-        [sys.executable, str(SERVERS / "oauth_server.py"), str(port), str(ttl)],
+        [sys.executable, str(SERVERS / script), str(port), *extra],
         env={**os.environ, **kit.env},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -199,6 +204,38 @@ async def test_a_person_who_never_comes_back_is_bounded_by_handler_timeout(kit) 
                 ):
                     pass
             assert anyio.current_time() - started < 15
+
+
+async def test_a_token_endpoint_that_echoes_the_secret_cannot_leak_it_in_errors(
+    kit, caplog
+) -> None:
+    secret = "client-secret/0123456789+x"  # / and + are URL-encoded in the form body
+    with anyio.fail_after(60):
+        async with serve(kit, "echo_auth_server.py") as url:
+            base = url.removesuffix("/mcp")
+            for method in ("client_secret_post", "client_secret_basic"):
+                oauth = McpOAuthClientCredentials(
+                    storage=InMemoryTokenStorage(),
+                    client_id="svc",
+                    client_secret=secret,
+                    token_endpoint_auth_method=method,
+                    issuer=base,
+                )
+                with pytest.raises(McpConnectError) as caught:
+                    async with connect_mcp_tools(
+                        server_id="hostile",
+                        transport=StreamableHttpTransport(url, oauth=oauth),
+                        protocol_mode="legacy",
+                    ):
+                        pass
+                message = str(caught.value)
+                assert "Token exchange failed (400)" in message, message
+                assert secret not in message and "[REDACTED]" in message
+                if method == "client_secret_basic":  # the echoed header carries it base64'd
+                    assert "Basic [REDACTED]" in message
+    assert "OAuth flow error" in caplog.text  # the SDK's own log line, redacted
+    assert secret not in caplog.text and "Basic Y" not in caplog.text
+    assert "Traceback" not in caplog.text
 
 
 def test_oauth_options_are_validated_and_keep_secrets_out_of_reprs() -> None:

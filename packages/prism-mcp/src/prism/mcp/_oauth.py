@@ -9,11 +9,13 @@ bridge can strip them from error messages and results.
 
 from __future__ import annotations
 
+import base64
 import logging
 import threading
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, Protocol, runtime_checkable
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, quote_plus, urlsplit
 
 import anyio
 import attrs
@@ -94,10 +96,14 @@ class SecretBook:
         self._secrets: dict[str, None] = {}
         self._lock = threading.Lock()
         self._redactor = SecretRedactor(())
+        _BOOKS.add(self)
 
     def add(self, *values: object) -> None:
-        """Remember non-trivial string values (shorter than 8 characters are too generic)."""
-        fresh = [v for v in values if isinstance(v, str) and len(v) >= 8]
+        """Remember non-trivial strings and their URL-encoded forms (as sent in form bodies)."""
+        fresh: list[str] = []
+        for value in values:
+            if isinstance(value, str) and len(value) >= 8:
+                fresh += {value, quote(value, safe=""), quote_plus(value)}
         if not fresh:
             return
         with self._lock:
@@ -109,11 +115,35 @@ class SecretBook:
             self._redactor = SecretRedactor(list(self._secrets))
 
     def add_fields(self, data: Mapping[str, Any]) -> None:
+        """Remember the credential fields of a token response or client registration."""
         self.add(*(data.get(name) for name in _SECRET_FIELDS))
+        client_id, secret = data.get("client_id"), data.get("client_secret")
+        if isinstance(client_id, str) and isinstance(secret, str) and len(secret) >= 8:
+            basic = f"{quote(client_id, safe='')}:{quote(secret, safe='')}"  # RFC 6749 2.3.1
+            self.add(base64.b64encode(basic.encode()).decode())
 
     def redact(self, value: Any) -> Any:
         """``value`` with every remembered secret replaced by ``[REDACTED]``."""
         return self._redactor.redact(value)
+
+
+_BOOKS: weakref.WeakSet[SecretBook] = weakref.WeakSet()
+
+
+class _RedactAuthLogs(logging.Filter):
+    """The SDK logs OAuth failures with their exception (error bodies may echo a secret): log
+    them as one redacted line instead, without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            text = f"{text}: {type(exc).__name__}: {exc}"
+        for book in list(_BOOKS):
+            text = book.redact(text)
+        record.msg, record.args = text, ()
+        record.exc_info, record.exc_text = None, None
+        return True
 
 
 def _check_storage(_instance: Any, _attribute: Any, value: Any) -> None:
@@ -199,7 +229,7 @@ class McpOAuthClientCredentials:
                 "token_endpoint_auth_method must be client_secret_basic or client_secret_post, "
                 f"got {self.token_endpoint_auth_method!r}"
             )
-        self.secrets.add(self.client_secret)
+        self.secrets.add_fields({"client_id": self.client_id, "client_secret": self.client_secret})
 
 
 McpOAuth = McpOAuthAuthorizationCode | McpOAuthClientCredentials
@@ -346,3 +376,7 @@ def redact_text(config: McpOAuth | None, text: str) -> str:
         return text
     out: str = config.secrets.redact(text)
     return out
+
+
+logging.getLogger("mcp.client.auth").addFilter(_RedactAuthLogs())
+logging.getLogger("mcp.client.auth.oauth2").addFilter(_RedactAuthLogs())
