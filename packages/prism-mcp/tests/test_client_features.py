@@ -19,10 +19,12 @@ from prism.mcp import (
     SamplingRequest,
     SamplingResponse,
     StdioTransport,
+    StreamableHttpTransport,
     connect_mcp_tools,
 )
 
 from .conftest import SERVERS
+from .http_servers import serve
 
 pytestmark = pytest.mark.anyio
 
@@ -268,6 +270,27 @@ async def test_a_failing_or_lying_host_handler_becomes_an_error_without_its_text
     assert asked["error"] == -32603 and "RuntimeError" in asked["message"]
     assert "secret-internal-detail" not in asked["message"]
     assert sampled["error"] == -32603 and rooted["error"] == -32603
+
+
+async def test_features_work_over_streamable_http_and_denials_reach_the_server(kit) -> None:
+    host = Host()
+    policy = create_static_permission_policy(deny=["mcp:web:sample"])
+    features = McpClientFeatures(permission=policy, elicitation=host.elicit, sampling=host.sample)
+    with anyio.fail_after(60):
+        async with (
+            serve(kit, "features_server.py") as url,
+            connect_mcp_tools(
+                server_id="web",
+                transport=StreamableHttpTransport(url),
+                protocol_mode="legacy",
+                client_features=features,
+            ) as bridge,
+        ):
+            asked = (await kit.call(bridge, "ask", {"question": "name?"})).value
+            sampled = (await kit.call(bridge, "sample", {"prompt": "p"})).value
+    assert asked == {"action": "accept", "data": {"name": "Ada", "age": 36}}
+    assert sampled == {"error": -1, "message": "Permission denied: mcp:web:sample"}
+    assert host.sampled == []
 
 
 def test_feature_options_are_validated_with_the_field_name() -> None:

@@ -5,12 +5,6 @@ test_conformance_suite.py.)"""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
-import sys
-from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -31,7 +25,7 @@ from prism.mcp import (
 )
 from prism.mcp._oauth import SecretBook, redact_text
 
-from .conftest import SERVERS, free_port
+from .http_servers import serve
 
 pytestmark = pytest.mark.anyio
 
@@ -41,36 +35,6 @@ REDIRECT = "http://localhost:3000/callback"
 def oauth_server(kit: Any, ttl: int) -> Any:
     """``oauth_server.py``: the SDK's server with its embedded authorization server."""
     return serve(kit, "oauth_server.py", str(ttl))
-
-
-@contextlib.asynccontextmanager
-async def serve(kit: Any, script: str, *extra: str) -> AsyncIterator[str]:
-    """A test server on a free port; its process group is killed afterwards."""
-    port = free_port()
-    proc = await anyio.open_process(
-        [sys.executable, str(SERVERS / script), str(port), *extra],
-        env={**os.environ, **kit.env},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        with anyio.fail_after(30):
-            while True:
-                try:
-                    stream = await anyio.connect_tcp("127.0.0.1", port)
-                except OSError:
-                    await anyio.sleep(0.05)
-                else:
-                    await stream.aclose()
-                    break
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        with anyio.CancelScope(shield=True):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            await proc.wait()
 
 
 class Browser:
