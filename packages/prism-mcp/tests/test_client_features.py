@@ -15,6 +15,7 @@ from prism.core import PermissionDecision, PermissionRequest, create_static_perm
 from prism.mcp import (
     ElicitationRequest,
     ElicitationResponse,
+    McpBridgeOptions,
     McpClientFeatures,
     SamplingRequest,
     SamplingResponse,
@@ -306,6 +307,8 @@ def test_feature_options_are_validated_with_the_field_name() -> None:
         McpClientFeatures(permission=ALLOW, roots="/tmp")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="elicitation"):
         McpClientFeatures(permission=ALLOW, elicitation="no")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="client_features"):
+        McpBridgeOptions(client_features={"elicitation": None})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="content"):
         ElicitationResponse(action="decline", content={"a": 1})
     with pytest.raises(ValueError, match="model"):
