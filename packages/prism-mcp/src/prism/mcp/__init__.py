@@ -21,6 +21,20 @@ from ._errors import (
     McpToolNameCollisionError,
     McpToolSkippedWarning,
 )
+from ._feature_types import (
+    ElicitationRequest,
+    ElicitationResponse,
+    McpClientFeatures,
+    SamplingRequest,
+    SamplingResponse,
+)
+from ._oauth import (
+    InMemoryTokenStorage,
+    McpOAuth,
+    McpOAuthAuthorizationCode,
+    McpOAuthClientCredentials,
+    McpTokenStorage,
+)
 from ._options import CallFaultPolicy, McpBridgeOptions, ProtocolMode, ToolsChangedCallback
 from ._transports import McpTransport, StdioTransport, StreamableHttpTransport
 
@@ -35,15 +49,25 @@ __all__ = [
     "MCP_TIMEOUT",
     "MCP_TOOL_ERROR",
     "CallFaultPolicy",
+    "ElicitationRequest",
+    "ElicitationResponse",
+    "InMemoryTokenStorage",
     "McpBridgeError",
     "McpBridgeOptions",
+    "McpClientFeatures",
     "McpConnectError",
+    "McpOAuth",
+    "McpOAuthAuthorizationCode",
+    "McpOAuthClientCredentials",
+    "McpTokenStorage",
     "McpToolBridge",
     "McpToolListError",
     "McpToolNameCollisionError",
     "McpToolSkippedWarning",
     "McpTransport",
     "ProtocolMode",
+    "SamplingRequest",
+    "SamplingResponse",
     "StdioTransport",
     "StreamableHttpTransport",
     "ToolsChangedCallback",

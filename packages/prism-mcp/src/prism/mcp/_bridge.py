@@ -345,8 +345,12 @@ class McpToolBridge:
     # -- calls and notifications ---------------------------------------------------------
 
     def _handler(self, remote: str, name: str) -> ToolHandler:
+        oauth = getattr(self._transport, "oauth", None)
+
         async def execute(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
-            return await call_remote_tool(self, remote, name, arguments, context)
+            result = await call_remote_tool(self, remote, name, arguments, context)
+            # No credential of ours leaves in a result or an error message, even if echoed.
+            return result if oauth is None else oauth.secrets.redact(result)
 
         execute.__name__ = f"mcp_{remote}"
         return execute

@@ -25,9 +25,11 @@ from mcp import Client, MCPError, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
 
+from ._client_features import FeatureCallbacks
 from ._errors import clip
 from ._http import SSE_SLACK_BYTES, HttpWatch, describe_status, make_http_client
 from ._limits import read_cap
+from ._oauth import build_auth, redact_text
 from ._options import McpBridgeOptions
 from ._quiet import in_bridge, install
 from ._stdio import StdioProcess, open_bounded_stdio
@@ -150,7 +152,8 @@ class Connection:
         if self._reason is not None:
             text = self._reason
         elif self._error is not None:
-            text = _describe(self._error)
+            oauth = getattr(self._transport, "oauth", None)
+            text = redact_text(oauth, _describe(self._error))
         elif self.proc is not None and self.dead:
             text = self.proc.describe_exit()
         elif self.session_lost:
@@ -216,6 +219,8 @@ class Connection:
             watch=self.http,
         )
         stack.push_async_callback(http.aclose)
+        if self._transport.oauth is not None:
+            http.auth = build_auth(self._transport.oauth, self._transport.url)
         return streamable_http_client(
             self._transport.url,
             http_client=http,
@@ -230,7 +235,15 @@ class Connection:
             message_handler=self._on_message,
             cache=None,
             client_info=types.Implementation(name="prism-mcp", version=_VERSION),
+            **self._feature_callbacks(),
         )
+
+    def _feature_callbacks(self) -> dict[str, Any]:
+        """The elicitation/sampling/roots callbacks the host enabled (none by default)."""
+        features = self._options.client_features
+        if features is None:
+            return {}
+        return FeatureCallbacks(self.server_id, features).client_kwargs()
 
     async def _supervise(self) -> None:
         in_bridge.set(True)  # this task and the SDK tasks it starts

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 
 from ._bounds import count_bound, seconds_bound
+from ._feature_types import McpClientFeatures
 
 if TYPE_CHECKING:
     from ._bridge import McpToolBridge
@@ -52,6 +53,11 @@ def _check_callback(_instance: Any, _attribute: Any, value: object) -> None:
 def _check_flag(_instance: Any, attribute: Any, value: object) -> None:
     if not isinstance(value, bool):
         raise ValueError(f"{attribute.name} must be a bool, got {value!r}")
+
+
+def _check_features(_instance: Any, _attribute: Any, value: object) -> None:
+    if value is not None and not isinstance(value, McpClientFeatures):
+        raise ValueError(f"client_features must be McpClientFeatures or None, got {value!r}")
 
 
 @attrs.frozen(kw_only=True)
@@ -101,3 +107,5 @@ class McpBridgeOptions:
         default=None, validator=_check_callback
     )
     """Called with the bridge when the server announces that its tools changed."""
+    client_features: McpClientFeatures | None = attrs.field(default=None, validator=_check_features)
+    """Elicitation, sampling and roots for the server, each under the host's permission policy."""

@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 
 import attrs
 
+from ._oauth import McpOAuth, McpOAuthAuthorizationCode, McpOAuthClientCredentials
+
 __all__ = ["McpTransport", "StdioTransport", "StreamableHttpTransport"]
 
 _ENV_NAME = re.compile(r"[^=\x00]+")
@@ -128,6 +130,16 @@ def _headers_repr(value: Mapping[str, Any]) -> str:
     return "{" + ", ".join(f"{k!r}: '***'" for k in value) + "}"
 
 
+def _check_oauth(_instance: Any, _attribute: Any, value: object) -> None:
+    if value is not None and not isinstance(
+        value, (McpOAuthAuthorizationCode, McpOAuthClientCredentials)
+    ):
+        raise ValueError(
+            "oauth must be an McpOAuthAuthorizationCode or McpOAuthClientCredentials, "
+            f"got {type(value).__name__}"
+        )
+
+
 @attrs.frozen
 class StreamableHttpTransport:
     """Speak MCP Streamable HTTP to ``url`` (``http``/``https``, no credentials in the URL).
@@ -139,6 +151,12 @@ class StreamableHttpTransport:
     headers: Mapping[str, str] = attrs.field(
         default=None, converter=_headers, repr=_headers_repr, eq=False
     )
+    oauth: McpOAuth | None = attrs.field(default=None, validator=_check_oauth, eq=False)
+    """OAuth for this server (authorization code + PKCE, or client credentials); see docs."""
+
+    def __attrs_post_init__(self) -> None:
+        if self.oauth is not None and any(k.lower() == "authorization" for k in self.headers):
+            raise ValueError("headers must not set Authorization when oauth is given")
 
 
 McpTransport = StdioTransport | StreamableHttpTransport

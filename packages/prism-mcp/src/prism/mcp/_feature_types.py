@@ -1,0 +1,162 @@
+"""What a host hands the bridge to serve elicitation, sampling and roots, and what it gets asked.
+
+Each feature is declared to the server only when its handler is given; every request a server
+sends for one passes the host's permission policy (``mcp:<server_id>:elicit``, ``…:sample``,
+``…:roots``) and is bounded in size, time and concurrency (``McpClientFeatures``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import attrs
+
+from prism.core import PermissionPolicy
+
+from ._bounds import count_bound, seconds_bound
+
+__all__ = [
+    "ElicitationHandler",
+    "ElicitationRequest",
+    "ElicitationResponse",
+    "McpClientFeatures",
+    "RootsProvider",
+    "SamplingHandler",
+    "SamplingRequest",
+    "SamplingResponse",
+]
+
+ElicitAction = Literal["accept", "decline", "cancel"]
+_EMPTY: Mapping[str, Any] = {}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ElicitationRequest:
+    """A server asks the user for input: a form (``requested_schema``) or a URL to open."""
+
+    server_id: str
+    message: str
+    mode: Literal["form", "url"]
+    requested_schema: Mapping[str, Any] | None = None
+    url: str | None = None
+    elicitation_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ElicitationResponse:
+    """The user's answer: ``accept`` (with form ``content``), ``decline`` or ``cancel``."""
+
+    action: ElicitAction
+    content: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.action not in ("accept", "decline", "cancel"):
+            raise ValueError(f"action must be accept, decline or cancel, got {self.action!r}")
+        if self.content is not None and not isinstance(self.content, Mapping):
+            kind = type(self.content).__name__
+            raise ValueError(f"content must be a mapping or None, got {kind}")
+        if self.content is not None and self.action != "accept":
+            raise ValueError("content is only allowed with action='accept'")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SamplingRequest:
+    """A server asks the host's model for a completion; ``messages`` are the wire JSON objects."""
+
+    server_id: str
+    messages: tuple[Mapping[str, Any], ...]
+    max_tokens: int
+    system_prompt: str | None = None
+    params: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    """The whole ``sampling/createMessage`` params as JSON (preferences, stop sequences, …)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SamplingResponse:
+    """The model's text answer, the model that produced it, and why it stopped."""
+
+    text: str
+    model: str
+    stop_reason: str | None = "endTurn"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str):
+            raise ValueError(f"text must be a str, got {type(self.text).__name__}")
+        if not isinstance(self.model, str) or not self.model:
+            raise ValueError(f"model must be a non-empty str, got {self.model!r}")
+        if self.stop_reason is not None and not isinstance(self.stop_reason, str):
+            raise ValueError(f"stop_reason must be a str or None, got {self.stop_reason!r}")
+
+
+ElicitationHandler = Callable[[ElicitationRequest], Awaitable[ElicitationResponse]]
+SamplingHandler = Callable[[SamplingRequest], Awaitable[SamplingResponse]]
+RootPaths = Sequence[str | os.PathLike[str]]
+RootsProvider = RootPaths | Callable[[], RootPaths | Awaitable[RootPaths]]
+"""Absolute directories (e.g. ``canonicalize_roots(...)`` from prism-coding-security), or a
+callable returning them (sync or async), asked on every ``roots/list``."""
+
+
+def _check_handler(_instance: Any, attribute: Any, value: object) -> None:
+    if value is not None and not callable(value):
+        raise ValueError(f"{attribute.name} must be callable or None, got {value!r}")
+
+
+def _check_roots(_instance: Any, _attribute: Any, value: object) -> None:
+    if value is None or callable(value):
+        return
+    if isinstance(value, (str, bytes, os.PathLike)) or not isinstance(value, Sequence):
+        raise ValueError("roots must be a sequence of absolute directories, a callable, or None")
+    for item in value:
+        text = os.fspath(item) if isinstance(item, os.PathLike) else item
+        if not isinstance(text, str) or not os.path.isabs(text) or "\x00" in text:
+            raise ValueError(f"roots: each root must be an absolute path, got {item!r}")
+
+
+def _check_policy(_instance: Any, _attribute: Any, value: Any) -> None:
+    if not isinstance(value, PermissionPolicy):
+        raise ValueError(
+            "permission must be a PermissionPolicy (e.g. create_static_permission_policy()), "
+            f"got {value!r}"
+        )
+
+
+def _seconds(value: object) -> object:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+@attrs.frozen(kw_only=True)
+class McpClientFeatures:
+    """Which client features a bridge offers its server, and the bounds on every request.
+
+    ``permission`` is required: each request is checked as ``mcp:<server_id>:<action>``
+    (``elicit``, ``sample``, ``roots``); a denial answers the server with a JSON-RPC error.
+    """
+
+    permission: PermissionPolicy = attrs.field(validator=_check_policy)
+    elicitation: ElicitationHandler | None = attrs.field(default=None, validator=_check_handler)
+    sampling: SamplingHandler | None = attrs.field(default=None, validator=_check_handler)
+    roots: RootsProvider | None = attrs.field(default=None, validator=_check_roots)
+    timeout_seconds: float = attrs.field(
+        default=300.0, converter=_seconds, validator=seconds_bound(3_600.0)
+    )
+    """Bound on the permission check plus the handler for one request (a person may answer)."""
+    max_request_bytes: int = attrs.field(default=1_048_576, validator=count_bound(16_777_216))
+    """A server request whose params encode larger than this is refused unseen."""
+    max_response_bytes: int = attrs.field(default=1_048_576, validator=count_bound(16_777_216))
+    """A host answer that encodes larger than this is replaced by an error to the server."""
+    max_concurrent: int = attrs.field(default=4, validator=count_bound(64))
+    """Requests served at once per connection; more are refused at once."""
+    max_roots: int = attrs.field(default=256, validator=count_bound(4_096))
+    """More roots than this from ``roots`` fails that ``roots/list`` request."""
+
+    @property
+    def declared(self) -> tuple[str, ...]:
+        """The features declared to the server, in a fixed order."""
+        named = (("elicitation", self.elicitation), ("sampling", self.sampling))
+        out = [name for name, handler in named if handler is not None]
+        return (*out, "roots") if self.roots is not None else tuple(out)
