@@ -1,0 +1,1 @@
+"""Durable Prism tool execution on DBOS."""
