@@ -162,10 +162,10 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
     )
 
 
-def _launch(args: argparse.Namespace, agent: DurableAgent) -> None:
+async def _launch(args: argparse.Namespace, agent: DurableAgent) -> None:
     from dbos import DBOS
 
-    if ROLE == "host" and agent.options.toolset.queue is not None:
+    if args.role == "run" and agent.options.toolset.queue is not None:
         DBOS(config={"name": "prism-test", "system_database_url": args.db,
                      "run_admin_server": False,
                      **({"executor_id": args.executor} if args.executor else {})})  # fmt: skip
@@ -174,7 +174,7 @@ def _launch(args: argparse.Namespace, agent: DurableAgent) -> None:
     else:
         launch_dbos(app_name="prism-test", database_url=args.db, executor_id=args.executor)
     if agent.options.toolset.queue is not None:
-        register_tool_queue(agent.options.toolset.queue)
+        await register_tool_queue(agent.options.toolset.queue)
 
 
 async def main_async(args: argparse.Namespace) -> int:
@@ -196,7 +196,7 @@ async def main_async(args: argparse.Namespace) -> int:
             return 1
         finally:
             client.destroy()
-    _launch(args, agent)
+    await _launch(args, agent)
     if args.role == "worker":
         await asyncio.sleep(3600)
         return 0

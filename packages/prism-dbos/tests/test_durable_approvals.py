@@ -28,9 +28,7 @@ def test_an_approval_sent_from_another_process_after_a_restart_resumes_the_run(
     first = sqlite_app.spawn("run", *APPROVAL, "--approval-timeout", "600")
     awaiting = wait_for_request(sqlite_app)
     assert awaiting == {"call_id": "a2", "name": "deploy", "arguments": {"text": "a2"}}
-    sqlite_app.children.remove(first)
-    first.kill()
-    first.communicate()
+    sqlite_app.kill(first)
     recovering = sqlite_app.spawn("recover", *APPROVAL, "--approval-timeout", "600")
     assert wait_for_request(sqlite_app)["call_id"] == "a2"
     sqlite_app.call("approve", "--run-id", "run-1", "--call-id", "a2", "--approved")
@@ -59,9 +57,7 @@ def test_the_approval_timeout_is_durable_across_a_restart(sqlite_app: App) -> No
     started = time.monotonic()
     first = sqlite_app.spawn("run", *APPROVAL, "--approval-timeout", "4")
     wait_for_request(sqlite_app)
-    sqlite_app.children.remove(first)
-    first.kill()
-    first.communicate()
+    sqlite_app.kill(first)
     time.sleep(max(0.0, 4.5 - (time.monotonic() - started)))
     # The recovered wait asks for a fresh 600 s, but the recorded deadline has passed.
     result = sqlite_app.run("recover", *APPROVAL, "--approval-timeout", "600")

@@ -21,11 +21,11 @@ __all__ = ["CALL_WORKFLOW", "register_tool_queue", "run_queued"]
 CALL_WORKFLOW = "prism.dbos.call"
 
 
-def register_tool_queue(options: QueueOptions) -> Queue:
+async def register_tool_queue(options: QueueOptions) -> Queue:
     """Create or update the tool queue (after ``DBOS.launch()``; every process may call it)."""
     if not isinstance(options, QueueOptions):
         raise TypeError(f"expected QueueOptions, got {type(options).__name__}")
-    return DBOS.register_queue(
+    return await DBOS.register_queue_async(
         options.name,
         global_concurrency=options.global_concurrency,
         worker_concurrency=options.worker_concurrency,
@@ -52,7 +52,7 @@ async def run_queued(
     specs: list[CallSpec], options: QueueOptions, limit: int, signal: AbortSignal
 ) -> tuple[ToolResult, ...]:
     """Enqueue at most ``limit`` calls ahead of the oldest unfinished one; collect in order."""
-    queue = DBOS.retrieve_queue(options.name) or register_tool_queue(options)
+    queue = await DBOS.retrieve_queue_async(options.name) or await register_tool_queue(options)
     handles: dict[int, Any] = {}
     results: list[ToolResult] = []
     ahead = 0
