@@ -101,7 +101,7 @@ def test_json_dash_prints_only_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_list_prints_every_row(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--list"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 28
+    assert len(out) == 31
     assert out[0].split()[:2] == ["1", "prism-jsonschema"]
 
 
