@@ -1,7 +1,7 @@
 """A durable agent run: start it, crash it while it awaits approval, approve it from another
 process, recover it. Each step is a separate process sharing one SQLite file:
 
-    python docs/examples/durable_agent.py start   DIR   # runs until it awaits approval, then crashes
+    python docs/examples/durable_agent.py start   DIR   # runs until it awaits approval; crashes
     python docs/examples/durable_agent.py approve DIR   # another process sends the decision
     python docs/examples/durable_agent.py recover DIR   # launch resumes the run where it stopped
 
