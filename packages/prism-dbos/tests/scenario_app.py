@@ -163,16 +163,11 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
 
 
 async def _launch(args: argparse.Namespace, agent: DurableAgent) -> None:
-    from dbos import DBOS
-
-    if args.role == "run" and agent.options.toolset.queue is not None:
-        DBOS(config={"name": "prism-test", "system_database_url": args.db,
-                     "run_admin_server": False,
-                     **({"executor_id": args.executor} if args.executor else {})})  # fmt: skip
-        DBOS.listen_queues([])
-        DBOS.launch()
-    else:
-        launch_dbos(app_name="prism-test", database_url=args.db, executor_id=args.executor)
+    host_only = args.role == "run" and agent.options.toolset.queue is not None
+    launch_dbos(
+        app_name="prism-test", database_url=args.db, executor_id=args.executor,
+        listen_queues=not host_only,
+    )  # fmt: skip
     if agent.options.toolset.queue is not None:
         await register_tool_queue(agent.options.toolset.queue)
 

@@ -37,12 +37,15 @@ class DbosBackendOptions:
     """Where DBOS keeps its history: a SQLite file (embedded) or a Postgres URL (shared).
 
     ``executor_id`` names this process among the workers of one database; a restarted
-    worker that keeps its id recovers the workflows it was running.
+    worker that keeps its id recovers the workflows it was running. Workers only run queued
+    calls of their own ``app_version`` (by default DBOS derives it from the registered
+    workflow code): set it when hosts and workers load different code.
     """
 
     app_name: str
     database_url: str
     executor_id: str | None = None
+    app_version: str | None = None
 
     def __post_init__(self) -> None:
         _check_name("app_name", self.app_name)
@@ -52,6 +55,8 @@ class DbosBackendOptions:
             raise ValueError(f"database_url must start with one of {schemes}, got {url!r}")
         if self.executor_id is not None:
             _check_name("executor_id", self.executor_id)
+        if self.app_version is not None:
+            _check_name("app_version", self.app_version)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
