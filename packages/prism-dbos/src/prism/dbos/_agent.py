@@ -37,6 +37,7 @@ from prism.core._messages import RunStatus
 from ._batch import durable_dispatch_tool_calls_in_order
 from ._codec import (
     Plain,
+    decode_call,
     decode_messages,
     decode_response,
     decode_result,
@@ -227,8 +228,6 @@ async def _generate(agent_name: str, encoded: list[Plain]) -> Plain:
 
 async def _refuse(agent_name: str, calls: list[Plain]) -> list[Plain]:
     """Step: answer every call of a turn beyond the round limit with ``tool_round_limit``."""
-    from ._codec import decode_call
-
     opts = agent_named(agent_name).options
     ts = opts.toolset
     message = (

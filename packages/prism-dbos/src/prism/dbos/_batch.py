@@ -15,7 +15,7 @@ from prism.core import AbortController, AbortSignal, ToolCall, ToolResult
 
 from ._approval import AWAITING_APPROVAL_EVENT, await_decision
 from ._call import CallSpec, run_call_steps
-from ._codec import Plain, encode_call
+from ._codec import Plain, decode_call, encode_call
 from ._guard import require_workflow
 from ._queue import run_queued
 from ._seam import MoveOnScope, error_info_from, run_call_middleware
@@ -58,8 +58,6 @@ async def durable_dispatch_tool_calls_in_order(
 
 async def _plan(toolset_name: str, calls: list[Plain]) -> list[Plain]:
     """Step: the ``tool_call`` middleware of every call, first (exclusivity needs final names)."""
-    from ._codec import decode_call
-
     middleware = toolset_named(toolset_name).middleware
     plans: list[Plain] = []
     for data in calls:

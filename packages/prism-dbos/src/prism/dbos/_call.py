@@ -12,11 +12,12 @@ import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from prism.core import AbortSignal, ErrorInfo, ToolResult
+from prism.core import AbortSignal, ErrorInfo, ToolCall, ToolExecutionContext, ToolResult
 
-from ._codec import Plain, decode_call, encode_result
+from ._codec import Plain, decode_call, decode_result, encode_result
 from ._seam import (
     CallReporter,
+    DispatchOptions,
     MoveOnScope,
     block,
     block_aborted,
@@ -79,8 +80,6 @@ async def run_call_steps(
     scopes: dict[int, MoveOnScope] | None = None,
 ) -> ToolResult:
     """Run (or replay) one call's marker and pipeline steps; the recorded result."""
-    from ._codec import decode_result
-
     interrupted = False
     if not spec.refused():
         attempt = os.urandom(16).hex()
@@ -120,10 +119,10 @@ async def _pipeline(
 
 async def _cancellable(
     spec: CallSpec,
-    call: Any,
-    opts: Any,
+    call: ToolCall,
+    opts: DispatchOptions,
     report: CallReporter,
-    context: Any,
+    context: ToolExecutionContext,
     scopes: dict[int, MoveOnScope],
 ) -> ToolResult:
     """Run the pipeline under a scope the batch's abort watcher may cancel after its grace."""

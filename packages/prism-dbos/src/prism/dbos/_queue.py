@@ -13,7 +13,7 @@ from dbos import DBOS, Queue
 from prism.core import AbortController, AbortSignal, ErrorInfo, ToolResult
 
 from ._call import CallSpec, run_call_steps
-from ._codec import Plain, decode_call, decode_result
+from ._codec import Plain, decode_call, decode_result, encode_result
 from ._options import QueueOptions
 
 __all__ = ["CALL_WORKFLOW", "register_tool_queue", "run_queued"]
@@ -43,8 +43,6 @@ async def _call_workflow(toolset: str, session_id: str, run_id: str, plan: Plain
     """One queued call: the same marker and pipeline steps, in the worker that dequeued it."""
     spec = CallSpec(toolset, session_id, run_id, plan)
     result = await run_call_steps(spec, _step, _step, AbortController().signal)
-    from ._codec import encode_result
-
     return encode_result(result)
 
 
