@@ -21,12 +21,12 @@ from prism.core import (
     LoopOptions,
     ModelRequest,
     ModelResponse,
+    RunLimits,
     TextContent,
     ToolCall,
     ToolCallRecord,
     ToolExecutionContext,
     ToolFilter,
-    ToolMessage,
     tool,
 )
 from prism.dbos import (
@@ -117,7 +117,6 @@ class ScriptedProvider:
         self.turns = SCRIPTS[script]
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
-        turn = sum(1 for m in request.messages if isinstance(m, ToolMessage) is False) - 1
         turn = sum(1 for m in request.messages if getattr(m, "role", "") == "assistant")
         append("model.jsonl", {"turn": turn})
         await hang_if_asked(f"model-{turn}")
@@ -159,6 +158,7 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
         ledger=FileLedger(),
         approval=approval,
         queue=queue,
+        limits=RunLimits(max_tool_rounds=args.max_rounds),
     )
 
 
@@ -220,6 +220,7 @@ def main() -> int:
     parser.add_argument("--global-concurrency", type=int, default=None)
     parser.add_argument("--worker-concurrency", type=int, default=None)
     parser.add_argument("--executor", default=None)
+    parser.add_argument("--max-rounds", type=int, default=8)
     args = parser.parse_args()
     return asyncio.run(main_async(args))
 

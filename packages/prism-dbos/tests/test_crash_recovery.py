@@ -99,3 +99,14 @@ def test_an_interrupted_read_only_call_completes(sqlite_app: App) -> None:
     assert sqlite_app.begins()["c2"] == 2 and sqlite_app.ends()["c2"] == 1
     assert sqlite_app.begins()["c1"] == 1
     assert terminal_rows(sqlite_app, "c2") == [("finished", None)]
+
+
+def test_a_turn_beyond_the_round_limit_is_refused_once_even_after_a_crash(sqlite_app: App) -> None:
+    sqlite_app.kill_at("model-1", "run", "--max-rounds", "1")
+    result = sqlite_app.run("recover", "--max-rounds", "1")
+    assert result["finish_reason"] == "tool_round_limit"
+    refused = tool_results(result)[2:]
+    assert [r["error"]["code"] for r in refused] == ["tool_round_limit"] * 2
+    assert sqlite_app.begins() == {"c1": 1, "c2": 1}
+    for call in ["c3", "c4"]:
+        assert sqlite_app.ledger(call) == [("blocked", "tool_round_limit")]
