@@ -17,7 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dbos import DBOS, SetWorkflowID
+
 from prism.core import (
+    AbortController,
     LoopOptions,
     ModelRequest,
     ModelResponse,
@@ -27,18 +30,22 @@ from prism.core import (
     ToolCallRecord,
     ToolExecutionContext,
     ToolFilter,
+    create_tool_registry,
     tool,
 )
 from prism.dbos import (
     AWAITING_APPROVAL_EVENT,
     ApprovalOptions,
     DurableAgent,
+    DurableToolset,
     QueueOptions,
+    durable_dispatch_tool_calls_in_order,
     launch_dbos,
     register_tool_queue,
+    register_toolset,
     send_approval,
 )
-from prism.dbos._codec import encode_run
+from prism.dbos._codec import encode_result, encode_run
 
 LOG = Path(os.environ.get("PRISM_TEST_LOG", "."))
 ROLE = os.environ.get("PRISM_TEST_ROLE", "")
@@ -135,6 +142,37 @@ class FileLedger:
         )
 
 
+ABORT = AbortController()
+
+
+@tool
+async def stopper(text: str, context: ToolExecutionContext) -> str:
+    """Abort the batch, then ignore the signal (the grace period must cancel it)."""
+    append("executions.jsonl", {"tool": "stopper", "call": context.tool_call_id, "at": "begin"})
+    ABORT.abort("stop requested")
+    await asyncio.sleep(30)
+    return "never"
+
+
+ABORT_TOOLS = register_toolset(
+    DurableToolset(
+        name="abort-tools",
+        tools=create_tool_registry([stopper, note]),
+        abort_grace_seconds=0.2,
+        ledger=FileLedger(),
+    )
+)
+
+
+@DBOS.workflow(name="test.abort_batch")
+async def abort_batch() -> list[dict[str, Any]]:
+    calls = [_call("x1", "note"), _call("x2", "stopper"), _call("x3", "note")]
+    results = await durable_dispatch_tool_calls_in_order(
+        calls, toolset=ABORT_TOOLS, signal=ABORT.signal
+    )
+    return [encode_result(r) for r in results]
+
+
 def build_agent(args: argparse.Namespace) -> DurableAgent:
     approval = None
     if args.approval_timeout:
@@ -192,6 +230,12 @@ async def main_async(args: argparse.Namespace) -> int:
         finally:
             client.destroy()
     await _launch(args, agent)
+    if args.role == "abort":
+        with SetWorkflowID(args.run_id):
+            handle = await DBOS.start_workflow_async(abort_batch)
+        print("RESULT " + json.dumps({"results": await handle.get_result()}), flush=True)
+        DBOS.destroy()
+        return 0
     if args.role == "worker":
         await asyncio.sleep(3600)
         return 0
@@ -200,15 +244,15 @@ async def main_async(args: argparse.Namespace) -> int:
     result = await agent.result(args.run_id)
     print("RESULT " + json.dumps(encode_run(result)))
     sys.stdout.flush()
-    from dbos import DBOS
-
     DBOS.destroy()
     return 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("role", choices=["run", "recover", "worker", "approve", "await-approval"])
+    parser.add_argument(
+        "role", choices=["run", "recover", "worker", "approve", "await-approval", "abort"]
+    )
     parser.add_argument("--db", required=True)
     parser.add_argument("--run-id", default="run-1")
     parser.add_argument("--script", default="two-turns")
