@@ -226,7 +226,8 @@ def _report(args: argparse.Namespace, tmp: Path) -> None:
     print(machine_line())
     rows = []
     backends = [("SQLite", f"sqlite:///{tmp / 'bench.sqlite'}")]
-    pg = None if args.skip_postgres else _postgres(Path(tempfile.mkdtemp(prefix="prism-bench-pg-")))
+    pg_root = Path(tempfile.mkdtemp(prefix="prism-bench-pg-"))  # the server user must reach it
+    pg = None if args.skip_postgres else _postgres(pg_root)
     if pg is not None:
         backends.append(("Postgres", pg[0].format(db="bench_overhead")))
     try:
@@ -252,6 +253,7 @@ def _report(args: argparse.Namespace, tmp: Path) -> None:
     finally:
         if pg is not None:
             subprocess.run(pg[1], capture_output=True)
+        shutil.rmtree(pg_root, ignore_errors=True)
 
 
 if __name__ == "__main__":
