@@ -266,7 +266,7 @@ def test_registering_a_row_twice_or_with_a_bad_timeout_is_refused() -> None:
 
 def test_matrix_has_every_threat_row() -> None:
     ids = [row.id for row in THREAT_MATRIX]
-    assert ids == [str(i) for i in range(1, 17)] + [f"E{i}" for i in range(1, 13)]
+    assert ids == [str(i) for i in range(1, 17)] + [f"E{i}" for i in range(1, 16)]
 
 
 def test_default_subjects_leave_missing_adapters_empty(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -276,6 +276,7 @@ def test_default_subjects_leave_missing_adapters_empty(monkeypatch: pytest.Monke
     assert subjects.coding_tools_factory is None
     assert subjects.json_schema_validator_factory is None
     assert subjects.sandbox_factory is None
+    assert subjects.durable_agent_factory is None
     assert subjects.dispatch is not None
     assert subjects.permission_factory is not None
 

@@ -270,6 +270,34 @@ THREAT_MATRIX: tuple[ThreatRow, ...] = (
         ),
         package="prism-core",
     ),
+    ThreatRow(
+        id="E13",
+        scenario="Durable replay after a crash",
+        expected=(
+            "a run killed before a model step and recovered, then replayed, never executes a "
+            "finished call again; the transcript is complete and in call order; replay writes "
+            "no ledger rows for finished calls"
+        ),
+        package="prism-dbos",
+    ),
+    ThreatRow(
+        id="E14",
+        scenario="Crash inside a non-idempotent tool call",
+        expected=(
+            "recovery never runs the interrupted call again; its result is an error "
+            "`outcome_unknown` the model sees, and the ledger records it"
+        ),
+        package="prism-dbos",
+    ),
+    ThreatRow(
+        id="E15",
+        scenario="Approval pending across a restart",
+        expected=(
+            "the call waits durably; the process is killed; a decision sent from another process "
+            "resumes the recovered run; the approved call runs exactly once, never before"
+        ),
+        package="prism-dbos",
+    ),
 )
 
 _BY_ID = {row.id: row for row in THREAT_MATRIX}

@@ -43,6 +43,7 @@ _ROW_MODULES: dict[str, str] = {
     "_rows_coding_tools": "prism-coding-tools",
     "_rows_coding_security": "prism-coding-security",
     "_rows_sandbox": "prism-coding-security",
+    "_rows_dbos": "prism-dbos",
 }
 
 

@@ -67,6 +67,8 @@ class ConformanceSubjects:
     """Like ``prism.mcp.connect_mcp_tools(server_id=..., transport=..., **options)``."""
     mcp_stdio_transport: Callable[..., Any] | None = None
     """Like ``prism.mcp.StdioTransport(command, args=(), env=None, cwd=None)``."""
+    durable_agent_factory: Callable[..., Any] | None = None
+    """Like ``prism.dbos.DurableAgent(**options)``; module-level (child processes load it)."""
 
 
 _ADAPTER_SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -77,6 +79,7 @@ _ADAPTER_SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
         ("sandbox_factory", "BubblewrapSandbox"),
         ("sandbox_operations_factory", "create_sandbox_bash_operations"),
     ),
+    "prism.dbos": (("durable_agent_factory", "DurableAgent"),),
     "prism.mcp": (
         ("mcp_connect", "connect_mcp_tools"),
         ("mcp_stdio_transport", "StdioTransport"),

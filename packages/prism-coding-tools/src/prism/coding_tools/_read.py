@@ -85,6 +85,7 @@ def create_read_tool(
     return ToolDefinition(
         name="read",
         execute=guarded("read", run),
+        read_only=True,
         description=_DESCRIPTION.format(
             lines=options.max_lines,
             bytes=options.max_bytes,

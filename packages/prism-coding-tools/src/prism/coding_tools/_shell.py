@@ -116,6 +116,8 @@ def create_shell_tool(
             "additionalProperties": False,
         },
         exclusive=True,
+        read_only=False,  # runs anything: never re-run after a crash
+        idempotent=False,
     )
 
 

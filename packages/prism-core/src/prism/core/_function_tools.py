@@ -65,22 +65,32 @@ def tool(
     description: str | None = None,
     exclusive: bool = False,
     strict: bool = False,
+    read_only: bool = False,
+    idempotent: bool = False,
 ) -> ToolDefinition | Callable[[Callable[..., Any]], ToolDefinition]:
     """Build a ``ToolDefinition`` from a typed sync or async function (``@tool`` or ``@tool(...)``).
 
     ``strict=True`` emits the OpenAI strict-mode form of the schema (see ``to_strict_json_schema``).
+    ``read_only`` and ``idempotent`` are the side-effect hints of ``ToolDefinition``.
     Unsupported signatures raise ``TypeError`` here, naming the parameter, never at call time.
     """
     if name is not None and not isinstance(name, str):
         raise TypeError(f"tool(): name must be a str, not {type(name).__name__}")
     if description is not None and not isinstance(description, str):
         raise TypeError(f"tool(): description must be a str, not {type(description).__name__}")
-    for option, value in (("exclusive", exclusive), ("strict", strict)):
+    flags = (
+        ("exclusive", exclusive), ("strict", strict),
+        ("read_only", read_only), ("idempotent", idempotent),
+    )  # fmt: skip
+    for option, value in flags:
         if not isinstance(value, bool):
             raise TypeError(f"tool(): {option} must be a bool, not {type(value).__name__}")
 
     def decorate(function: Callable[..., Any]) -> ToolDefinition:
-        return _build(function, name, description, exclusive=exclusive, strict=strict)
+        return _build(
+            function, name, description, exclusive=exclusive, strict=strict,
+            read_only=read_only, idempotent=idempotent,
+        )  # fmt: skip
 
     if fn is None:
         return decorate
@@ -99,6 +109,8 @@ def _build(
     *,
     exclusive: bool,
     strict: bool,
+    read_only: bool = False,
+    idempotent: bool = False,
 ) -> ToolDefinition:
     base = fn
     while isinstance(base, functools.partial):
@@ -138,6 +150,8 @@ def _build(
         description=description if description is not None else docstring_summary(doc),
         parameters=parameters,
         exclusive=exclusive,
+        read_only=read_only,
+        idempotent=idempotent,
         **({"metadata": MappingProxyType({"strict": True})} if strict else {}),
     )
 

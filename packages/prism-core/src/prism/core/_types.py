@@ -181,6 +181,8 @@ class ToolDefinition:
     """A tool: its name, handler, model-facing description and JSON Schema ``parameters``.
 
     ``exclusive`` tools run alone: a model turn that calls one is dispatched one call at a time.
+    Side-effect hints for durable execution: ``read_only`` tools change nothing, ``idempotent``
+    ones may run twice with the effect of once; only such calls are re-run after a crash.
     """
 
     name: str
@@ -188,4 +190,6 @@ class ToolDefinition:
     description: str | None = None
     parameters: JsonObject | None = None
     exclusive: bool = False
+    read_only: bool = False
+    idempotent: bool = False
     metadata: Mapping[str, object] = field(default_factory=lambda: EMPTY_MAPPING)

@@ -65,6 +65,11 @@ def _metadata(server_id: str, tool: types.Tool) -> MappingProxyType[str, object]
     return MappingProxyType(meta)
 
 
+def _hint(tool: types.Tool, name: str) -> bool:
+    """A side-effect hint (``readOnlyHint``, ``idempotentHint``): only ``true`` counts."""
+    return tool.annotations is not None and getattr(tool.annotations, name, None) is True
+
+
 def build_definitions(
     listed: Sequence[types.Tool],
     *,
@@ -110,6 +115,8 @@ def build_definitions(
                 execute=make_handler(remote, name),
                 description=description,
                 parameters=parameters,
+                read_only=_hint(tool, "read_only_hint"),
+                idempotent=_hint(tool, "idempotent_hint"),
                 metadata=_metadata(server_id, tool),
             )
         )

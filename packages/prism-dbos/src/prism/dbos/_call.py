@@ -1,0 +1,145 @@
+"""One call's durable unit: a ``started`` marker step, then the whole pipeline as one step.
+
+Replay returns the recorded result without running gates or handler, so events and ledger rows
+are emitted once. A marker recorded by an earlier process with no result after it means the
+process died inside the pipeline: the call is re-run only if its tool is read-only or
+idempotent; otherwise its result is ``outcome_unknown``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from prism.core import AbortSignal, ErrorInfo, ToolCall, ToolExecutionContext, ToolResult
+
+from ._codec import Plain, decode_call, decode_result, encode_result
+from ._seam import (
+    CallReporter,
+    DispatchOptions,
+    MoveOnScope,
+    block,
+    block_aborted,
+    fail,
+    move_on_after,
+    run_dispatch,
+)
+from ._toolset import toolset_named
+
+__all__ = [
+    "OUTCOME_UNKNOWN",
+    "OUTCOME_UNKNOWN_MESSAGE",
+    "CallSpec",
+    "StepRunner",
+    "run_call_steps",
+]
+
+OUTCOME_UNKNOWN = "outcome_unknown"
+OUTCOME_UNKNOWN_MESSAGE = "the process stopped while this tool ran; it was not run again"
+MARKER_STEP = "prism.call.started"
+PIPELINE_STEP = "prism.call"
+
+
+class StepRunner(Protocol):
+    """Runs ``fn(*args)`` as a recorded step (a reserved DBOS step id, or the next one)."""
+
+    async def __call__(self, name: str, fn: Callable[..., Any], *args: Any) -> Any: ...
+
+
+class CallSpec:
+    """A planned call: ids, the call itself, and why it is refused before running (if so)."""
+
+    __slots__ = ("aborted", "call", "denial", "middleware_error", "run_id", "session_id", "toolset")
+
+    def __init__(
+        self, toolset: str, session_id: str, run_id: str, plan: Plain, aborted: bool = False
+    ) -> None:
+        self.toolset = toolset
+        self.session_id = session_id
+        self.run_id = run_id
+        self.call: Plain = plan["call"]
+        self.middleware_error: str | None = plan.get("middleware_error")
+        self.denial: str | None = plan.get("denial")
+        self.aborted = aborted
+
+    def refused(self) -> bool:
+        """Whether the call is blocked without executing (no marker needed)."""
+        return self.aborted or self.middleware_error is not None or self.denial is not None
+
+
+def _echo(token: str) -> str:
+    return token
+
+
+async def run_call_steps(
+    spec: CallSpec,
+    marker: StepRunner,
+    pipeline: StepRunner,
+    signal: AbortSignal,
+    scopes: dict[int, MoveOnScope] | None = None,
+) -> ToolResult:
+    """Run (or replay) one call's marker and pipeline steps; the recorded result."""
+    interrupted = False
+    if not spec.refused():
+        attempt = os.urandom(16).hex()
+        interrupted = await marker(MARKER_STEP, _echo, attempt) != attempt
+
+    async def body() -> Plain:
+        return encode_result(await _pipeline(spec, interrupted, signal, scopes))
+
+    recorded: Plain = await pipeline(PIPELINE_STEP, body)
+    return decode_result(recorded)
+
+
+async def _pipeline(
+    spec: CallSpec, interrupted: bool, signal: AbortSignal, scopes: dict[int, MoveOnScope] | None
+) -> ToolResult:
+    toolset = toolset_named(spec.toolset)
+    call = decode_call(spec.call)
+    context = toolset.context(spec.session_id, spec.run_id, call.id, signal)
+    opts = toolset.dispatch_options(context)
+    report = opts.reporter(context)
+    if spec.middleware_error is not None:
+        return await block(report, call, "middleware_failed", spec.middleware_error)
+    if spec.denial is not None:
+        return await block(report, call, "permission_denied", spec.denial)
+    if spec.aborted:
+        return await block_aborted(report, call, signal.reason)
+    tool = toolset.tool(call.name)
+    if interrupted and not (tool is not None and (tool.read_only or tool.idempotent)):
+        unknown = ErrorInfo(
+            code=OUTCOME_UNKNOWN, name="OutcomeUnknown", message=OUTCOME_UNKNOWN_MESSAGE
+        )
+        return await fail(report, call, unknown)
+    if scopes is None:
+        return await run_dispatch(call, opts, report, context, call_middleware_done=True)
+    return await _cancellable(spec, call, opts, report, context, scopes)
+
+
+async def _cancellable(
+    spec: CallSpec,
+    call: ToolCall,
+    opts: DispatchOptions,
+    report: CallReporter,
+    context: ToolExecutionContext,
+    scopes: dict[int, MoveOnScope],
+) -> ToolResult:
+    """Run the pipeline under a scope the batch's abort watcher may cancel after its grace."""
+    result: ToolResult | None = None
+    async with move_on_after() as scope:
+        scopes[id(spec)] = scope
+        try:
+            result = await run_dispatch(call, opts, report, context, call_middleware_done=True)
+        finally:
+            scopes.pop(id(spec), None)
+    if result is not None:
+        return result
+    reason = context.signal.reason
+    if report.started_execution:
+        suffix = f": {reason}" if reason else ""
+        error = ErrorInfo(
+            code="aborted", name="Cancelled", message=f"Tool call cancelled after abort{suffix}"
+        )
+        return await fail(report, call, error)
+    return await block_aborted(report, call, reason)

@@ -1,0 +1,33 @@
+"""Entry checks: durable dispatch needs asyncio (DBOS is asyncio-based) and a workflow."""
+
+from __future__ import annotations
+
+from dbos import DBOS
+
+from ._seam import current_backend
+
+__all__ = ["DurableBackendError", "require_asyncio", "require_workflow"]
+
+
+class DurableBackendError(RuntimeError):
+    """Durable execution was entered where it cannot run (trio, or outside a workflow)."""
+
+
+def require_asyncio(entry: str) -> None:
+    """Refuse trio at entry: DBOS drives its workflows and steps on asyncio."""
+    if current_backend() != "asyncio":
+        raise DurableBackendError(
+            f"prism.dbos.{entry} runs on asyncio only (DBOS is asyncio-based); "
+            "it was called from trio: run the durable agent under asyncio.run"
+        )
+
+
+def require_workflow(entry: str) -> str:
+    """The current DBOS workflow id; refuses calls outside a workflow (or on trio)."""
+    require_asyncio(entry)
+    workflow_id = DBOS.workflow_id
+    if workflow_id is None:
+        raise DurableBackendError(
+            f"prism.dbos.{entry} must run inside a DBOS workflow (see DurableAgent.run)"
+        )
+    return workflow_id

@@ -1,0 +1,119 @@
+"""A named set of tools and dispatch gates that every process of a durable app rebuilds."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from prism.core import (
+    AbortSignal,
+    EventSink,
+    MiddlewareRegistry,
+    PermissionPolicy,
+    Redactor,
+    RunLedger,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolFilter,
+    ToolRegistry,
+    ToolValidator,
+)
+
+from ._options import ApprovalOptions, QueueOptions, _check_name
+from ._seam import DispatchOptions
+
+__all__ = ["DurableToolset", "UnknownToolsetError", "register_toolset", "toolset_named"]
+
+_MAX_CONCURRENCY = 64
+_REGISTRY: dict[str, DurableToolset] = {}
+_LOCK = threading.Lock()
+
+
+class UnknownToolsetError(LookupError):
+    """A recorded run names a tool set this process did not register."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DurableToolset:
+    """Tools and gates of durable dispatch, found by ``name`` in whichever process runs a call.
+
+    Recovery and queue workers run calls by this name, so every process of the app must build
+    the same tool set (same name, same tools) before ``DBOS.launch()``.
+    """
+
+    name: str
+    tools: ToolRegistry
+    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None
+    middleware: MiddlewareRegistry | None = None
+    permission: PermissionPolicy | None = None
+    validator: ToolValidator | None = None
+    emit: EventSink | None = None
+    ledger: RunLedger | None = None
+    redactor: Redactor | None = None
+    approval: ApprovalOptions | None = None
+    queue: QueueOptions | None = None
+    tool_concurrency: int = 1
+    abort_grace_seconds: float = 5.0
+
+    def __post_init__(self) -> None:
+        _check_name("name", self.name)
+        if not isinstance(self.tools, ToolRegistry):
+            raise ValueError(f"tools must be a ToolRegistry, got {type(self.tools).__name__}")
+        c = self.tool_concurrency
+        if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= _MAX_CONCURRENCY:
+            raise ValueError(
+                f"tool_concurrency must be an int in [1, {_MAX_CONCURRENCY}], got {c!r}"
+            )
+        g = self.abort_grace_seconds
+        if isinstance(g, bool) or not isinstance(g, int | float) or not 0 <= g <= 600:
+            raise ValueError(f"abort_grace_seconds must be in [0, 600], got {g!r}")
+        if self.approval is not None and not isinstance(self.approval, ApprovalOptions):
+            raise ValueError("approval must be ApprovalOptions or None")
+        if self.queue is not None and not isinstance(self.queue, QueueOptions):
+            raise ValueError("queue must be QueueOptions or None")
+
+    def tool(self, name: str) -> ToolDefinition | None:
+        """The tool ``name`` resolves to, if any."""
+        return self.tools.get(name)
+
+    def dispatch_options(self, context: ToolExecutionContext) -> DispatchOptions:
+        """Core's dispatch options for one call under ``context``."""
+        return DispatchOptions(
+            self.tools, context, self.tool_filter, self.middleware, self.permission,
+            self.validator, self.emit, self.ledger, self.redactor,
+        )  # fmt: skip
+
+    def context(
+        self, session_id: str, run_id: str, call_id: str, signal: AbortSignal
+    ) -> ToolExecutionContext:
+        """The handler context of one call."""
+        return ToolExecutionContext(
+            session_id=session_id, run_id=run_id, tool_call_id=call_id, signal=signal
+        )
+
+
+def as_registry(tools: Iterable[ToolDefinition] | ToolRegistry) -> ToolRegistry:
+    """``tools`` as a registry (a registry is kept as is)."""
+    return tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+
+
+def register_toolset(toolset: DurableToolset) -> DurableToolset:
+    """Make ``toolset`` findable by name in this process (the latest registration wins)."""
+    if not isinstance(toolset, DurableToolset):
+        raise TypeError(f"expected a DurableToolset, got {type(toolset).__name__}")
+    with _LOCK:
+        _REGISTRY[toolset.name] = toolset
+    return toolset
+
+
+def toolset_named(name: str) -> DurableToolset:
+    """The tool set registered as ``name``; ``UnknownToolsetError`` names what is missing."""
+    with _LOCK:
+        found = _REGISTRY.get(name)
+    if found is None:
+        raise UnknownToolsetError(
+            f"no durable tool set named {name!r} in this process; build the same agent or "
+            "DurableToolset (same name) before DBOS.launch() in every process of the app"
+        )
+    return found

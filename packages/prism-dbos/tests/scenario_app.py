@@ -1,0 +1,273 @@
+"""A durable test app run in child processes (DBOS keeps one instance per process).
+
+Roles: ``run`` starts a run and waits for it; ``recover`` launches (which resumes unfinished
+runs) and waits for ``--run-id``; ``worker`` only executes queued calls; ``approve`` and
+``await-approval`` talk to a run from outside. Every execution, ledger row and model request
+is appended to JSONL files under ``--log`` so the parent test can count them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from dbos import DBOS, SetWorkflowID
+
+from prism.core import (
+    AbortController,
+    LoopOptions,
+    ModelRequest,
+    ModelResponse,
+    RunLimits,
+    TextContent,
+    ToolCall,
+    ToolCallRecord,
+    ToolExecutionContext,
+    ToolFilter,
+    create_tool_registry,
+    tool,
+)
+from prism.dbos import (
+    AWAITING_APPROVAL_EVENT,
+    ApprovalOptions,
+    DurableAgent,
+    DurableToolset,
+    QueueOptions,
+    durable_dispatch_tool_calls_in_order,
+    launch_dbos,
+    register_tool_queue,
+    register_toolset,
+    send_approval,
+)
+from prism.dbos._codec import encode_result, encode_run
+
+LOG = Path(os.environ.get("PRISM_TEST_LOG", "."))
+ROLE = os.environ.get("PRISM_TEST_ROLE", "")
+HANG = set(filter(None, os.environ.get("PRISM_TEST_HANG", "").split(",")))
+SLOW = float(os.environ.get("PRISM_TEST_SLOW", "0"))
+
+
+def append(name: str, row: dict[str, Any]) -> None:
+    """One JSON line, written with O_APPEND in one call (several processes share the files)."""
+    line = (json.dumps({**row, "pid": os.getpid(), "role": ROLE}) + "\n").encode()
+    fd = os.open(LOG / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+
+
+async def hang_if_asked(point: str) -> None:
+    """At a chosen kill point of the first process: say so, then wait to be killed."""
+    if point in HANG:
+        (LOG / f"reached-{point}").write_text(str(os.getpid()))
+        await asyncio.sleep(3600)
+
+
+async def _work(kind: str, ctx: ToolExecutionContext, text: str) -> str:
+    append("executions.jsonl", {"tool": kind, "call": ctx.tool_call_id, "at": "begin"})
+    await hang_if_asked(ctx.tool_call_id)
+    if SLOW:
+        await asyncio.sleep(SLOW)
+    append("executions.jsonl", {"tool": kind, "call": ctx.tool_call_id, "at": "end"})
+    return f"{kind}:{text}"
+
+
+@tool
+async def note(text: str, context: ToolExecutionContext) -> str:
+    """Append a note (a side effect: never re-run after a crash)."""
+    return await _work("note", context, text)
+
+
+@tool(read_only=True)
+async def lookup(text: str, context: ToolExecutionContext) -> str:
+    """Look something up (read-only)."""
+    return await _work("lookup", context, text)
+
+
+@tool(idempotent=True)
+async def put(text: str, context: ToolExecutionContext) -> str:
+    """Set a value (idempotent)."""
+    return await _work("put", context, text)
+
+
+@tool
+async def deploy(text: str, context: ToolExecutionContext) -> str:
+    """Deploy (needs approval)."""
+    return await _work("deploy", context, text)
+
+
+def _call(call_id: str, name: str) -> ToolCall:
+    return ToolCall(id=call_id, name=name, arguments={"text": call_id})
+
+
+SCRIPTS: dict[str, list[list[ToolCall]]] = {
+    "two-turns": [
+        [_call("c1", "note"), _call("c2", "lookup")],
+        [_call("c3", "put"), _call("c4", "note")],
+    ],
+    "approval": [[_call("a1", "lookup"), _call("a2", "deploy")]],
+    "batch": [[_call(f"b{i}", "note") for i in range(int(os.environ.get("PRISM_TEST_N", "6")))]],
+}
+
+
+class ScriptedProvider:
+    """Turn n of the script, then a final text; hangs before turn ``model-<n>`` if asked."""
+
+    def __init__(self, script: str) -> None:
+        self.turns = SCRIPTS[script]
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        turn = sum(1 for m in request.messages if getattr(m, "role", "") == "assistant")
+        append("model.jsonl", {"turn": turn})
+        await hang_if_asked(f"model-{turn}")
+        if turn < len(self.turns):
+            return ModelResponse(tool_calls=tuple(self.turns[turn]))
+        return ModelResponse(content=(TextContent(text="done"),))
+
+
+class FileLedger:
+    """A ledger that outlives the process: one JSON line per row."""
+
+    def append(self, record: ToolCallRecord) -> None:
+        append(
+            "ledger.jsonl",
+            {"call": record.tool_call_id, "status": record.status, "reason": record.reason},
+        )
+
+
+ABORT = AbortController()
+
+
+@tool
+async def stopper(text: str, context: ToolExecutionContext) -> str:
+    """Abort the batch, then ignore the signal (the grace period must cancel it)."""
+    append("executions.jsonl", {"tool": "stopper", "call": context.tool_call_id, "at": "begin"})
+    ABORT.abort("stop requested")
+    await asyncio.sleep(30)
+    return "never"
+
+
+ABORT_TOOLS = register_toolset(
+    DurableToolset(
+        name="abort-tools",
+        tools=create_tool_registry([stopper, note]),
+        abort_grace_seconds=0.2,
+        ledger=FileLedger(),
+    )
+)
+
+
+@DBOS.workflow(name="test.abort_batch")
+async def abort_batch() -> list[dict[str, Any]]:
+    calls = [_call("x1", "note"), _call("x2", "stopper"), _call("x3", "note")]
+    results = await durable_dispatch_tool_calls_in_order(
+        calls, toolset=ABORT_TOOLS, signal=ABORT.signal
+    )
+    return [encode_result(r) for r in results]
+
+
+def build_agent(args: argparse.Namespace) -> DurableAgent:
+    approval = None
+    if args.approval_timeout:
+        approval = ApprovalOptions(
+            tools=ToolFilter(allow=["deploy"]), timeout_seconds=args.approval_timeout
+        )
+    queue = None
+    if args.queue:
+        queue = QueueOptions(
+            name="prism-test-tools",
+            global_concurrency=args.global_concurrency,
+            worker_concurrency=args.worker_concurrency,
+            polling_interval_seconds=0.1,
+        )
+    return DurableAgent(
+        name="test-agent",
+        provider=ScriptedProvider(args.script),
+        model="scripted",
+        tools=[note, lookup, put, deploy],
+        loop=LoopOptions(tool_concurrency=args.concurrency),
+        ledger=FileLedger(),
+        approval=approval,
+        queue=queue,
+        limits=RunLimits(max_tool_rounds=args.max_rounds),
+    )
+
+
+async def _launch(args: argparse.Namespace, agent: DurableAgent) -> None:
+    host_only = args.role == "run" and agent.options.toolset.queue is not None
+    launch_dbos(
+        app_name="prism-test", database_url=args.db, executor_id=args.executor,
+        listen_queues=not host_only,
+    )  # fmt: skip
+    if agent.options.toolset.queue is not None:
+        await register_tool_queue(agent.options.toolset.queue)
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    agent = build_agent(args)
+    if args.role == "approve":
+        send_approval(args.run_id, args.call_id, args.approved, database_url=args.db)
+        return 0
+    if args.role == "await-approval":
+        from dbos import DBOSClient
+
+        client = DBOSClient(system_database_url=args.db)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                event = client.get_event(args.run_id, AWAITING_APPROVAL_EVENT, timeout_seconds=1)
+                if event:
+                    print(json.dumps(event))
+                    return 0
+            return 1
+        finally:
+            client.destroy()
+    await _launch(args, agent)
+    if args.role == "abort":
+        with SetWorkflowID(args.run_id):
+            handle = await DBOS.start_workflow_async(abort_batch)
+        print("RESULT " + json.dumps({"results": await handle.get_result()}), flush=True)
+        DBOS.destroy()
+        return 0
+    if args.role == "worker":
+        await asyncio.sleep(3600)
+        return 0
+    if args.role == "run":
+        await agent.start("go", run_id=args.run_id)
+    result = await agent.result(args.run_id)
+    print("RESULT " + json.dumps(encode_run(result)))
+    sys.stdout.flush()
+    DBOS.destroy()
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "role", choices=["run", "recover", "worker", "approve", "await-approval", "abort"]
+    )
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--run-id", default="run-1")
+    parser.add_argument("--script", default="two-turns")
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--approval-timeout", type=float, default=0.0)
+    parser.add_argument("--call-id", default="")
+    parser.add_argument("--approved", action="store_true")
+    parser.add_argument("--queue", action="store_true")
+    parser.add_argument("--global-concurrency", type=int, default=None)
+    parser.add_argument("--worker-concurrency", type=int, default=None)
+    parser.add_argument("--executor", default=None)
+    parser.add_argument("--max-rounds", type=int, default=8)
+    args = parser.parse_args()
+    return asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""Entry checks (asyncio only, inside a workflow), option validation and the step codec."""
+
+from __future__ import annotations
+
+import asyncio
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prism.core import (
+    AssistantMessage,
+    ErrorInfo,
+    ImageContent,
+    ModelRequest,
+    ModelResponse,
+    ResourceLinkContent,
+    TextContent,
+    ToolCall,
+    ToolFilter,
+    ToolMessage,
+    ToolResult,
+    UserMessage,
+    create_tool_registry,
+)
+from prism.dbos import (
+    ApprovalOptions,
+    DbosBackendOptions,
+    DurableAgent,
+    DurableBackendError,
+    DurableToolset,
+    QueueOptions,
+    durable_dispatch_tool_calls_in_order,
+)
+from prism.dbos._codec import (
+    decode_messages,
+    decode_result,
+    encode_messages,
+    encode_result,
+)
+
+
+class _Provider:
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        return ModelResponse()
+
+
+def _agent() -> DurableAgent:
+    return DurableAgent(name="entry-agent", provider=_Provider(), model="m")
+
+
+def test_starting_a_run_on_trio_fails_with_a_clear_error() -> None:
+    agent = _agent()
+    with pytest.raises(DurableBackendError, match="asyncio only"):
+        trio.run(agent.start, "hi")
+
+
+def test_durable_dispatch_on_trio_fails_with_a_clear_error() -> None:
+    async def go() -> None:
+        await durable_dispatch_tool_calls_in_order([], toolset="entry-agent")
+
+    _agent()
+    with pytest.raises(DurableBackendError, match="trio"):
+        trio.run(go)
+
+
+def test_durable_dispatch_outside_a_workflow_is_refused() -> None:
+    _agent()
+    with pytest.raises(DurableBackendError, match="inside a DBOS workflow"):
+        asyncio.run(durable_dispatch_tool_calls_in_order([], toolset="entry-agent"))
+
+
+@pytest.mark.parametrize(
+    ("build", "field"),
+    [
+        (lambda: DbosBackendOptions(app_name="a b", database_url="sqlite:///x"), "app_name"),
+        (lambda: DbosBackendOptions(app_name="a", database_url="mysql://x"), "database_url"),
+        (lambda: DbosBackendOptions(app_name="a", database_url="sqlite:///x", executor_id=""),
+         "executor_id"),
+        (lambda: ApprovalOptions(), "tools or side_effects"),
+        (lambda: ApprovalOptions(side_effects=True, timeout_seconds=0), "timeout_seconds"),
+        (lambda: ApprovalOptions(side_effects=True, timeout_seconds=float("nan")),
+         "timeout_seconds"),
+        (lambda: ApprovalOptions(tools=["x"]), "tools"),  # type: ignore[arg-type]
+        (lambda: QueueOptions(name=""), "name"),
+        (lambda: QueueOptions(global_concurrency=0), "global_concurrency"),
+        (lambda: QueueOptions(worker_concurrency=True), "worker_concurrency"),
+        (lambda: QueueOptions(polling_interval_seconds=0), "polling_interval_seconds"),
+        (lambda: DurableToolset(name="t", tools=create_tool_registry([]), tool_concurrency=0),
+         "tool_concurrency"),
+        (lambda: DurableToolset(name="t", tools=[]), "tools"),  # type: ignore[arg-type]
+    ],
+)  # fmt: skip
+def test_bad_options_name_the_field(build: Any, field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        build()
+
+
+def test_approval_covers_named_tools_and_unhinted_side_effects() -> None:
+    from prism.core import tool
+
+    @tool(read_only=True)
+    def look(x: str) -> str:
+        """Look."""
+        return x
+
+    @tool
+    def act(x: str) -> str:
+        """Act."""
+        return x
+
+    by_name = ApprovalOptions(tools=ToolFilter(allow=["deploy*"]))
+    assert by_name.needs_approval("deploy-prod", None)
+    assert not by_name.needs_approval("look", look)
+    effects = ApprovalOptions(side_effects=True)
+    assert effects.needs_approval("act", act)
+    assert not effects.needs_approval("look", look)
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(value=_json, text=st.text(max_size=20), code=st.none() | st.text(max_size=5))
+def test_results_survive_the_step_codec(value: Any, text: str, code: str | None) -> None:
+    result = ToolResult(
+        tool_call_id="c", name="t",
+        content=(TextContent(text=text), ImageContent(data="aGk=", mime_type="image/png"),
+                 ResourceLinkContent(uri="file:///x", name="x")),
+        value=value,
+        error=ErrorInfo(message=text, code=code),
+        metadata=MappingProxyType({"k": 1}),
+    )  # fmt: skip
+    back = decode_result(encode_result(result))
+    assert back.content == result.content and back.error == result.error
+    assert back.value == value and dict(back.metadata) == {"k": 1}
+
+
+def test_transcripts_survive_the_step_codec() -> None:
+    call = ToolCall(id="1", name="t", arguments={"a": [1, 2]})
+    messages = [
+        UserMessage(content="hi"),
+        UserMessage(content=(TextContent(text="block"),)),
+        AssistantMessage(content=(TextContent(text="x"),), tool_calls=(call,)),
+        ToolMessage(result=ToolResult(tool_call_id="1", name="t", value={"ok": True})),
+    ]
+    back = decode_messages(encode_messages(messages))
+    assert back[:3] == messages[:3]
+    assert isinstance(back[3], ToolMessage) and back[3].result.value == {"ok": True}
