@@ -53,7 +53,7 @@ if TYPE_CHECKING:
         create_static_permission_policy,
     )
     from ._redact import REDACTED, Redactor, SecretRedactor
-    from ._registry import ToolRegistry, UnknownToolError, create_tool_registry
+    from ._registry import ToolLookup, ToolRegistry, UnknownToolError, create_tool_registry
     from ._render import render_tool_result
     from ._types import (
         AudioContent,
@@ -148,6 +148,7 @@ __all__ = [
     "ToolExecutionStarted",
     "ToolFilter",
     "ToolHandler",
+    "ToolLookup",
     "ToolMessage",
     "ToolRegistry",
     "ToolResult",
@@ -233,6 +234,7 @@ _LAZY: dict[str, str] = {
     "ToolFilter": "._filter",
     "ToolHandler": "._types",
     "ToolMessage": "._messages",
+    "ToolLookup": "._registry",
     "ToolRegistry": "._registry",
     "ToolResult": "._types",
     "ToolSpec": "._messages",
