@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         PermissionRequest,
         create_static_permission_policy,
     )
+    from ._pipeline import ToolPipeline
     from ._redact import REDACTED, Redactor, SecretRedactor
     from ._registry import ToolLookup, ToolRegistry, UnknownToolError, create_tool_registry
     from ._render import render_tool_result
@@ -150,6 +151,7 @@ __all__ = [
     "ToolHandler",
     "ToolLookup",
     "ToolMessage",
+    "ToolPipeline",
     "ToolRegistry",
     "ToolResult",
     "ToolSpec",
@@ -235,6 +237,7 @@ _LAZY: dict[str, str] = {
     "ToolHandler": "._types",
     "ToolMessage": "._messages",
     "ToolLookup": "._registry",
+    "ToolPipeline": "._pipeline",
     "ToolRegistry": "._registry",
     "ToolResult": "._types",
     "ToolSpec": "._messages",
