@@ -65,3 +65,10 @@ def test_visible_tools_are_the_ones_the_filter_admits() -> None:
 def test_a_registry_without_get_is_refused() -> None:
     with pytest.raises(TypeError, match="get"):
         ToolPipeline(registry=object())  # type: ignore[arg-type]
+
+
+def test_admits_follows_the_filter() -> None:
+    pipeline = ToolPipeline(tool_filter=ToolFilter(allow=("read*",), deny=("read_secret",)))
+    assert pipeline.admits("read_file")
+    assert not pipeline.admits("read_secret")
+    assert not pipeline.admits("write")

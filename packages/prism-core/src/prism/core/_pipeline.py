@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._dispatch import dispatch_tool_call
-from ._filter import ToolFilter, filter_tools
+from ._filter import ToolFilter, filter_tools, tool_allowed
 from ._ledger import RunLedger
 from ._middleware import MiddlewareRegistry
 from ._permission import PermissionPolicy
@@ -43,6 +43,10 @@ class ToolPipeline:
     def __post_init__(self) -> None:
         if self.registry is not None and not callable(getattr(self.registry, "get", None)):
             raise TypeError("registry must have a get(name) method (see create_tool_registry)")
+
+    def admits(self, name: str) -> bool:
+        """Whether ``tool_filter`` lets a tool called ``name`` be offered and called."""
+        return tool_allowed(name, self.tool_filter)
 
     def visible_tools(self) -> tuple[ToolDefinition, ...]:
         """The registry's tools that ``tool_filter`` admits: what a model should be offered."""
