@@ -72,3 +72,82 @@ def test_admits_follows_the_filter() -> None:
     assert pipeline.admits("read_file")
     assert not pipeline.admits("read_secret")
     assert not pipeline.admits("write")
+
+
+async def test_an_external_tool_runs_behind_the_gates_and_its_raw_value_survives() -> None:
+    ledger = InMemoryRunLedger()
+    pipeline = ToolPipeline(ledger=ledger)
+    marker = object()
+
+    async def invoke(arguments: Any) -> object:
+        return marker
+
+    with anyio.fail_after(10):
+        outcome = await pipeline.dispatch_external(
+            ToolCall(id="e", name="ext", arguments={}), invoke, convert=lambda raw: {"kept": True}
+        )
+    assert outcome.raw is marker
+    assert outcome.unchanged
+    assert outcome.result.value == {"kept": True}
+    assert [r.status for r in ledger.records] == ["started", "finished"]
+
+
+async def test_a_denied_external_tool_never_runs() -> None:
+    ran: list[str] = []
+
+    async def invoke(arguments: Any) -> object:
+        ran.append("ran")
+        return "x"
+
+    pipeline = ToolPipeline(permission=create_static_permission_policy(deny=["tool:ext:*"]))
+    with anyio.fail_after(10):
+        outcome = await pipeline.dispatch_external(
+            ToolCall(id="e", name="ext", arguments={}), invoke
+        )
+    assert ran == []
+    assert not outcome.unchanged
+    assert outcome.result.error is not None and outcome.result.error.code == "permission_denied"
+
+
+async def test_redaction_marks_an_external_result_as_changed() -> None:
+    from prism.core import SecretRedactor
+
+    async def invoke(arguments: Any) -> object:
+        return "token sk-123"
+
+    pipeline = ToolPipeline(redactor=SecretRedactor(["sk-123"]))
+    with anyio.fail_after(10):
+        outcome = await pipeline.dispatch_external(
+            ToolCall(id="e", name="ext", arguments={}), invoke
+        )
+    assert not outcome.unchanged
+    assert outcome.raw == "token sk-123"
+    assert "sk-123" not in str(outcome.result.content)
+
+
+async def test_passthrough_exceptions_are_recorded_then_reraised() -> None:
+    class Deferred(Exception):
+        pass
+
+    async def invoke(arguments: Any) -> object:
+        raise Deferred("later")
+
+    ledger = InMemoryRunLedger()
+    pipeline = ToolPipeline(ledger=ledger)
+    with anyio.fail_after(10), pytest.raises(Deferred):
+        await pipeline.dispatch_external(
+            ToolCall(id="e", name="ext", arguments={}), invoke, passthrough=(Deferred,)
+        )
+    assert [r.status for r in ledger.records] == ["started", "error"]
+
+
+async def test_other_exceptions_become_error_results() -> None:
+    async def invoke(arguments: Any) -> object:
+        raise KeyError("boom")
+
+    with anyio.fail_after(10):
+        outcome = await ToolPipeline().dispatch_external(
+            ToolCall(id="e", name="ext", arguments={}), invoke
+        )
+    assert outcome.result.error is not None and outcome.result.error.name == "KeyError"
+    assert outcome.raw is None and not outcome.unchanged

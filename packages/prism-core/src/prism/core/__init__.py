@@ -46,13 +46,14 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from ._middleware import MiddlewareRegistry
+    from ._parse import parse_tool_call
     from ._permission import (
         PermissionDecision,
         PermissionPolicy,
         PermissionRequest,
         create_static_permission_policy,
     )
-    from ._pipeline import ToolPipeline
+    from ._pipeline import ExternalOutcome, ToolPipeline
     from ._redact import REDACTED, Redactor, SecretRedactor
     from ._registry import ToolLookup, ToolRegistry, UnknownToolError, create_tool_registry
     from ._render import render_tool_result
@@ -113,6 +114,7 @@ __all__ = [
     "ExtensionDescriptor",
     "ExtensionKernel",
     "ExtensionPermissionError",
+    "ExternalOutcome",
     "ImageContent",
     "InMemoryRunLedger",
     "JsonObject",
@@ -168,6 +170,7 @@ __all__ = [
     "dispatch_tool_call",
     "dispatch_tool_calls_in_order",
     "filter_tools",
+    "parse_tool_call",
     "render_tool_result",
     "resolve_tool_concurrency",
     "to_strict_json_schema",
@@ -238,6 +241,8 @@ _LAZY: dict[str, str] = {
     "ToolMessage": "._messages",
     "ToolLookup": "._registry",
     "ToolPipeline": "._pipeline",
+    "ExternalOutcome": "._pipeline",
+    "parse_tool_call": "._parse",
     "ToolRegistry": "._registry",
     "ToolResult": "._types",
     "ToolSpec": "._messages",

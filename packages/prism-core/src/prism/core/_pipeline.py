@@ -6,8 +6,9 @@ send every call through it, so they take one typed object instead of restating t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ._dispatch import dispatch_tool_call
 from ._filter import ToolFilter, filter_tools, tool_allowed
@@ -16,11 +17,62 @@ from ._middleware import MiddlewareRegistry
 from ._permission import PermissionPolicy
 from ._redact import Redactor
 from ._registry import ToolLookup
-from ._types import ToolCall, ToolDefinition, ToolExecutionContext, ToolResult
+from ._types import JsonObject, ToolCall, ToolDefinition, ToolExecutionContext, ToolResult
 from ._validation import ToolValidator
 from .events import EventSink
 
-__all__ = ["ToolPipeline"]
+__all__ = ["ExternalOutcome", "ToolPipeline"]
+
+ExternalInvoke = Callable[[JsonObject], Awaitable[object]]
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalOutcome:
+    """How a call to another framework's tool went through ``ToolPipeline.dispatch_external``.
+
+    ``result`` is Prism's result; ``raw`` what the tool itself returned (``None`` if it never
+    ran); ``unchanged`` is true when the call finished and Prism handed back exactly what the
+    tool produced (no redaction or middleware changed it), so the raw value may be used as is.
+    """
+
+    result: ToolResult
+    raw: object
+    unchanged: bool
+
+
+def _plain(raw: object) -> object:
+    """A foreign return value as something a Prism handler may return (JSON types, else text)."""
+    if raw is None or isinstance(raw, (str, bool, int, float, dict, list)):
+        return raw
+    return str(raw)
+
+
+@dataclass(slots=True)
+class _Capture:
+    raw: object = None
+    produced: object = None
+    control: BaseException | None = None
+
+
+class _OneTool:
+    __slots__ = ("tool",)
+
+    def __init__(self, tool: ToolDefinition) -> None:
+        self.tool = tool
+
+    def get(self, name: str) -> ToolDefinition | None:
+        return self.tool if name == self.tool.name else None
+
+
+def _unchanged(result: ToolResult, produced: object) -> bool:
+    if result.error is not None:
+        return False
+    if isinstance(produced, str):
+        content = result.content
+        return len(content) == 1 and getattr(content[0], "text", None) is produced
+    if produced is None:
+        return not result.content and result.value is None
+    return not result.content and result.value is produced
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,3 +132,42 @@ class ToolPipeline:
             redactor=self.redactor,
             max_argument_bytes=self.max_argument_bytes,
         )
+
+    async def dispatch_external(
+        self,
+        call: ToolCall,
+        invoke: ExternalInvoke,
+        *,
+        context: ToolExecutionContext | None = None,
+        description: str | None = None,
+        parameters: JsonObject | None = None,
+        exclusive: bool = False,
+        convert: Callable[[object], object] = _plain,
+        passthrough: tuple[type[BaseException], ...] = (),
+    ) -> ExternalOutcome:
+        """Run another framework's tool (``invoke(arguments)``) behind this pipeline's gates.
+
+        ``convert`` turns its return value into what a Prism handler returns (default: JSON
+        types as they are, anything else as text). Exceptions of a ``passthrough`` type are
+        recorded as the call's error, then re-raised, so a framework's own control flow
+        (retry requests, deferrals) keeps its meaning.
+        """
+        capture = _Capture()
+
+        async def execute(arguments: JsonObject, ctx: ToolExecutionContext) -> Any:
+            try:
+                capture.raw = await invoke(arguments)
+            except passthrough as signal:
+                capture.control = signal
+                raise
+            capture.produced = convert(capture.raw)
+            return capture.produced
+
+        tool = ToolDefinition(
+            name=call.name, execute=execute, description=description,
+            parameters=parameters, exclusive=exclusive,
+        )  # fmt: skip
+        result = await self.dispatch(call, context, registry=_OneTool(tool))
+        if capture.control is not None:
+            raise capture.control
+        return ExternalOutcome(result, capture.raw, _unchanged(result, capture.produced))

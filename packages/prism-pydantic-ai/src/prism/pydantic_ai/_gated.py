@@ -5,15 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from prism.core import (
-    AbortSignal,
-    JsonObject,
-    TextContent,
-    ToolDefinition,
-    ToolExecutionContext,
-    ToolPipeline,
-    ToolResult,
-)
+from prism.core import AbortSignal, JsonObject, ToolPipeline
 from pydantic_ai import RunContext
 from pydantic_ai.exceptions import ApprovalRequired, CallDeferred, ModelRetry
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
@@ -25,25 +17,6 @@ __all__ = ["PrismGatedToolset"]
 
 _CONTROL_FLOW = (ModelRetry, CallDeferred, ApprovalRequired)
 """pydantic-ai's own signals from inside a tool: they pass through Prism unchanged."""
-
-
-@dataclass
-class _Outcome:
-    raw: object = None
-    produced: object = None
-    control: BaseException | None = None
-
-
-class _OneTool:
-    """A registry of the single tool being called."""
-
-    __slots__ = ("tool",)
-
-    def __init__(self, tool: ToolDefinition) -> None:
-        self.tool = tool
-
-    def get(self, name: str) -> ToolDefinition | None:
-        return self.tool if name == self.tool.name else None
 
 
 @dataclass
@@ -74,52 +47,20 @@ class PrismGatedToolset(WrapperToolset[Any]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> Any:
-        outcome = _Outcome()
-        definition = _prism_tool(self.wrapped, name, ctx, tool, outcome)
+        async def invoke(arguments: JsonObject) -> object:
+            return await self.wrapped.call_tool(name, dict(arguments), ctx, tool)
+
         call, context = prism_call(name, tool_args, ctx, self._options)
-        result = await self.pipeline.dispatch(call, context, registry=_OneTool(definition))
-        if outcome.control is not None:
-            raise outcome.control
-        if result.error is None and _untouched(result, outcome.produced):
-            return outcome.raw
-        return to_model_return(result, ctx, tool.max_retries)
-
-
-def _prism_tool(
-    wrapped: AbstractToolset[Any],
-    name: str,
-    ctx: RunContext[Any],
-    tool: ToolsetTool[Any],
-    outcome: _Outcome,
-) -> ToolDefinition:
-    async def execute(args: JsonObject, _: ToolExecutionContext) -> Any:
-        try:
-            raw = await wrapped.call_tool(name, dict(args), ctx, tool)
-        except _CONTROL_FLOW as signal:
-            outcome.control = signal
-            raise
-        outcome.raw = raw
-        outcome.produced = to_prism_value(raw)
-        return outcome.produced
-
-    return ToolDefinition(
-        name=name,
-        execute=execute,
-        description=tool.tool_def.description,
-        parameters=tool.tool_def.parameters_json_schema,
-        exclusive=tool.tool_def.sequential,
-    )
-
-
-def _untouched(result: ToolResult, produced: object) -> bool:
-    """Whether Prism handed back exactly what the tool produced (no redaction, no middleware)."""
-    if isinstance(produced, str):
-        content = result.content
-        return (
-            len(content) == 1
-            and isinstance(content[0], TextContent)
-            and content[0].text is produced
+        outcome = await self.pipeline.dispatch_external(
+            call,
+            invoke,
+            context=context,
+            description=tool.tool_def.description,
+            parameters=tool.tool_def.parameters_json_schema,
+            exclusive=tool.tool_def.sequential,
+            convert=to_prism_value,
+            passthrough=_CONTROL_FLOW,
         )
-    if produced is None:
-        return not result.content and result.value is None
-    return not result.content and result.value is produced
+        if outcome.unchanged:
+            return outcome.raw
+        return to_model_return(outcome.result, ctx, tool.max_retries)
