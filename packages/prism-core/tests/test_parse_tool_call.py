@@ -1,4 +1,4 @@
-"""parse_tool_call: raw JSON arguments become a ToolCall, bad ones a marked call that dispatch blocks."""
+"""parse_tool_call: raw JSON arguments become a ToolCall; bad ones a call dispatch blocks."""
 
 from __future__ import annotations
 
