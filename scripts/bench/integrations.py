@@ -86,6 +86,38 @@ def pydantic_ai_subjects(calls: int, rounds: int) -> dict[str, Batch]:
     }
 
 
+def openai_agents_subjects(calls: int, rounds: int) -> dict[str, Batch]:
+    from agents import Agent, RunConfig, Runner, function_tool
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
+    from prism.openai_agents import prism_function_tools
+
+    @function_tool(name_override="noop")
+    async def plain_noop() -> str:
+        """Do nothing."""
+        return "ok"
+
+    config = RunConfig(tracing_disabled=True)
+
+    def runner(tools: list[Any], n: int) -> Callable[[], Awaitable[object]]:
+        async def run() -> object:
+            turns: list[Any] = []
+            if n:
+                turns.append([function_call("noop", {}, call_id=f"c{i}") for i in range(n)])
+            turns.append([assistant_message("done")])
+            agent = Agent(name="bench", model=ScriptedModel(turns), tools=tools)
+            return await Runner.run(agent, "go", run_config=config)
+
+        return run
+
+    prism_tools = prism_function_tools(prism_pipeline())
+    return {
+        "openai-agents, no call": _timed(runner([plain_noop], 0), rounds),
+        "openai-agents, plain tools": _timed(runner([plain_noop], calls), rounds),
+        "openai-agents + prism_function_tools": _timed(runner(prism_tools, calls), rounds),
+    }
+
+
 def _rows(figures: dict[str, float], prefix: str, calls: int) -> list[list[str]]:
     none, plain, prism = (figures[k] for k in figures if k.startswith(prefix))
     framework = (plain - none) / calls
@@ -96,11 +128,11 @@ def _rows(figures: dict[str, float], prefix: str, calls: int) -> list[list[str]]
 
 
 async def run(calls: int, repeats: int, rounds: int) -> str:
-    subjects = {**pydantic_ai_subjects(calls, rounds)}
+    subjects = {**pydantic_ai_subjects(calls, rounds), **openai_agents_subjects(calls, rounds)}
     for batch in subjects.values():
         await batch()
     figures = {k: median(v) for k, v in (await interleaved_async(subjects, repeats)).items()}
-    rows = _rows(figures, "pydantic-ai", calls)
+    rows = _rows(figures, "pydantic-ai", calls) + _rows(figures, "openai-agents", calls)
     table = markdown_table(
         ["framework", "framework µs/call", "Prism adds µs/call", "added ÷ framework"], rows
     )
