@@ -122,13 +122,19 @@ class Kit:
             sys.executable, args=(str(SERVERS / "lowlevel_server.py"), *extra), env=self.env
         )
 
-    @contextlib.asynccontextmanager
-    async def http_server(self, *extra: str) -> AsyncIterator[str]:
+    def http_server(self, *extra: str) -> contextlib.AbstractAsyncContextManager[str]:
         """An ``sdk_server.py`` on 127.0.0.1 (free port); its process group is killed after."""
+        return self.http_script(str(SERVERS / "sdk_server.py"), *extra)
+
+    @contextlib.asynccontextmanager
+    async def http_script(
+        self, script: str, *extra: str, env: dict[str, str] | None = None
+    ) -> AsyncIterator[str]:
+        """``python script http PORT *extra`` on a free port; its process group is killed after."""
         port = free_port()
         proc = await anyio.open_process(
-            [sys.executable, str(SERVERS / "sdk_server.py"), "http", str(port), *extra],
-            env={**os.environ, **self.env},
+            [sys.executable, script, "http", str(port), *extra],
+            env={**os.environ, **self.env, **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
