@@ -122,13 +122,25 @@ class Kit:
             sys.executable, args=(str(SERVERS / "lowlevel_server.py"), *extra), env=self.env
         )
 
-    @contextlib.asynccontextmanager
-    async def http_server(self, *extra: str, port: int | None = None) -> AsyncIterator[str]:
+    def http_server(
+        self, *extra: str, port: int | None = None
+    ) -> contextlib.AbstractAsyncContextManager[str]:
         """An ``sdk_server.py`` on 127.0.0.1 (``port`` or a free one); its group is killed after."""
+        return self.http_script(str(SERVERS / "sdk_server.py"), *extra, port=port)
+
+    @contextlib.asynccontextmanager
+    async def http_script(
+        self,
+        script: str,
+        *extra: str,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+    ) -> AsyncIterator[str]:
+        """``python script http PORT *extra`` (``port`` or a free one); its group is killed after."""
         port = port if port is not None else free_port()
         proc = await anyio.open_process(
-            [sys.executable, str(SERVERS / "sdk_server.py"), "http", str(port), *extra],
-            env={**os.environ, **self.env},
+            [sys.executable, script, "http", str(port), *extra],
+            env={**os.environ, **self.env, **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

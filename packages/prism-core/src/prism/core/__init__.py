@@ -46,14 +46,16 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from ._middleware import MiddlewareRegistry
+    from ._parse import parse_tool_call
     from ._permission import (
         PermissionDecision,
         PermissionPolicy,
         PermissionRequest,
         create_static_permission_policy,
     )
+    from ._pipeline import ExternalOutcome, ToolPipeline
     from ._redact import REDACTED, Redactor, SecretRedactor
-    from ._registry import ToolRegistry, UnknownToolError, create_tool_registry
+    from ._registry import ToolLookup, ToolRegistry, UnknownToolError, create_tool_registry
     from ._render import render_tool_result
     from ._types import (
         Audience,
@@ -116,6 +118,7 @@ __all__ = [
     "ExtensionDescriptor",
     "ExtensionKernel",
     "ExtensionPermissionError",
+    "ExternalOutcome",
     "ImageContent",
     "InMemoryRunLedger",
     "JsonObject",
@@ -152,7 +155,9 @@ __all__ = [
     "ToolExecutionStarted",
     "ToolFilter",
     "ToolHandler",
+    "ToolLookup",
     "ToolMessage",
+    "ToolPipeline",
     "ToolRegistry",
     "ToolResult",
     "ToolSpec",
@@ -169,6 +174,7 @@ __all__ = [
     "dispatch_tool_call",
     "dispatch_tool_calls_in_order",
     "filter_tools",
+    "parse_tool_call",
     "render_tool_result",
     "resolve_tool_concurrency",
     "to_strict_json_schema",
@@ -239,6 +245,10 @@ _LAZY: dict[str, str] = {
     "ToolFilter": "._filter",
     "ToolHandler": "._types",
     "ToolMessage": "._messages",
+    "ToolLookup": "._registry",
+    "ToolPipeline": "._pipeline",
+    "ExternalOutcome": "._pipeline",
+    "parse_tool_call": "._parse",
     "ToolRegistry": "._registry",
     "ToolResult": "._types",
     "ToolSpec": "._messages",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Literal, Protocol
 
 from ._types import ToolDefinition
@@ -46,9 +46,12 @@ def validate_tool_name(name: object) -> str:
 
 
 class ToolRegistry:
-    """Tools by name, in registration order. Replacing a tool keeps its position."""
+    """Tools by name, in registration order. Replacing a tool keeps its position.
 
-    __slots__ = ("_duplicate", "_tools")
+    ``subscribe`` lets a host (an MCP server, a UI) hear of every change.
+    """
+
+    __slots__ = ("_duplicate", "_listeners", "_tools")
 
     def __init__(
         self,
@@ -60,6 +63,7 @@ class ToolRegistry:
             raise ValueError(f"duplicate must be 'replace' or 'error', not {duplicate!r}")
         self._duplicate = duplicate
         self._tools: dict[str, ToolDefinition] = {}
+        self._listeners: dict[object, Callable[[], None]] = {}
         for tool in tools:
             self.register(tool)
 
@@ -71,6 +75,39 @@ class ToolRegistry:
         if tool.name in self._tools and self._duplicate == "error":
             raise ValueError(f"tool {tool.name!r} is already registered")
         self._tools[tool.name] = tool
+        self._changed()
+
+    def unregister(self, name: str) -> bool:
+        """Remove the tool called ``name``; ``False`` when there was none."""
+        if self._tools.pop(name, None) is None:
+            return False
+        self._changed()
+        return True
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` after every change; returns an idempotent unsubscribe.
+
+        Listeners run synchronously in the changing thread and must not block; one that raises
+        is logged and skipped.
+        """
+        if not callable(listener):
+            raise TypeError(f"listener must be callable, got {type(listener).__name__}")
+        token = object()
+        self._listeners[token] = listener
+
+        def unsubscribe() -> None:
+            self._listeners.pop(token, None)
+
+        return unsubscribe
+
+    def _changed(self) -> None:
+        for listener in tuple(self._listeners.values()):
+            try:
+                listener()
+            except Exception:
+                import logging  # only on the rare failure path
+
+                logging.getLogger("prism.core").warning("registry listener raised", exc_info=True)
 
     def get(self, name: str) -> ToolDefinition | None:
         """The tool called ``name``, or ``None``."""

@@ -1,0 +1,173 @@
+"""``ToolPipeline``: the registry and gates of ``dispatch_tool_call``, bundled once for reuse.
+
+Framework integrations (pydantic-ai, the OpenAI Agents SDK, an MCP server) hold one pipeline and
+send every call through it, so they take one typed object instead of restating the gates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._dispatch import dispatch_tool_call
+from ._filter import ToolFilter, filter_tools, tool_allowed
+from ._ledger import RunLedger
+from ._middleware import MiddlewareRegistry
+from ._permission import PermissionPolicy
+from ._redact import Redactor
+from ._registry import ToolLookup
+from ._types import JsonObject, ToolCall, ToolDefinition, ToolExecutionContext, ToolResult
+from ._validation import ToolValidator
+from .events import EventSink
+
+__all__ = ["ExternalOutcome", "ToolPipeline"]
+
+ExternalInvoke = Callable[[JsonObject], Awaitable[object]]
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalOutcome:
+    """How a call to another framework's tool went through ``ToolPipeline.dispatch_external``.
+
+    ``result`` is Prism's result; ``raw`` what the tool itself returned (``None`` if it never
+    ran); ``unchanged`` is true when the call finished and Prism handed back exactly what the
+    tool produced (no redaction or middleware changed it), so the raw value may be used as is.
+    """
+
+    result: ToolResult
+    raw: object
+    unchanged: bool
+
+
+def _plain(raw: object) -> object:
+    """A foreign return value as something a Prism handler may return (JSON types, else text)."""
+    if raw is None or isinstance(raw, (str, bool, int, float, dict, list)):
+        return raw
+    return str(raw)
+
+
+@dataclass(slots=True)
+class _Capture:
+    raw: object = None
+    produced: object = None
+    control: BaseException | None = None
+
+
+class _OneTool:
+    __slots__ = ("tool",)
+
+    def __init__(self, tool: ToolDefinition) -> None:
+        self.tool = tool
+
+    def get(self, name: str) -> ToolDefinition | None:
+        return self.tool if name == self.tool.name else None
+
+
+def _unchanged(result: ToolResult, produced: object) -> bool:
+    if result.error is not None:
+        return False
+    if isinstance(produced, str):
+        content = result.content
+        return len(content) == 1 and getattr(content[0], "text", None) is produced
+    if produced is None:
+        return not result.content and result.value is None
+    return not result.content and result.value is produced
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolPipeline:
+    """Where tools come from and every gate a call passes, as ``dispatch_tool_call`` takes them.
+
+    ``registry`` may be left out when each call names its own (gating another framework's tools).
+    """
+
+    registry: ToolLookup | None = None
+    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None
+    middleware: MiddlewareRegistry | None = None
+    permission: PermissionPolicy | None = None
+    validate: ToolValidator | None = None
+    emit: EventSink | None = None
+    ledger: RunLedger | None = None
+    redactor: Redactor | None = None
+    max_argument_bytes: int = 1_048_576
+
+    def __post_init__(self) -> None:
+        if self.registry is not None and not callable(getattr(self.registry, "get", None)):
+            raise TypeError("registry must have a get(name) method (see create_tool_registry)")
+
+    def admits(self, name: str) -> bool:
+        """Whether ``tool_filter`` lets a tool called ``name`` be offered and called."""
+        return tool_allowed(name, self.tool_filter)
+
+    def visible_tools(self) -> tuple[ToolDefinition, ...]:
+        """The registry's tools that ``tool_filter`` admits: what a model should be offered."""
+        lister = getattr(self.registry, "list", None)
+        if lister is None:
+            raise TypeError("this pipeline's registry cannot list its tools (it needs list())")
+        return filter_tools(lister(), self.tool_filter)
+
+    async def dispatch(
+        self,
+        call: ToolCall,
+        context: ToolExecutionContext | None = None,
+        *,
+        registry: ToolLookup | None = None,
+    ) -> ToolResult:
+        """Run ``call`` through the pipeline (see ``dispatch_tool_call``); ``registry`` overrides
+        the pipeline's own for this call."""
+        lookup = registry if registry is not None else self.registry
+        if lookup is None:
+            raise TypeError("ToolPipeline.dispatch needs a registry: the pipeline has none")
+        return await dispatch_tool_call(
+            call,
+            registry=lookup,
+            context=context,
+            tool_filter=self.tool_filter,
+            middleware=self.middleware,
+            permission=self.permission,
+            validate=self.validate,
+            emit=self.emit,
+            ledger=self.ledger,
+            redactor=self.redactor,
+            max_argument_bytes=self.max_argument_bytes,
+        )
+
+    async def dispatch_external(
+        self,
+        call: ToolCall,
+        invoke: ExternalInvoke,
+        *,
+        context: ToolExecutionContext | None = None,
+        description: str | None = None,
+        parameters: JsonObject | None = None,
+        exclusive: bool = False,
+        convert: Callable[[object], object] = _plain,
+        passthrough: tuple[type[BaseException], ...] = (),
+    ) -> ExternalOutcome:
+        """Run another framework's tool (``invoke(arguments)``) behind this pipeline's gates.
+
+        ``convert`` turns its return value into what a Prism handler returns (default: JSON
+        types as they are, anything else as text). Exceptions of a ``passthrough`` type are
+        recorded as the call's error, then re-raised, so a framework's own control flow
+        (retry requests, deferrals) keeps its meaning.
+        """
+        capture = _Capture()
+
+        async def execute(arguments: JsonObject, ctx: ToolExecutionContext) -> Any:
+            try:
+                capture.raw = await invoke(arguments)
+            except passthrough as signal:
+                capture.control = signal
+                raise
+            capture.produced = convert(capture.raw)
+            return capture.produced
+
+        tool = ToolDefinition(
+            name=call.name, execute=execute, description=description,
+            parameters=parameters, exclusive=exclusive,
+        )  # fmt: skip
+        result = await self.dispatch(call, context, registry=_OneTool(tool))
+        if capture.control is not None:
+            raise capture.control
+        return ExternalOutcome(result, capture.raw, _unchanged(result, capture.produced))

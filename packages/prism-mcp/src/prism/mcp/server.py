@@ -1,0 +1,23 @@
+"""Prism as an MCP server: any Prism registry served to any MCP client, every call through
+Prism's whole pipeline (filter, permission, validation, execution policy, redaction, events,
+ledger). See docs/mcp-server.md.
+"""
+
+from ._serve._approval import McpApproval
+from ._serve._options import Authorize, HttpOptions, ServeOptions
+from ._serve._results import ERROR_META_KEY
+from ._serve._run import http_app, run_http, run_stdio, serve_tools
+from ._serve._server import McpToolServer
+
+__all__ = [
+    "ERROR_META_KEY",
+    "Authorize",
+    "HttpOptions",
+    "McpApproval",
+    "McpToolServer",
+    "ServeOptions",
+    "http_app",
+    "run_http",
+    "run_stdio",
+    "serve_tools",
+]

@@ -1,0 +1,168 @@
+"""A Prism registry served with ``prism.mcp.server``: every content type, progress, faults.
+
+Run: ``python prism_served.py stdio`` or ``python prism_served.py http PORT [TOKEN]``.
+``PRISM_SERVED_MARKERS`` names a directory where tools leave markers (cancellation, approval).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from prism.core import (
+    AudioContent,
+    ExecutionAction,
+    ExecutionDecision,
+    ImageContent,
+    ResourceContent,
+    ResourceLinkContent,
+    TextContent,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolPipeline,
+    ToolResult,
+    assert_execution_allowed,
+    create_static_permission_policy,
+    create_tool_registry,
+)
+from prism.mcp.server import HttpOptions, McpApproval, McpToolServer, ServeOptions, serve_tools
+
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+)
+MARKERS = Path(os.environ.get("PRISM_SERVED_MARKERS", "/nonexistent"))
+APPROVAL = McpApproval(timeout_seconds=10)
+
+
+def mark(name: str) -> None:
+    if MARKERS.is_dir():
+        (MARKERS / name).write_text("1")
+
+
+async def echo(args: Any, ctx: ToolExecutionContext) -> str:
+    return str(args.get("text", ""))
+
+
+async def everything(args: Any, ctx: ToolExecutionContext) -> ToolResult:
+    return ToolResult(
+        tool_call_id=ctx.tool_call_id,
+        name="everything",
+        content=(
+            TextContent(text="all five"),
+            ImageContent(data=PNG, mime_type="image/png"),
+            AudioContent(data="UklGRgAAAABXQVZF", mime_type="audio/wav"),
+            ResourceContent(uri="file:///notes.txt", mime_type="text/plain", text="notes"),
+            ResourceContent(
+                uri="file:///blob.bin", mime_type="application/octet-stream", blob="AAEC"
+            ),
+            ResourceLinkContent(
+                uri="file:///big.log", name="big.log", description="a log", size=10
+            ),
+        ),
+    )
+
+
+async def stats(args: Any, ctx: ToolExecutionContext) -> dict[str, int]:
+    return {"files": 3, "lines": 120}
+
+
+async def fail(args: Any, ctx: ToolExecutionContext) -> str:
+    raise LookupError("no such row")
+
+
+async def steps(args: Any, ctx: ToolExecutionContext) -> str:
+    for index in range(3):
+        await ctx.progress((index + 1) / 3, f"step {index + 1}")
+    return "stepped"
+
+
+async def hang(args: Any, ctx: ToolExecutionContext) -> str:
+    mark("hang-started")
+    try:
+        await anyio.sleep(60)
+    finally:
+        mark("hang-cancelled")
+    return "never"
+
+
+async def big(args: Any, ctx: ToolExecutionContext) -> str:
+    return "x" * int(args.get("size", 1000))
+
+
+async def noisy(args: Any, ctx: ToolExecutionContext) -> str:
+    print("stray output that must not reach the wire")
+    os.write(1, b"raw bytes on fd 1\n")
+    return "still fine"
+
+
+class AskTheUser:
+    """An execution policy that always asks, through the served approval callback."""
+
+    def check(self, action: ExecutionAction) -> Any:
+        return self._decide(action)
+
+    async def _decide(self, action: ExecutionAction) -> ExecutionDecision:
+        class Prompt:
+            signal = action.signal
+
+            @staticmethod
+            def describe() -> str:
+                return f"{action.kind} {action.operation}"
+
+        approved = await APPROVAL(Prompt())
+        return ExecutionDecision(allowed=approved, reason=None if approved else "the user said no")
+
+
+async def deploy(args: Any, ctx: ToolExecutionContext) -> str:
+    await assert_execution_allowed(AskTheUser(), ExecutionAction(kind="deploy", operation="prod"))
+    mark("deployed")
+    return "deployed"
+
+
+REGISTRY = create_tool_registry(
+    [
+        ToolDefinition(name="echo", execute=echo, description="Echo text",
+                       parameters={"type": "object", "properties": {"text": {"type": "string"}}}),
+        ToolDefinition(name="everything", execute=everything),
+        ToolDefinition(name="stats", execute=stats),
+        ToolDefinition(name="fail", execute=fail),
+        ToolDefinition(name="steps", execute=steps),
+        ToolDefinition(name="hang", execute=hang),
+        ToolDefinition(name="big", execute=big),
+        ToolDefinition(name="noisy", execute=noisy),
+        ToolDefinition(name="deploy", execute=deploy),
+        ToolDefinition(name="rm", execute=echo),
+    ]
+)  # fmt: skip
+
+
+async def add_tool(args: Any, ctx: ToolExecutionContext) -> str:
+    REGISTRY.register(ToolDefinition(name=str(args["name"]), execute=echo))
+    return "added"
+
+
+REGISTRY.register(ToolDefinition(name="add_tool", execute=add_tool))
+
+PIPELINE = ToolPipeline(
+    registry=REGISTRY, permission=create_static_permission_policy(deny=["tool:rm:*"])
+)
+
+
+def main() -> None:
+    server = McpToolServer(PIPELINE, ServeOptions(name="prism-served", max_result_bytes=100_000))
+    if sys.argv[1] == "stdio":
+        anyio.run(serve_tools, server)
+        return
+    token = sys.argv[3] if len(sys.argv) > 3 else None
+    http = HttpOptions(
+        port=int(sys.argv[2]), authorize=None if token is None else (lambda t: t == token)
+    )
+    anyio.run(lambda: serve_tools(server, transport="http", http=http))
+
+
+if __name__ == "__main__":
+    main()

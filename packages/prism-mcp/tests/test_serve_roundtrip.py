@@ -1,0 +1,163 @@
+"""A Prism registry served over MCP, called by Prism's own bridge over stdio and HTTP.
+
+The server is ``servers/prism_served.py`` in a real subprocess; the client is
+``connect_mcp_tools``. Both backends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from prism.core import (
+    AbortController,
+    AudioContent,
+    ImageContent,
+    ResourceContent,
+    ResourceLinkContent,
+    TextContent,
+)
+from prism.mcp import McpToolBridge, StdioTransport, StreamableHttpTransport, connect_mcp_tools
+
+from .conftest import SERVERS, Kit
+
+pytestmark = pytest.mark.anyio
+
+SERVED = str(SERVERS / "prism_served.py")
+
+
+@contextlib.asynccontextmanager
+async def served(kit: Kit, transport: str, markers: Path) -> AsyncIterator[McpToolBridge]:
+    env = {**kit.env, "PRISM_SERVED_MARKERS": str(markers)}
+    if transport == "stdio":
+        stdio = StdioTransport(sys.executable, args=(SERVED, "stdio"), env=env)
+        async with connect_mcp_tools(server_id="prism", transport=stdio, name_prefix="") as bridge:
+            yield bridge
+        return
+    async with kit.http_script(SERVED, env=env) as url:
+        http = StreamableHttpTransport(url)
+        async with connect_mcp_tools(server_id="prism", transport=http, name_prefix="") as bridge:
+            yield bridge
+
+
+@pytest.fixture(params=["stdio", "http"])
+def transport(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+async def test_every_content_type_round_trips(kit: Kit, transport: str, tmp_path: Path) -> None:
+    with anyio.fail_after(60):
+        async with served(kit, transport, tmp_path) as bridge:
+            result = await kit.call(bridge, "everything")
+    assert result.error is None
+    kinds = [type(block) for block in result.content]
+    assert kinds == [
+        TextContent, ImageContent, AudioContent, ResourceContent, ResourceContent,
+        ResourceLinkContent,
+    ]  # fmt: skip
+    text_resource, blob_resource = result.content[3], result.content[4]
+    assert isinstance(text_resource, ResourceContent) and text_resource.text == "notes"
+    assert isinstance(blob_resource, ResourceContent) and blob_resource.blob == "AAEC"
+    link = result.content[5]
+    assert isinstance(link, ResourceLinkContent) and (link.name, link.size) == ("big.log", 10)
+
+
+async def test_a_structured_value_arrives_as_the_value(
+    kit: Kit, transport: str, tmp_path: Path
+) -> None:
+    with anyio.fail_after(60):
+        async with served(kit, transport, tmp_path) as bridge:
+            result = await kit.call(bridge, "stats")
+    assert result.error is None
+    assert result.value == {"files": 3, "lines": 120}
+
+
+async def test_errors_and_refusals_arrive_as_errors_with_prisms_code(
+    kit: Kit, transport: str, tmp_path: Path
+) -> None:
+    with anyio.fail_after(60):
+        async with served(kit, transport, tmp_path) as bridge:
+            failed = await kit.call(bridge, "fail")
+            denied = await kit.call(bridge, "rm")
+    assert failed.error is not None and "no such row" in failed.error.message
+    assert denied.error is not None and "Permission denied" in denied.error.message
+
+
+async def test_progress_reports_reach_the_caller(kit: Kit, transport: str, tmp_path: Path) -> None:
+    seen: list[tuple[float | None, str | None]] = []
+
+    async def progress(value: float | None, message: str | None) -> None:
+        seen.append((value, message))
+
+    with anyio.fail_after(60):
+        async with served(kit, transport, tmp_path) as bridge:
+            result = await kit.call(bridge, "steps", progress=progress)
+    assert result.error is None
+    assert [m for _, m in seen] == ["step 1", "step 2", "step 3"]
+
+
+async def test_a_cancelled_call_cancels_the_served_handler(
+    kit: Kit, transport: str, tmp_path: Path
+) -> None:
+    controller = AbortController()
+    with anyio.fail_after(60):
+        async with served(kit, transport, tmp_path) as bridge:
+            async with anyio.create_task_group() as group:
+
+                async def abort_when_started() -> None:
+                    await kit.until(lambda: (tmp_path / "hang-started").exists(), 20)
+                    controller.abort("user stop")
+
+                group.start_soon(abort_when_started)
+                result = await kit.call(bridge, "hang", signal=controller.signal)
+            assert result.error is not None
+            assert await kit.until(lambda: (tmp_path / "hang-cancelled").exists(), 10)
+
+
+async def test_results_over_the_servers_bound_become_an_error(
+    kit: Kit, transport: str, tmp_path: Path
+) -> None:
+    with anyio.fail_after(60):
+        async with served(kit, transport, tmp_path) as bridge:
+            small = await kit.call(bridge, "big", {"size": 1000})
+            large = await kit.call(bridge, "big", {"size": 200_000})
+    assert small.error is None
+    assert large.error is not None and "over this server's limit" in large.error.message
+
+
+async def test_a_tool_added_while_connected_is_announced(
+    kit: Kit, transport: str, tmp_path: Path
+) -> None:
+    with anyio.fail_after(60):
+        async with served(kit, transport, tmp_path) as bridge:
+            assert "late" not in [t.name for t in bridge.tools]
+            await kit.call(bridge, "add_tool", {"name": "late"})
+            assert await kit.until(lambda: bridge.stale, 10)
+            names = [t.name for t in await bridge.refresh()]
+    assert "late" in names
+
+
+async def test_stray_stdout_in_a_tool_never_corrupts_stdio(kit: Kit, tmp_path: Path) -> None:
+    with anyio.fail_after(60):
+        async with served(kit, "stdio", tmp_path) as bridge:
+            noisy = await kit.call(bridge, "noisy")
+            after = await kit.call(bridge, "echo", {"text": "ok"})
+    assert noisy.error is None and after.error is None
+    assert isinstance(after.content[0], TextContent) and after.content[0].text == "ok"
+
+
+async def test_tools_are_listed_with_schemas_and_hints(kit: Kit, tmp_path: Path) -> None:
+    with anyio.fail_after(60):
+        async with served(kit, "stdio", tmp_path) as bridge:
+            echo = kit.tool(bridge, "echo")
+    assert echo.description == "Echo text"
+    assert echo.parameters == {"type": "object", "properties": {"text": {"type": "string"}}}
+    annotations: Any = echo.metadata.get("mcp_annotations")
+    assert annotations["destructive_hint"] is True  # no side-effect hint: assume the worst
+    assert annotations["read_only_hint"] is False

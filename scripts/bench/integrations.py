@@ -1,0 +1,156 @@
+"""Framework integrations: what Prism's pipeline adds per tool call inside pydantic-ai and the
+OpenAI Agents SDK, beside the framework's own per-call cost, measured in one run.
+
+A scripted model asks for K no-op tool calls in one turn, then answers. For each framework:
+plain (its own tools), Prism (Prism's pipeline: registry, permission policy, ledger) and the
+same run with no tool call at all. Framework per-call cost = (plain - none) / K; Prism adds
+(prism - plain) / K. Target: Prism adds less than the framework's own per-call cost.
+
+Usage: uv run python scripts/bench/integrations.py [--calls K] [--repeats R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from _common import fmt_ratio, fmt_us, interleaved_async, machine_line, markdown_table, median
+
+from prism.core import (
+    InMemoryRunLedger,
+    ToolDefinition,
+    ToolPipeline,
+    create_static_permission_policy,
+    create_tool_registry,
+)
+
+Batch = Callable[[], Awaitable[float]]
+
+
+async def noop(args: Any, ctx: Any) -> str:
+    return "ok"
+
+
+def prism_pipeline() -> ToolPipeline:
+    return ToolPipeline(
+        registry=create_tool_registry([ToolDefinition(name="noop", execute=noop)]),
+        permission=create_static_permission_policy(deny=["tool:rm:*"]),
+        ledger=InMemoryRunLedger(),
+    )
+
+
+def _timed(run: Callable[[], Awaitable[object]], rounds: int) -> Batch:
+    async def batch() -> float:
+        start = time.perf_counter()
+        for _ in range(rounds):
+            await run()
+        return (time.perf_counter() - start) / rounds
+
+    return batch
+
+
+def pydantic_ai_subjects(calls: int, rounds: int) -> dict[str, Batch]:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.toolsets import FunctionToolset
+
+    from prism.pydantic_ai import PrismToolset
+
+    def model(n: int) -> FunctionModel:
+        def respond(messages: list[Any], info: Any) -> ModelResponse:
+            if n == 0 or any(isinstance(p, ToolReturnPart) for p in messages[-1].parts):
+                return ModelResponse(parts=[TextPart("done")])
+            parts = [ToolCallPart("noop", {}, tool_call_id=f"c{i}") for i in range(n)]
+            return ModelResponse(parts=list(parts))
+
+        return FunctionModel(respond)
+
+    plain: FunctionToolset[None] = FunctionToolset()
+
+    @plain.tool_plain(name="noop")
+    async def noop_tool() -> str:
+        return "ok"
+
+    none_agent = Agent(model(0), toolsets=[plain])
+    plain_agent = Agent(model(calls), toolsets=[plain])
+    prism_agent = Agent(model(calls), toolsets=[PrismToolset(prism_pipeline())])
+    return {
+        "pydantic-ai, no call": _timed(lambda: none_agent.run("go"), rounds),
+        "pydantic-ai, plain tools": _timed(lambda: plain_agent.run("go"), rounds),
+        "pydantic-ai + PrismToolset": _timed(lambda: prism_agent.run("go"), rounds),
+    }
+
+
+def openai_agents_subjects(calls: int, rounds: int) -> dict[str, Batch]:
+    from agents import Agent, RunConfig, Runner, function_tool
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
+    from prism.openai_agents import prism_function_tools
+
+    @function_tool(name_override="noop")
+    async def plain_noop() -> str:
+        """Do nothing."""
+        return "ok"
+
+    config = RunConfig(tracing_disabled=True)
+
+    def runner(tools: list[Any], n: int) -> Callable[[], Awaitable[object]]:
+        async def run() -> object:
+            turns: list[Any] = []
+            if n:
+                turns.append([function_call("noop", {}, call_id=f"c{i}") for i in range(n)])
+            turns.append([assistant_message("done")])
+            agent = Agent(name="bench", model=ScriptedModel(turns), tools=tools)
+            return await Runner.run(agent, "go", run_config=config)
+
+        return run
+
+    prism_tools = prism_function_tools(prism_pipeline())
+    return {
+        "openai-agents, no call": _timed(runner([plain_noop], 0), rounds),
+        "openai-agents, plain tools": _timed(runner([plain_noop], calls), rounds),
+        "openai-agents + prism_function_tools": _timed(runner(prism_tools, calls), rounds),
+    }
+
+
+def _rows(figures: dict[str, float], prefix: str, calls: int) -> list[list[str]]:
+    none, plain, prism = (figures[k] for k in figures if k.startswith(prefix))
+    framework = (plain - none) / calls
+    added = (prism - plain) / calls
+    return [
+        [prefix, fmt_us(framework), fmt_us(added), fmt_ratio(added / framework)],
+    ]
+
+
+async def run(calls: int, repeats: int, rounds: int) -> str:
+    subjects = {**pydantic_ai_subjects(calls, rounds), **openai_agents_subjects(calls, rounds)}
+    for batch in subjects.values():
+        await batch()
+    figures = {k: median(v) for k, v in (await interleaved_async(subjects, repeats)).items()}
+    rows = _rows(figures, "pydantic-ai", calls) + _rows(figures, "openai-agents", calls)
+    table = markdown_table(
+        ["framework", "framework µs/call", "Prism adds µs/call", "added ÷ framework"], rows
+    )
+    raw = markdown_table(
+        ["run of K calls", "ms (median)"], [[k, f"{v * 1e3:.2f}"] for k, v in figures.items()]
+    )
+    load = os.getloadavg()[0]
+    return f"{machine_line()}, load {load:.2f}, K={calls}\n\n{table}\n\n{raw}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--calls", type=int, default=50)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    print(asyncio.run(run(args.calls, args.repeats, args.rounds)))
+
+
+if __name__ == "__main__":
+    main()
