@@ -136,7 +136,7 @@ class Kit:
         env: dict[str, str] | None = None,
         port: int | None = None,
     ) -> AsyncIterator[str]:
-        """``python script http PORT *extra`` (``port`` or a free one); its group is killed after."""
+        """``python script http PORT *extra`` (``port`` or a free one); group killed after."""
         port = port if port is not None else free_port()
         proc = await anyio.open_process(
             [sys.executable, script, "http", str(port), *extra],
