@@ -11,13 +11,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 INDEX = ROOT / "docs" / "index.md"
 PROJECTS = {
-    "prism-core": ROOT / "packages" / "prism-core",
-    "prism-jsonschema": ROOT / "packages" / "prism-jsonschema",
-    "prism-mcp": ROOT / "packages" / "prism-mcp",
-    "prism-coding-tools": ROOT / "packages" / "prism-coding-tools",
-    "prism-coding-security": ROOT / "packages" / "prism-coding-security",
-    "prism-conformance": ROOT / "conformance",
-}
+    path.parent.name: path.parent
+    for path in sorted((ROOT / "packages").glob("*/pyproject.toml"))
+} | {"prism-conformance": ROOT / "conformance"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
