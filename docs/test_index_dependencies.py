@@ -11,8 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 INDEX = ROOT / "docs" / "index.md"
 PROJECTS = {
-    path.parent.name: path.parent
-    for path in sorted((ROOT / "packages").glob("*/pyproject.toml"))
+    path.parent.name: path.parent for path in sorted((ROOT / "packages").glob("*/pyproject.toml"))
 } | {"prism-conformance": ROOT / "conformance"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*")
 

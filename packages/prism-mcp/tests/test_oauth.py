@@ -5,6 +5,7 @@ test_conformance_suite.py.)"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -173,6 +174,7 @@ async def test_a_person_who_never_comes_back_is_bounded_by_handler_timeout(kit) 
 async def test_a_token_endpoint_that_echoes_the_secret_cannot_leak_it_in_errors(
     kit, caplog
 ) -> None:
+    caplog.set_level(logging.DEBUG)  # the bridge demotes the SDK's records to DEBUG
     secret = "client-secret/0123456789+x"  # / and + are URL-encoded in the form body
     with anyio.fail_after(60):
         async with serve(kit, "echo_auth_server.py") as url:

@@ -27,6 +27,7 @@ PACKAGES = (
     "prism-mcp",
     "prism-coding-tools",
     "prism-coding-security",
+    "prism-dbos",
 )
 """The distributions that own rows, in dependency order (``--package`` accepts these)."""
 _SCENARIO_WIDTH = 44

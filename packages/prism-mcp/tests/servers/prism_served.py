@@ -31,7 +31,7 @@ from prism.core import (
 )
 from prism.mcp.server import HttpOptions, McpApproval, McpToolServer, ServeOptions, serve_tools
 
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="  # noqa: E501
 MARKERS = Path(os.environ.get("PRISM_SERVED_MARKERS", "/nonexistent"))
 APPROVAL = McpApproval(timeout_seconds=10)
 

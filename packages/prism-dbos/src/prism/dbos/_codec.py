@@ -14,6 +14,7 @@ from prism.core import (
     AssistantMessage,
     AudioContent,
     Content,
+    ContentAnnotations,
     ErrorInfo,
     ImageContent,
     Message,
@@ -68,12 +69,22 @@ def plain(value: object) -> Any:
 
 def _content(block: Content) -> Plain:
     fields = {k: getattr(block, k) for k in block.__dataclass_fields__}
+    notes = fields.pop("annotations", None)
+    if notes is not None:
+        audience = None if notes.audience is None else list(notes.audience)
+        fields["annotations"] = {"audience": audience, "priority": notes.priority}
     return {"kind": _CONTENT_KIND[type(block)], **fields}
 
 
 def _uncontent(data: Plain) -> Content:
     fields = dict(data)
     cls = _CONTENT[fields.pop("kind")]
+    notes = fields.pop("annotations", None)
+    if notes is not None:
+        audience = notes.get("audience")
+        fields["annotations"] = ContentAnnotations(
+            audience=None if audience is None else tuple(audience), priority=notes.get("priority")
+        )
     block: Content = cls(**fields)
     return block
 
