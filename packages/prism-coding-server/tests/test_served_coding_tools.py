@@ -7,6 +7,7 @@ the default (bubblewrap when it works here).
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import os
 import signal
@@ -61,10 +62,15 @@ async def served(
 ) -> AsyncIterator[McpToolBridge]:
     args = ("-m", "prism.coding_server", "--root", str(root), *options)
     stdio = StdioTransport(sys.executable, args=args, env={**BASE_ENV, **(env or {})})
-    features = None
+    features, mode = None, "auto"
     if user is not None:
+        # Server-to-client requests need a back channel: the 2026-07-28 protocol has none, so a
+        # client that answers approvals speaks the earlier (session) protocol.
+        mode = "legacy"
         features = McpClientFeatures(
-            permission=create_static_permission_policy(), elicitation=user.elicit, timeout_seconds=30
+            permission=create_static_permission_policy(),
+            elicitation=user.elicit,
+            timeout_seconds=30,
         )
     async with connect_mcp_tools(
         server_id="coding",
@@ -73,6 +79,7 @@ async def served(
         connect_timeout_seconds=30,
         call_timeout_seconds=30,
         client_features=features,
+        protocol_mode=mode,
     ) as bridge:
         yield bridge
 
@@ -87,7 +94,9 @@ async def call(
         tool_call_id="c1",
         signal=signal_ if signal_ is not None else AbortController().signal,
     )
-    result = await tool.execute(arguments, context)
+    result: Any = tool.execute(arguments, context)
+    if inspect.isawaitable(result):
+        result = await result
     assert isinstance(result, ToolResult)
     return result
 
@@ -176,7 +185,9 @@ async def test_cancelling_a_shell_command_kills_its_whole_process_tree(tmp_path:
                         controller.abort("user stop")
 
                     group.start_soon(abort_when_started)
-                    result = await call(bridge, "shell", controller.signal, command="python3 spawn.py")
+                    result = await call(
+                        bridge, "shell", controller.signal, command="python3 spawn.py"
+                    )
                 assert result.error is not None
                 with anyio.move_on_after(10):
                     while any(alive(pid) for pid in pids):
@@ -204,7 +215,12 @@ async def test_the_ledger_gets_one_redacted_json_line_per_record(tmp_path: Path)
     raw = ledger.read_text()
     assert SECRET not in raw and "[REDACTED]" in raw
     rows = [json.loads(line) for line in raw.splitlines()]
-    assert {row["status"] for row in rows} >= {"started", "finished", "blocked"}
+    by_path: dict[str, set[str]] = {}
+    for row in rows:
+        by_path.setdefault(row["arguments"]["path"], set()).add(row["status"])
+    assert by_path["config.txt"] == {"started", "finished"}
+    denied = [r for r in rows if r["arguments"]["path"] == "/etc/hostname" and r["result"]]
+    assert denied and all(row["result"]["error"] for row in denied)
     assert {row["name"] for row in rows} == {"read"}
     assert stat.S_IMODE(ledger.stat().st_mode) == 0o600
 

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import threading
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -15,9 +16,26 @@ from prism.core import ToolCallRecord
 __all__ = ["JsonLinesLedger"]
 
 
-def _plain(value: Any) -> Any:
+_MAX_DEPTH = 64
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """``value`` as JSON-ready data: dataclasses and mappings become objects (depth-bounded)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if depth >= _MAX_DEPTH:
+        return "[too deep]"
     if isinstance(value, datetime):
         return value.isoformat()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            field.name: _plain(getattr(value, field.name), depth + 1)
+            for field in dataclasses.fields(value)
+        }
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(item, depth + 1) for item in value]
     return repr(value)
 
 
@@ -41,11 +59,11 @@ class JsonLinesLedger:
     def append(self, record: ToolCallRecord) -> None:
         """Write ``record`` as one JSON object on its own line and flush it."""
         try:
-            line = json.dumps(dataclasses.asdict(record), default=_plain, ensure_ascii=False)
+            line = json.dumps(_plain(record), ensure_ascii=False)
             with self._lock:
                 self._file.write(line + "\n")
                 self._file.flush()
-        except (OSError, TypeError, ValueError) as error:
+        except (OSError, TypeError, ValueError, RecursionError) as error:
             if not self._failed:
                 self._failed = True
                 print(f"prism-coding-server: ledger {self.path}: {error}", file=sys.stderr)
