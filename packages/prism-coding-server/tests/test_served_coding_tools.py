@@ -265,3 +265,50 @@ def test_a_root_that_is_not_a_directory_is_a_clear_error(tmp_path: Path) -> None
     )
     assert done.returncode == 2
     assert "roots" in done.stderr and str(missing) in done.stderr
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_http_serves_on_loopback_with_the_same_tools(tmp_path: Path) -> None:
+    import subprocess
+
+    from prism.mcp import StreamableHttpTransport
+
+    (tmp_path / "hello.txt").write_text("hello over http\n")
+    port = free_port()
+    args = ["--root", str(tmp_path), "--no-sandbox", "--read-only", "--http", str(port)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "prism.coding_server", *args],
+        env=BASE_ENV,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        with anyio.fail_after(60):
+            while True:
+                try:
+                    stream = await anyio.connect_tcp("127.0.0.1", port)
+                except OSError:
+                    await anyio.sleep(0.05)
+                    continue
+                await stream.aclose()
+                break
+            http = StreamableHttpTransport(f"http://127.0.0.1:{port}/mcp")
+            async with connect_mcp_tools(
+                server_id="coding", transport=http, name_prefix="", connect_timeout_seconds=30
+            ) as bridge:
+                names = sorted(t.name for t in bridge.tools)
+                result = await call(bridge, "read", path="hello.txt")
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+    assert names == ["read", "shell"]
+    assert result.error is None and "hello over http" in text(result)
