@@ -275,21 +275,27 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def test_http_serves_on_loopback_with_the_same_tools(tmp_path: Path) -> None:
+def start_http(*args: str) -> Any:
+    """The console script over HTTP in its own process group (the test kills the group)."""
     import subprocess
 
-    from prism.mcp import StreamableHttpTransport
-
-    (tmp_path / "hello.txt").write_text("hello over http\n")
-    port = free_port()
-    args = ["--root", str(tmp_path), "--no-sandbox", "--read-only", "--http", str(port)]
-    process = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "prism.coding_server", *args],
         env=BASE_ENV,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
+    )
+
+
+async def test_http_serves_on_loopback_with_the_same_tools(tmp_path: Path) -> None:
+    from prism.mcp import StreamableHttpTransport
+
+    (tmp_path / "hello.txt").write_text("hello over http\n")
+    port = free_port()
+    process = start_http(
+        "--root", str(tmp_path), "--no-sandbox", "--read-only", "--http", str(port)
     )
     try:
         with anyio.fail_after(60):
