@@ -318,3 +318,15 @@ async def test_http_serves_on_loopback_with_the_same_tools(tmp_path: Path) -> No
         process.wait(timeout=10)
     assert names == ["read", "shell"]
     assert result.error is None and "hello over http" in text(result)
+
+
+async def test_approve_writes_asks_before_every_write(tmp_path: Path) -> None:
+    no = User(approve=False)
+    with anyio.fail_after(60):
+        async with served(tmp_path, "--no-sandbox", "--approve-writes", user=no) as bridge:
+            result = await call(bridge, "write", path="new.txt", content="hi")
+        async with served(tmp_path, "--no-sandbox") as bridge:
+            unasked = await call(bridge, "write", path="free.txt", content="hi")
+    assert result.error is not None and no.asked
+    assert not (tmp_path / "new.txt").exists()
+    assert unasked.error is None and (tmp_path / "free.txt").read_text() == "hi"
