@@ -1,0 +1,111 @@
+"""The ``prism-coding-server`` console script."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import anyio
+
+from prism.mcp.server import HttpOptions, serve_tools
+
+from ._build import SandboxRequiredError, build_server
+from ._options import CodingServerOptions
+
+__all__ = ["main", "parse_options"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="prism-coding-server",
+        description="Serve shell/read/write/edit confined to --root over MCP, under Prism's "
+        "coding policy, with the shell in a bubblewrap sandbox when available.",
+    )
+    parser.add_argument(
+        "--root",
+        action="append",
+        required=True,
+        metavar="DIR",
+        help="directory the tools may use (repeatable; the first is the cwd)",
+    )
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="no write/edit tools; the shell may only run read-only commands",
+    )
+    parser.add_argument(
+        "--sandbox",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="require bubblewrap (--sandbox) or run the shell locally "
+        "(--no-sandbox); default: bubblewrap when it works",
+    )
+    parser.add_argument(
+        "--approve-writes",
+        action="store_true",
+        help="every write/edit asks the user for approval too",
+    )
+    parser.add_argument(
+        "--deny-read",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="hide PATH from sandboxed commands (repeatable; adds to defaults)",
+    )
+    parser.add_argument(
+        "--http",
+        type=int,
+        metavar="PORT",
+        help="serve Streamable HTTP on 127.0.0.1:PORT instead of stdio",
+    )
+    parser.add_argument(
+        "--ledger",
+        metavar="FILE",
+        help="append a redacted JSON-lines audit record per call to FILE",
+    )
+    return parser  # fmt: skip
+
+
+def parse_options(argv: Sequence[str] | None = None) -> CodingServerOptions:
+    """Command-line arguments to options; exits with status 2 and a message on bad input."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return CodingServerOptions(
+            roots=tuple(args.root),
+            read_only=args.read_only,
+            sandbox=args.sandbox,
+            approve_writes=args.approve_writes,
+            deny_read=tuple(args.deny_read),
+            transport="stdio" if args.http is None else "http",
+            port=8000 if args.http is None else args.http,
+            ledger=args.ledger,
+        )
+    except ValueError as error:
+        parser.error(str(error))
+
+
+async def _serve(options: CodingServerOptions) -> None:
+    built = await build_server(options)
+    print(f"prism-coding-server: {built.sandbox_note}", file=sys.stderr)
+    try:
+        if options.transport == "http":
+            await serve_tools(built.server, transport="http", http=HttpOptions(port=options.port))
+        else:
+            await serve_tools(built.server)
+    finally:
+        if built.ledger is not None:
+            built.ledger.close()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point: stdout carries only MCP messages; notes and errors go to stderr."""
+    options = parse_options(argv)
+    try:
+        anyio.run(_serve, options)
+    except SandboxRequiredError as error:
+        print(f"prism-coding-server: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
