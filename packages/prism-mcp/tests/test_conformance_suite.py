@@ -8,17 +8,21 @@ repository (``scripts/mcp-conformance-setup.py``); the test skips only when npm 
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
-SETUP = ROOT / "scripts" / "mcp-conformance-setup.py"
+from .conformance_suite import (
+    ROOT,
+    all_checks,
+    failed_checks,
+    install_suite,
+    listed_scenarios,
+    node_env,
+)
+
 CLIENT = ROOT / "scripts" / "mcp-conformance-client.py"
 
 SCENARIOS = (
@@ -69,37 +73,11 @@ UNSUPPORTED: dict[str, str] = {
 @pytest.fixture(scope="module")
 def suite() -> tuple[Path, Path]:
     """(node 22 binary, suite entry point), installed into the cache on first use."""
-    try:
-        done = subprocess.run(
-            [sys.executable, str(SETUP), "--timeout", "240"],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("scripts/mcp-conformance-setup.py did not finish in 300 s")
-    if done.returncode == 3:
-        pytest.skip(f"npm registry unreachable, cannot install the MCP conformance suite: "
-                    f"{done.stderr.strip()[-300:]}")  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    root = Path(done.stdout.strip().splitlines()[-1])
-    spec = importlib.util.spec_from_file_location("mcp_conformance_setup", SETUP)
-    assert spec is not None and spec.loader is not None
-    setup = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(setup)
-    node, entry = setup.paths(root)
-    return node, entry
+    return install_suite()
 
 
 def test_the_scenario_list_is_the_suites(suite: tuple[Path, Path]) -> None:
-    node, entry = suite
-    listed = subprocess.run(
-        [str(node), str(entry), "list"], capture_output=True, text=True, timeout=60, check=True
-    ).stdout
-    client_part = listed.split("Client scenarios", 1)[1]
-    names = [line.split()[1] for line in client_part.splitlines() if line.strip().startswith("- ")]
-    assert tuple(names) == SCENARIOS
+    assert listed_scenarios(suite, "Client") == SCENARIOS
 
 
 @pytest.mark.timeout(150)
@@ -109,7 +87,7 @@ def test_client_scenario(suite: tuple[Path, Path], scenario: str, tmp_path: Path
     wrapper = tmp_path / "client"  # the suite splits --command on spaces; this path has none
     wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{CLIENT}" "$@"\n')
     wrapper.chmod(0o755)
-    env = {**os.environ, "PATH": f"{node.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = node_env(suite)
     command = [str(node), str(entry), "client", "--command", str(wrapper), "--scenario", scenario]
     done = subprocess.run(
         [*command, "--timeout", "45000", "-o", str(tmp_path / "out")],
@@ -120,9 +98,8 @@ def test_client_scenario(suite: tuple[Path, Path], scenario: str, tmp_path: Path
         check=False,
         cwd=tmp_path,
     )
-    (checks_file,) = (tmp_path / "out").rglob("checks.json")
-    checks = json.loads(checks_file.read_text())
-    failed = [c for c in checks if c.get("status") in ("FAILURE", "WARNING")]
+    checks = all_checks(tmp_path / "out")
+    failed = failed_checks(tmp_path / "out")
     passed = done.returncode == 0 and not failed and checks
     if scenario in UNSUPPORTED:
         assert not passed, f"{scenario} now passes: remove it from UNSUPPORTED and the docs"

@@ -1,0 +1,106 @@
+"""MCP serving benchmark: a no-op tool on Prism's ``McpToolServer`` vs the SDK's ``MCPServer``.
+
+Run: ``uv run --group bench python scripts/bench/mcp_server.py [--quick]``. Both servers run over
+stdio in their own process and are called from the same SDK client (``mcp.Client``) in one run,
+in interleaved batches, so load drift hits both alike. Prints the median seconds per call of
+each and the ratio (target: Prism ≤ 1.2× the SDK server).
+
+The script is also its own server: ``--serve prism`` / ``--serve sdk`` (stdio).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from typing import Any
+
+import anyio
+from _common import (
+    fmt_ratio,
+    fmt_us,
+    interleaved_async,
+    machine_line,
+    markdown_table,
+    median,
+    targets_table,
+    time_async_calls,
+)
+from mcp import Client, StdioServerParameters
+
+HERE = __file__
+TARGET = 1.2
+
+
+def serve_prism() -> None:
+    """A no-op tool behind Prism's whole pipeline, served over stdio."""
+    from prism.core import ToolDefinition, ToolExecutionContext, ToolPipeline, create_tool_registry
+    from prism.mcp.server import McpToolServer, ServeOptions, serve_tools
+
+    async def noop(args: Any, ctx: ToolExecutionContext) -> str:
+        return "ok"
+
+    schema: dict[str, Any] = {"type": "object", "properties": {}}
+    tool = ToolDefinition(name="noop", execute=noop, description="Do nothing", parameters=schema)
+    pipeline = ToolPipeline(registry=create_tool_registry([tool]))
+    anyio.run(serve_tools, McpToolServer(pipeline, ServeOptions(name="bench")))
+
+
+def serve_sdk() -> None:
+    """The same no-op tool on the SDK's ``MCPServer``, over stdio."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("bench")
+
+    @server.tool()
+    def noop() -> str:
+        """Do nothing."""
+        return "ok"
+
+    server.run("stdio")
+
+
+async def measure(repeats: int, per_batch: int) -> dict[str, float]:
+    """Median seconds per ``noop`` call for each server."""
+    async with contextlib.AsyncExitStack() as stack:
+        clients: dict[str, Any] = {}
+        for name in ("sdk", "prism"):
+            params = StdioServerParameters(command=sys.executable, args=[HERE, "--serve", name])
+            clients[name] = await stack.enter_async_context(Client(params))
+        for client in clients.values():  # warm up both paths
+            await time_async_calls(lambda c=client: c.call_tool("noop", {}), 50)
+
+        def batch(client: Any) -> Any:
+            return lambda: time_async_calls(lambda: client.call_tool("noop", {}), per_batch)
+
+        with anyio.fail_after(600):
+            samples = await interleaved_async(
+                {name: batch(client) for name, client in clients.items()}, repeats
+            )
+        return {name: median(values) for name, values in samples.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
+    parser.add_argument("--serve", choices=("prism", "sdk"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve is not None:
+        (serve_prism if args.serve == "prism" else serve_sdk)()
+        return
+    repeats, per_batch = (3, 50) if args.quick else (15, 200)
+    figures = anyio.run(measure, repeats, per_batch)
+    ratio = figures["prism"] / figures["sdk"]
+    print(f"# MCP serving: no-op tool over stdio, one SDK client ({machine_line()})\n")
+    rows = [
+        ["SDK MCPServer", fmt_us(figures["sdk"]), fmt_ratio(1.0)],
+        ["Prism McpToolServer", fmt_us(figures["prism"]), fmt_ratio(ratio)],
+    ]
+    print(markdown_table(["server", "µs per call (median)", "vs SDK"], rows))
+    print()
+    target = (f"served call ≤ {TARGET}× the SDK server", fmt_ratio(ratio), ratio <= TARGET)
+    print(targets_table([target]))
+
+
+if __name__ == "__main__":
+    main()
