@@ -11,6 +11,7 @@ import anyio
 
 from mcp import types
 from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import NoBackChannelError
 from prism.core import AbortSignal
 
 __all__ = ["CURRENT_REQUEST", "ApprovalPrompt", "HostApprove", "McpApproval"]
@@ -70,7 +71,9 @@ class McpApproval:
     async def __call__(self, request: ApprovalPrompt) -> bool:
         ctx = CURRENT_REQUEST.get()
         if ctx is not None and _can_elicit(ctx):
-            return await self._elicit(ctx, request)
+            said = await self._elicit(ctx, request)
+            if said is not None:
+                return said
         if self.fallback is None:
             return False
         answer = self.fallback(request)
@@ -78,14 +81,18 @@ class McpApproval:
             answer = await answer
         return answer is True
 
-    async def _elicit(self, ctx: ServerRequestContext[Any], request: ApprovalPrompt) -> bool:
+    async def _elicit(self, ctx: ServerRequestContext[Any], request: ApprovalPrompt) -> bool | None:
+        """The user's answer; ``None`` when this connection cannot carry the question (the
+        2026-07-28 era has no back channel for server requests), so the host decides."""
         message = f"Allow this action? {request.describe()}"
         with anyio.move_on_after(self.timeout_seconds):
             try:
                 result = await ctx.session.elicit_form(
                     message, _SCHEMA, related_request_id=ctx.request_id
                 )
-            except Exception:  # no back channel, client error, malformed answer: deny
+            except NoBackChannelError:
+                return None
+            except Exception:  # client error, malformed answer: deny
                 return False
             content = result.content or {}
             return result.action == "accept" and content.get("approve") is True
