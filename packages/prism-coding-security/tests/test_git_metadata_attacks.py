@@ -115,12 +115,12 @@ def test_a_git_file_makes_its_gitdir_protected(repo: Path) -> None:
 
 
 def test_commondir_and_config_includes_are_protected(repo: Path) -> None:
-    (repo / "shared").mkdir()
-    (repo / ".git" / "commondir").write_text("../shared\n")
+    (repo / "common-git").mkdir()
+    (repo / ".git" / "commondir").write_text("../common-git\n")
     with (repo / ".git" / "config").open("a") as config:
         config.write("[include]\n\tpath = ../extra.gitconfig\n")
         config.write('[core]\n\thooksPath = "tools/hooks"\n')
-    assert not _write(repo, "shared/config").allowed
+    assert not _write(repo, "common-git/config").allowed
     assert not _write(repo, "extra.gitconfig").allowed
     assert not _write(repo, "tools/hooks/pre-commit").allowed
     assert _write(repo, "tools/build.sh").allowed
