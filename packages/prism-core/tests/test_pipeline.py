@@ -151,3 +151,24 @@ async def test_other_exceptions_become_error_results() -> None:
         )
     assert outcome.result.error is not None and outcome.result.error.name == "KeyError"
     assert outcome.raw is None and not outcome.unchanged
+
+
+def test_a_call_scope_builds_contexts_that_share_its_session_and_signal() -> None:
+    from prism.core import AbortController, CallScope
+
+    controller = AbortController()
+    scope = CallScope(session_id="s1", signal=controller.signal)
+    first, second = scope.context("a", "run"), scope.context("b")
+    assert (first.session_id, first.run_id, first.tool_call_id) == ("s1", "run", "a")
+    assert second.tool_call_id == "b" and second.run_id == ""
+    controller.abort("stop")
+    assert first.signal.aborted and second.signal.aborted
+    assert not CallScope().context("c").signal.aborted
+
+
+@pytest.mark.parametrize(("field", "value"), [("session_id", 3), ("signal", "not a signal")])
+def test_a_call_scope_refuses_bad_options_by_name(field: str, value: object) -> None:
+    from prism.core import CallScope
+
+    with pytest.raises(ValueError, match=field):
+        CallScope(**{field: value})  # type: ignore[arg-type]

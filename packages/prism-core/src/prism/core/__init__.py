@@ -53,7 +53,7 @@ if TYPE_CHECKING:
         PermissionRequest,
         create_static_permission_policy,
     )
-    from ._pipeline import ExternalOutcome, ToolPipeline
+    from ._pipeline import CallScope, ExternalOutcome, ToolPipeline
     from ._redact import REDACTED, Redactor, SecretRedactor
     from ._registry import ToolLookup, ToolRegistry, UnknownToolError, create_tool_registry
     from ._render import render_tool_result
@@ -104,6 +104,7 @@ __all__ = [
     "Audience",
     "AudioContent",
     "BlockedReason",
+    "CallScope",
     "Content",
     "ContentAnnotations",
     "ErrorInfo",
@@ -248,6 +249,7 @@ _LAZY: dict[str, str] = {
     "ToolLookup": "._registry",
     "ToolPipeline": "._pipeline",
     "ExternalOutcome": "._pipeline",
+    "CallScope": "._pipeline",
     "parse_tool_call": "._parse",
     "ToolRegistry": "._registry",
     "ToolResult": "._types",

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._abort import AbortSignal
 from ._dispatch import dispatch_tool_call
 from ._filter import ToolFilter, filter_tools, tool_allowed
 from ._ledger import RunLedger
@@ -21,7 +22,7 @@ from ._types import JsonObject, ToolCall, ToolDefinition, ToolExecutionContext, 
 from ._validation import ToolValidator
 from .events import EventSink
 
-__all__ = ["ExternalOutcome", "ToolPipeline"]
+__all__ = ["CallScope", "ExternalOutcome", "ToolPipeline"]
 
 ExternalInvoke = Callable[[JsonObject], Awaitable[object]]
 
@@ -171,3 +172,29 @@ class ToolPipeline:
         if capture.control is not None:
             raise capture.control
         return ExternalOutcome(result, capture.raw, _unchanged(result, capture.produced))
+
+
+_NEVER_ABORTED = AbortSignal()
+"""A signal nobody can abort: its controller does not exist."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallScope:
+    """What every call an integration makes shares: Prism's session id and the host's abort
+    signal. ``context`` builds each call's ``ToolExecutionContext``."""
+
+    session_id: str = ""
+    signal: AbortSignal | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.session_id, str):
+            raise ValueError(f"session_id: expected a string, got {type(self.session_id).__name__}")
+        if self.signal is not None and not isinstance(self.signal, AbortSignal):
+            raise ValueError(f"signal: expected an AbortSignal, got {type(self.signal).__name__}")
+
+    def context(self, call_id: str, run_id: str = "") -> ToolExecutionContext:
+        """The context of one call made in this scope."""
+        signal = self.signal if self.signal is not None else _NEVER_ABORTED
+        return ToolExecutionContext(
+            session_id=self.session_id, run_id=run_id, tool_call_id=call_id, signal=signal
+        )

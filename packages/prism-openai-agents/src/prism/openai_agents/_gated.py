@@ -10,9 +10,9 @@ from agents import FunctionTool
 from agents.exceptions import AgentsException
 from agents.tool_context import ToolContext
 
-from prism.core import AbortSignal, JsonObject, ToolPipeline
+from prism.core import AbortSignal, CallScope, JsonObject, ToolPipeline
 
-from ._context import CallOptions, prism_call
+from ._context import prism_call
 from ._results import to_model_output
 
 __all__ = ["gate_function_tool"]
@@ -35,7 +35,7 @@ def gate_function_tool(
         raise ValueError(f"tool: expected a FunctionTool, got {type(tool).__name__}")
     if not isinstance(pipeline, ToolPipeline):
         raise ValueError(f"pipeline: expected a ToolPipeline, got {type(pipeline).__name__}")
-    options = CallOptions(session_id=session_id, signal=signal)
+    options = CallScope(session_id=session_id, signal=signal)
     inner = tool.on_invoke_tool
 
     async def on_invoke_tool(ctx: ToolContext[Any], arguments: str) -> Any:

@@ -7,9 +7,9 @@ from typing import Any
 from agents import FunctionTool
 from agents.tool_context import ToolContext
 
-from prism.core import AbortSignal, ToolDefinition, ToolPipeline
+from prism.core import AbortSignal, CallScope, ToolDefinition, ToolPipeline
 
-from ._context import CallOptions, prism_call
+from ._context import prism_call
 from ._lock import TurnLock
 from ._results import to_model_output
 
@@ -29,13 +29,13 @@ def prism_function_tools(
     """
     if not isinstance(pipeline, ToolPipeline):
         raise ValueError(f"pipeline: expected a ToolPipeline, got {type(pipeline).__name__}")
-    options = CallOptions(session_id=session_id, signal=signal)
+    options = CallScope(session_id=session_id, signal=signal)
     lock = TurnLock()
     return [_function_tool(tool, pipeline, options, lock) for tool in pipeline.visible_tools()]
 
 
 def _function_tool(
-    tool: ToolDefinition, pipeline: ToolPipeline, options: CallOptions, lock: TurnLock
+    tool: ToolDefinition, pipeline: ToolPipeline, options: CallScope, lock: TurnLock
 ) -> FunctionTool:
     name, exclusive = tool.name, tool.exclusive
 

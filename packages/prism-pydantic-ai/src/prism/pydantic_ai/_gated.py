@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from prism.core import AbortSignal, JsonObject, ToolPipeline
+from prism.core import AbortSignal, CallScope, JsonObject, ToolPipeline
 from pydantic_ai import RunContext
 from pydantic_ai.exceptions import ApprovalRequired, CallDeferred, ModelRetry
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
 
-from ._context import CallOptions, prism_call
+from ._context import prism_call
 from ._results import to_model_return, to_prism_value
 
 __all__ = ["PrismGatedToolset"]
@@ -31,14 +31,14 @@ class PrismGatedToolset(WrapperToolset[Any]):
     pipeline: ToolPipeline = field(default_factory=ToolPipeline)
     session_id: str = ""
     signal: AbortSignal | None = None
-    _options: CallOptions = field(init=False, repr=False)
+    _options: CallScope = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.wrapped, AbstractToolset):
             raise ValueError(f"wrapped: expected a pydantic-ai toolset, got {self.wrapped!r}")
         if not isinstance(self.pipeline, ToolPipeline):
             raise ValueError(f"pipeline: expected a ToolPipeline, got {self.pipeline!r}")
-        self._options = CallOptions(session_id=self.session_id, signal=self.signal)
+        self._options = CallScope(session_id=self.session_id, signal=self.signal)
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
         tools = await self.wrapped.get_tools(ctx)

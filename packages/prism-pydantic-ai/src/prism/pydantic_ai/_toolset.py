@@ -6,12 +6,12 @@ from typing import Any
 
 from pydantic_core import SchemaValidator, core_schema
 
-from prism.core import AbortSignal, ToolDefinition, ToolPipeline, ToolResult
+from prism.core import AbortSignal, CallScope, ToolDefinition, ToolPipeline, ToolResult
 from pydantic_ai import RunContext
 from pydantic_ai.tools import ToolDefinition as PydanticToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
 
-from ._context import CallOptions, prism_call
+from ._context import prism_call
 from ._results import to_model_return
 
 __all__ = ["PrismToolset"]
@@ -45,7 +45,7 @@ class PrismToolset(AbstractToolset[Any]):
         pipeline.visible_tools()  # fail now, not at the first model request, if it cannot list
         self.pipeline = pipeline
         self.max_retries = max_retries
-        self.options = CallOptions(session_id=session_id, signal=signal)
+        self.options = CallScope(session_id=session_id, signal=signal)
         self._id = id
 
     @property
