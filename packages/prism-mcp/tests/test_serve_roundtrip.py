@@ -22,8 +22,17 @@ from prism.core import (
     ResourceContent,
     ResourceLinkContent,
     TextContent,
+    create_static_permission_policy,
 )
-from prism.mcp import McpToolBridge, StdioTransport, StreamableHttpTransport, connect_mcp_tools
+from prism.mcp import (
+    ElicitationRequest,
+    ElicitationResponse,
+    McpClientFeatures,
+    McpToolBridge,
+    StdioTransport,
+    StreamableHttpTransport,
+    connect_mcp_tools,
+)
 
 from .conftest import SERVERS, Kit
 
@@ -33,11 +42,19 @@ SERVED = str(SERVERS / "prism_served.py")
 
 
 @contextlib.asynccontextmanager
-async def served(kit: Kit, transport: str, markers: Path) -> AsyncIterator[McpToolBridge]:
-    env = {**kit.env, "PRISM_SERVED_MARKERS": str(markers)}
+async def served(
+    kit: Kit,
+    transport: str,
+    markers: Path,
+    extra_env: dict[str, str] | None = None,
+    **options: Any,
+) -> AsyncIterator[McpToolBridge]:
+    env = {**kit.env, "PRISM_SERVED_MARKERS": str(markers), **(extra_env or {})}
     if transport == "stdio":
         stdio = StdioTransport(sys.executable, args=(SERVED, "stdio"), env=env)
-        async with connect_mcp_tools(server_id="prism", transport=stdio, name_prefix="") as bridge:
+        async with connect_mcp_tools(
+            server_id="prism", transport=stdio, name_prefix="", **options
+        ) as bridge:
             yield bridge
         return
     async with kit.http_script(SERVED, env=env) as url:
@@ -161,3 +178,25 @@ async def test_tools_are_listed_with_schemas_and_hints(kit: Kit, tmp_path: Path)
     annotations: Any = echo.metadata.get("mcp_annotations")
     assert annotations["destructive_hint"] is True  # no side-effect hint: assume the worst
     assert annotations["read_only_hint"] is False
+
+
+@pytest.mark.parametrize(("fallback", "runs"), [("yes", True), ("no", False), (None, False)])
+async def test_without_a_back_channel_the_hosts_fallback_decides_approvals(
+    kit: Kit, tmp_path: Path, fallback: str | None, runs: bool
+) -> None:
+    # The bridge negotiates the 2026-07-28 protocol here: no server-to-client requests, so the
+    # served approval cannot elicit and must hand the question to the host (deny without one).
+    extra = {} if fallback is None else {"PRISM_SERVED_FALLBACK": fallback}
+    asked: list[str] = []
+
+    async def elicit(request: ElicitationRequest) -> ElicitationResponse:
+        asked.append(request.message)  # never reached: the protocol has no back channel
+        return ElicitationResponse(action="accept", content={"approve": True})
+
+    features = McpClientFeatures(permission=create_static_permission_policy(), elicitation=elicit)
+    with anyio.fail_after(60):
+        async with served(kit, "stdio", tmp_path, extra, client_features=features) as bridge:
+            result = await kit.call(bridge, "deploy")
+    assert (tmp_path / "deployed").exists() is runs
+    assert (result.error is None) is runs
+    assert asked == []

@@ -33,7 +33,10 @@ from prism.mcp.server import HttpOptions, McpApproval, McpToolServer, ServeOptio
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="  # noqa: E501
 MARKERS = Path(os.environ.get("PRISM_SERVED_MARKERS", "/nonexistent"))
-APPROVAL = McpApproval(timeout_seconds=10)
+FALLBACK = os.environ.get("PRISM_SERVED_FALLBACK")  # "yes"/"no": the host's own answer
+APPROVAL = McpApproval(
+    timeout_seconds=10, fallback=None if FALLBACK is None else (lambda request: FALLBACK == "yes")
+)
 
 
 def mark(name: str) -> None:
