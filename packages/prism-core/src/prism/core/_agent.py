@@ -10,7 +10,6 @@ from typing import Any
 from . import _backend
 from ._abort import NEVER_ABORTED, AbortController, AbortSignal
 from ._batch import LoopOptions, dispatch_tool_calls_in_order, resolve_tool_concurrency
-from ._bounds import check_count
 from ._dispatch import DispatchOptions, block, error_info_from
 from ._filter import ToolFilter, filter_tools
 from ._ledger import RunLedger
@@ -32,6 +31,7 @@ from ._registry import ToolRegistry
 from ._types import ErrorInfo, ToolCall, ToolDefinition, ToolExecutionContext
 from ._validation import ToolValidator
 from .events import EventSink
+from .options import check_count
 
 __all__ = ["Agent", "RunLimits", "RunOptions", "create_agent"]
 

@@ -9,7 +9,6 @@ from typing import Any, Literal
 
 from . import _backend
 from ._abort import NEVER_ABORTED, AbortController, AbortSignal
-from ._bounds import check_count, check_seconds
 from ._dispatch import (
     DispatchOptions,
     block_aborted,
@@ -21,6 +20,7 @@ from ._dispatch import (
 )
 from ._reporting import CallReporter
 from ._types import ErrorInfo, ToolCall, ToolExecutionContext, ToolResult
+from .options import check_count, check_seconds
 
 __all__ = ["LoopOptions", "dispatch_tool_calls_in_order", "resolve_tool_concurrency"]
 

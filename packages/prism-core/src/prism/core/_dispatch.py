@@ -9,7 +9,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from . import _backend
 from ._abort import NEVER_ABORTED, AbortError
 from ._arguments import MAX_ARGUMENT_BYTES_CAP, check_json_object
-from ._bounds import check_count
 from ._fastinit import positional_factory
 from ._filter import ToolFilter, tool_allowed
 from ._hostile import exception_text, safe_call
@@ -41,6 +40,7 @@ from .events import (
     ToolExecutionProgress,
     ToolExecutionStarted,
 )
+from .options import check_count
 
 __all__ = [
     "DispatchOptions",

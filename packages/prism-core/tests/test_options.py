@@ -1,0 +1,77 @@
+"""prism.core.options: the one option-check helper every package uses."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from prism.core.options import (
+    check_callable,
+    check_choice,
+    check_count,
+    check_flag,
+    check_seconds,
+)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 11, True, False, 1.0, "3", None])
+def test_check_count_refuses_what_is_not_an_int_in_range_and_names_the_field(bad: object) -> None:
+    with pytest.raises(
+        ValueError, match=r"^Owner\.limit must be an int from 1 to 10 \(hard cap\), got "
+    ):
+        check_count("Owner.limit", bad, cap=10)
+
+
+@given(st.integers(min_value=0, max_value=100))
+def test_check_count_accepts_exactly_the_closed_range(value: int) -> None:
+    if 1 <= value <= 50:
+        assert check_count("O.f", value, cap=50) == value
+    else:
+        with pytest.raises(ValueError):
+            check_count("O.f", value, cap=50)
+
+
+def test_check_count_honours_a_zero_minimum() -> None:
+    assert check_count("O.f", 0, cap=5, minimum=0) == 0
+
+
+@pytest.mark.parametrize("bad", [0, -0.5, math.inf, math.nan, 61, True, "1", None])
+def test_check_seconds_refuses_non_finite_non_positive_and_over_cap(bad: object) -> None:
+    with pytest.raises(ValueError, match=r"^O\.timeout must be a finite number of seconds"):
+        check_seconds("O.timeout", bad, cap=60)
+
+
+def test_check_seconds_returns_a_float() -> None:
+    value = check_seconds("O.t", 2, cap=60)
+    assert value == 2.0
+    assert isinstance(value, float)
+
+
+@pytest.mark.parametrize("bad", [1, 0, "true", None])
+def test_check_flag_refuses_truthy_non_bools(bad: object) -> None:
+    with pytest.raises(ValueError, match=r"^O\.flag must be True or False"):
+        check_flag("O.flag", bad)
+
+
+def test_check_choice_lists_the_allowed_values() -> None:
+    assert check_choice("O.mode", "b", ("a", "b")) == "b"
+    with pytest.raises(ValueError, match=r"must be one of 'a', 'b', got 'c'"):
+        check_choice("O.mode", "c", ("b", "a"))
+
+
+def test_check_callable_optional_allows_none_only_when_asked() -> None:
+    assert check_callable("O.hook", None, optional=True) is None
+    assert check_callable("O.hook", print) is print
+    with pytest.raises(ValueError, match=r"must be callable, got None"):
+        check_callable("O.hook", None)
+    with pytest.raises(ValueError, match=r"must be callable or None, got 3"):
+        check_callable("O.hook", 3, optional=True)
+
+
+def test_a_huge_value_is_shortened_in_the_message() -> None:
+    with pytest.raises(ValueError) as info:
+        check_count("O.f", "x" * 10_000, cap=3)
+    assert len(str(info.value)) < 400
