@@ -8,7 +8,6 @@ import stat
 from collections.abc import Callable, Mapping, Sequence
 
 from prism.core import (
-    ExecutionAction,
     ExecutionPolicy,
     JsonObject,
     JsonValue,
@@ -20,21 +19,20 @@ from prism.core import (
 from ._atomic import replace_in
 from ._common import (
     ToolError,
-    authorize,
     check_aborted,
     guarded,
     in_worker,
     ok_result,
     require_keys,
     require_str,
-    resolve_path,
-    single_path,
+    tool_root,
 )
 from ._edit_apply import Applied, Edit, apply_edits
 from ._fs import fs_error, lstat_in, open_directory, open_regular, split_target
 from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue
 from ._options import DEFAULT_EDIT_OPTIONS, EditOptions
 from ._paging import read_up_to
+from ._paths import allowed_path
 
 __all__ = ["create_edit_tool", "parse_edits"]
 
@@ -106,18 +104,16 @@ def create_edit_tool(
     mutation_queue: MutationQueue | None = None,
 ) -> ToolDefinition:
     """The ``edit`` tool bound to ``cwd``; see ``docs/coding-tools.md``."""
-    if not isinstance(options, EditOptions):
-        raise TypeError(f"options must be EditOptions, got {type(options).__name__}")
-    root = os.path.abspath(os.fspath(cwd))
+    root = tool_root(cwd, options, EditOptions)
     queue = mutation_queue or DEFAULT_MUTATION_QUEUE
 
     async def run(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
         require_keys(arguments, ("path", "edits"), ("path", "edits"))
         raw = require_str(arguments, "path")
         edits = parse_edits(arguments["edits"], options)  # before any fs access
-        path = resolve_path(root, raw)
-        action = ExecutionAction(kind="edit", operation="edit", paths=(path,), risk="medium")
-        target = single_path(await authorize(execution_policy, action, context), path, root)
+        target = await allowed_path(
+            execution_policy, context, root, raw, kind="edit", risk="medium"
+        )
         async with queue.hold(target):
             check_aborted(context, f"editing {raw}")
             work = functools.partial(_edit_file, target, raw, edits, options)

@@ -7,8 +7,7 @@ import difflib
 import itertools
 from bisect import bisect_left
 from collections.abc import Sequence
-
-import attrs
+from dataclasses import dataclass
 
 from ._common import ToolError
 from ._diff import unified_diff
@@ -21,7 +20,7 @@ _NEARBY_SCAN_LINES = 100_000
 _NEARBY_CUTOFF = 0.5
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Edit:
     """One replacement, with line breaks already normalized to LF."""
 
@@ -29,7 +28,7 @@ class Edit:
     new: str
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Applied:
     """The new file bytes and what the model and host are told about the change."""
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import attrs
+from dataclasses import dataclass
 
 from ._spill import SpillFile
 
@@ -14,7 +13,7 @@ _CONTINUATION_MASK = 0xC0
 _CONTINUATION = 0x80
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Tail:
     """What the model sees of the output, and how much there was."""
 

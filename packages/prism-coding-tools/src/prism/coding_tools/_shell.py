@@ -22,12 +22,13 @@ from prism.core import (
 
 from ._common import (
     ToolError,
-    authorize,
+    allowed_action,
     guarded,
     ok_result,
     optional_seconds,
     require_keys,
     require_str,
+    tool_root,
 )
 from ._exec import ExecResult, ShellOperations
 from ._local_shell import LocalShellOperations
@@ -56,9 +57,7 @@ def create_shell_tool(
     execution_policy: ExecutionPolicy | None = None,
 ) -> ToolDefinition:
     """The ``shell`` tool (exclusive) bound to ``cwd``; see ``docs/coding-tools.md``."""
-    if not isinstance(options, ShellOptions):
-        raise TypeError(f"options must be ShellOptions, got {type(options).__name__}")
-    root = os.path.abspath(os.fspath(cwd))
+    root = tool_root(cwd, options, ShellOptions)
     operations: ShellOperations = options.operations or LocalShellOperations(
         shell_path=options.shell_path
     )
@@ -76,7 +75,7 @@ def create_shell_tool(
             paths=(root,),
             risk="high",
         )
-        allowed = await authorize(execution_policy, action, context)
+        allowed = await allowed_action(execution_policy, action, context)
         if not isinstance(allowed.command, str) or not allowed.command:
             raise ToolError("execution_denied", "the execution policy left no command to run")
         run_cwd = allowed.cwd if isinstance(allowed.cwd, str) and allowed.cwd else root

@@ -6,7 +6,6 @@ import functools
 import os
 
 from prism.core import (
-    ExecutionAction,
     ExecutionPolicy,
     JsonObject,
     ToolDefinition,
@@ -17,18 +16,17 @@ from prism.core import (
 from ._atomic import atomic_write
 from ._common import (
     ToolError,
-    authorize,
     check_aborted,
     guarded,
     in_worker,
     ok_result,
     require_keys,
     require_str,
-    resolve_path,
-    single_path,
+    tool_root,
 )
 from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue
 from ._options import DEFAULT_WRITE_OPTIONS, WriteOptions
+from ._paths import allowed_path
 
 __all__ = ["create_write_tool", "encode_bounded"]
 
@@ -71,9 +69,7 @@ def create_write_tool(
     mutation_queue: MutationQueue | None = None,
 ) -> ToolDefinition:
     """The ``write`` tool bound to ``cwd``; see ``docs/coding-tools.md``."""
-    if not isinstance(options, WriteOptions):
-        raise TypeError(f"options must be WriteOptions, got {type(options).__name__}")
-    root = os.path.abspath(os.fspath(cwd))
+    root = tool_root(cwd, options, WriteOptions)
     queue = mutation_queue or DEFAULT_MUTATION_QUEUE
 
     async def run(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
@@ -81,9 +77,9 @@ def create_write_tool(
         raw = require_str(arguments, "path")
         content = require_str(arguments, "content", non_empty=False)
         data = encode_bounded(content, options.max_input_bytes, "content")  # before any fs access
-        path = resolve_path(root, raw)
-        action = ExecutionAction(kind="write", operation="write", paths=(path,), risk="medium")
-        target = single_path(await authorize(execution_policy, action, context), path, root)
+        target = await allowed_path(
+            execution_policy, context, root, raw, kind="write", risk="medium"
+        )
         async with queue.hold(target):
             check_aborted(context, f"writing {raw}")
             work = functools.partial(atomic_write, target, data, shown=raw)
