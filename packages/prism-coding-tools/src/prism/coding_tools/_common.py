@@ -19,7 +19,9 @@ from prism.core import (
     ExecutionDeniedError,
     ExecutionPolicy,
     JsonObject,
+    JsonValue,
     TextContent,
+    ToolDefinition,
     ToolExecutionContext,
     ToolResult,
     assert_execution_allowed,
@@ -30,7 +32,7 @@ __all__ = [
     "ToolError",
     "allowed_action",
     "check_aborted",
-    "guarded",
+    "guarded_tool",
     "in_worker",
     "ok_result",
     "optional_int",
@@ -89,7 +91,7 @@ def ok_result(
     )
 
 
-def guarded(name: str, run: Runner) -> Runner:
+def _guarded(name: str, run: Runner) -> Runner:
     """Wrap a tool body so that no ``Exception`` reaches dispatch (cancellation still does)."""
 
     async def execute(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
@@ -136,6 +138,33 @@ def check_aborted(context: ToolExecutionContext, what: str) -> None:
     """Raise an ``aborted`` ``ToolError`` if the call was aborted."""
     if context.signal.aborted:
         raise ToolError("aborted", f"Aborted before {what}; nothing was changed")
+
+
+def guarded_tool(
+    name: str,
+    run: Runner,
+    *,
+    description: str,
+    properties: dict[str, JsonValue],
+    required: tuple[str, ...],
+    read_only: bool = False,
+    exclusive: bool = False,
+) -> ToolDefinition:
+    """A tool whose body never lets an ``Exception`` reach dispatch, taking an object of
+    exactly ``properties``; never idempotent (a write or a command is not safe to repeat)."""
+    return ToolDefinition(
+        name=name,
+        execute=_guarded(name, run),
+        description=description,
+        parameters={
+            "type": "object",
+            "properties": properties,
+            "required": list(required),
+            "additionalProperties": False,
+        },
+        exclusive=exclusive,
+        read_only=read_only,
+    )
 
 
 def require_keys(

@@ -5,11 +5,16 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from prism.core import ExecutionAction, ExecutionPolicy, ToolExecutionContext
+from prism.core import ExecutionAction, ExecutionPolicy, JsonValue, ToolExecutionContext
 
 from ._common import ToolError, allowed_action
 
-__all__ = ["allowed_path", "resolve_path", "single_path"]
+__all__ = ["allowed_path", "path_schema", "resolve_path", "single_path"]
+
+
+def path_schema(verb: str) -> JsonValue:
+    """The schema of a file tool's ``path`` argument."""
+    return {"type": "string", "description": f"File to {verb} (relative to cwd)."}
 
 
 async def allowed_path(

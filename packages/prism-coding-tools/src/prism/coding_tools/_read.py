@@ -22,7 +22,7 @@ from prism.core import (
 
 from ._common import (
     ToolError,
-    guarded,
+    guarded_tool,
     in_worker,
     ok_result,
     optional_int,
@@ -34,7 +34,7 @@ from ._fs import fs_error, lstat_in, open_directory, open_regular, split_target
 from ._images import SNIFF_BYTES, detect_image, is_animated_png
 from ._options import DEFAULT_READ_OPTIONS, ReadOptions, TransformImageInput
 from ._paging import CHUNK, Page, Readable, read_page, read_up_to
-from ._paths import allowed_path
+from ._paths import allowed_path, path_schema
 
 __all__ = ["create_read_tool"]
 
@@ -75,9 +75,9 @@ def create_read_tool(
             return _page_result(context, raw, target, found, options)
         return await _image_result(context, raw, target, found, options)
 
-    return ToolDefinition(
-        name="read",
-        execute=guarded("read", run),
+    return guarded_tool(
+        "read",
+        run,
         read_only=True,
         description=_DESCRIPTION.format(
             lines=options.max_lines,
@@ -85,24 +85,20 @@ def create_read_tool(
             image=options.max_image_bytes,
             cwd=root,
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File to read (relative to cwd)."},
-                "offset": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "1-based line to start from (default 1).",
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": f"Most lines to return (default and cap {options.max_lines}).",
-                },
+        properties={
+            "path": path_schema("read"),
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "1-based line to start from (default 1).",
             },
-            "required": ["path"],
-            "additionalProperties": False,
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"Most lines to return (default and cap {options.max_lines}).",
+            },
         },
+        required=("path",),
     )
 
 

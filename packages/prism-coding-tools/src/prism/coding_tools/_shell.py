@@ -23,7 +23,7 @@ from prism.core import (
 from ._common import (
     ToolError,
     allowed_action,
-    guarded,
+    guarded_tool,
     ok_result,
     optional_seconds,
     require_keys,
@@ -91,32 +91,26 @@ def create_shell_tool(
         _require_directory(spawn.cwd)
         return await _run(operations, options, spawn, timeout, context)
 
-    return ToolDefinition(
-        name="shell",
-        execute=guarded("shell", run),
+    return guarded_tool(
+        "shell",
+        run,
         description=_DESCRIPTION.format(
             cwd=root,
             lines=options.max_lines,
             bytes=options.max_bytes,
             timeout=options.timeout_seconds,
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "command": {"type": "string", "description": "The command line to run."},
-                "timeout": {
-                    "type": "number",
-                    "exclusiveMinimum": 0,
-                    "maximum": options.timeout_seconds,
-                    "description": "Timeout in seconds (optional).",
-                },
+        properties={
+            "command": {"type": "string", "description": "The command line to run."},
+            "timeout": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": options.timeout_seconds,
+                "description": "Timeout in seconds (optional).",
             },
-            "required": ["command"],
-            "additionalProperties": False,
         },
-        exclusive=True,
-        read_only=False,  # runs anything: never re-run after a crash
-        idempotent=False,
+        required=("command",),
+        exclusive=True,  # not read-only, not idempotent: never re-run after a crash
     )
 
 

@@ -8,6 +8,7 @@ import os
 from prism.core import (
     ExecutionPolicy,
     JsonObject,
+    JsonValue,
     ToolDefinition,
     ToolExecutionContext,
     ToolResult,
@@ -16,20 +17,20 @@ from prism.core import (
 from ._atomic import atomic_write
 from ._common import (
     ToolError,
-    check_aborted,
-    guarded,
-    in_worker,
+    guarded_tool,
     ok_result,
     require_keys,
     require_str,
     tool_root,
 )
-from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue
+from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue, serialized_in_worker
 from ._options import DEFAULT_WRITE_OPTIONS, WriteOptions
-from ._paths import allowed_path
+from ._paths import allowed_path, path_schema
 
 __all__ = ["create_write_tool", "encode_bounded"]
 
+_ARGUMENTS = ("path", "content")
+_CONTENT_SCHEMA: JsonValue = {"type": "string", "description": "The complete new content."}
 _DESCRIPTION = (
     "Create or overwrite a file with the given content (at most {limit} bytes of UTF-8). Parent "
     "directories are created. The file is replaced atomically; an existing file keeps its mode. "
@@ -73,17 +74,15 @@ def create_write_tool(
     queue = mutation_queue or DEFAULT_MUTATION_QUEUE
 
     async def run(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
-        require_keys(arguments, ("path", "content"), ("path", "content"))
+        require_keys(arguments, _ARGUMENTS, _ARGUMENTS)
         raw = require_str(arguments, "path")
         content = require_str(arguments, "content", non_empty=False)
         data = encode_bounded(content, options.max_input_bytes, "content")  # before any fs access
         target = await allowed_path(
             execution_policy, context, root, raw, kind="write", risk="medium"
         )
-        async with queue.hold(target):
-            check_aborted(context, f"writing {raw}")
-            work = functools.partial(atomic_write, target, data, shown=raw)
-            created = await in_worker(work, context, abandon_on_cancel=False)
+        work = functools.partial(atomic_write, target, data, shown=raw)
+        created = await serialized_in_worker(queue, target, context, f"writing {raw}", work)
         verb = "Created" if created else "Wrote"
         return ok_result(
             "write",
@@ -92,17 +91,10 @@ def create_write_tool(
             {"path": target, "bytes": len(data), "created": created},
         )
 
-    return ToolDefinition(
-        name="write",
-        execute=guarded("write", run),
+    return guarded_tool(
+        "write",
+        run,
         description=_DESCRIPTION.format(limit=options.max_input_bytes, cwd=root),
-        parameters={
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File to write (relative to cwd)."},
-                "content": {"type": "string", "description": "The complete new content."},
-            },
-            "required": ["path", "content"],
-            "additionalProperties": False,
-        },
+        properties={"path": path_schema("write"), "content": _CONTENT_SCHEMA},
+        required=_ARGUMENTS,
     )
