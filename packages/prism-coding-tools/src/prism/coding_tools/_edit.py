@@ -32,7 +32,7 @@ from ._options import DEFAULT_EDIT_OPTIONS, EditOptions
 from ._paging import read_up_to
 from ._paths import allowed_path, path_schema
 
-__all__ = ["create_edit_tool", "parse_edits"]
+__all__ = ["create_edit_tool"]
 
 _ARGUMENTS = ("path", "edits")
 _DESCRIPTION = (
@@ -44,7 +44,7 @@ _DESCRIPTION = (
 )
 
 
-def parse_edits(value: JsonValue, options: EditOptions) -> list[Edit]:
+def _parse_edits(value: JsonValue, options: EditOptions) -> list[Edit]:
     """Check the ``edits`` argument's shape, count and total size (no filesystem access)."""
     if isinstance(value, str | bytes) or not isinstance(value, Sequence) or not value:
         raise ToolError(
@@ -109,7 +109,7 @@ def create_edit_tool(
     async def run(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
         require_keys(arguments, _ARGUMENTS, _ARGUMENTS)
         raw = require_str(arguments, "path")
-        edits = parse_edits(arguments["edits"], options)  # before any fs access
+        edits = _parse_edits(arguments["edits"], options)  # before any fs access
         target = await allowed_path(
             execution_policy, context, root, raw, kind="edit", risk="medium"
         )

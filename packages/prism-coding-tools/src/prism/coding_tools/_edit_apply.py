@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ._common import ToolError
 from ._diff import unified_diff
-from ._normalize import Normalized, normalize
+from ._normalize import Normalized, fuzzy_normalized
 
 __all__ = ["Applied", "Edit", "apply_edits"]
 
@@ -126,9 +126,9 @@ def _locate(
     if hits:
         raise _ambiguous(view.text, edit.old, hits, number, shown, "")
     if not fuzzy_space:
-        fuzzy_space.append(normalize(view.text))
+        fuzzy_space.append(fuzzy_normalized(view.text))
     space = fuzzy_space[0]
-    needle = normalize(edit.old).text
+    needle = fuzzy_normalized(edit.old).text
     hits = _find(space.text, needle) if needle.strip() else []
     if len(hits) == 1:
         start, end = space.span(hits[0], hits[0] + len(needle))

@@ -9,7 +9,7 @@ from prism.core import ExecutionAction, ExecutionPolicy, JsonValue, ToolExecutio
 
 from ._common import ToolError, allowed_action
 
-__all__ = ["allowed_path", "path_schema", "resolve_path", "single_path"]
+__all__ = ["allowed_path", "path_schema"]
 
 
 def path_schema(verb: str) -> JsonValue:
@@ -28,12 +28,12 @@ async def allowed_path(
 ) -> str:
     """The path a file tool may use for ``raw``: resolved against ``root``, then as allowed by
     the policy for a ``kind`` action (a denial raises ``ToolError``)."""
-    path = resolve_path(root, raw)
+    path = _resolve_path(root, raw)
     action = ExecutionAction(kind=kind, operation=kind, paths=(path,), risk=risk)
-    return single_path(await allowed_action(policy, action, context), path, root)
+    return _single_path(await allowed_action(policy, action, context), path, root)
 
 
-def resolve_path(cwd: str, raw: str) -> str:
+def _resolve_path(cwd: str, raw: str) -> str:
     """An absolute, symlink-free path: ``~`` expanded, relative to ``cwd``."""
     if "\0" in raw:
         raise ToolError("invalid_arguments", "path must not contain NUL characters")
@@ -45,7 +45,7 @@ def resolve_path(cwd: str, raw: str) -> str:
         ) from None
 
 
-def single_path(action: ExecutionAction, checked: str, cwd: str) -> str:
+def _single_path(action: ExecutionAction, checked: str, cwd: str) -> str:
     """The one path of a (possibly policy-modified) file action.
 
     The path the policy saw is used verbatim: resolving it again after the check would follow

@@ -27,7 +27,7 @@ from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue, serialized_in_work
 from ._options import DEFAULT_WRITE_OPTIONS, WriteOptions
 from ._paths import allowed_path, path_schema
 
-__all__ = ["create_write_tool", "encode_bounded"]
+__all__ = ["create_write_tool"]
 
 _ARGUMENTS = ("path", "content")
 _CONTENT_SCHEMA: JsonValue = {"type": "string", "description": "The complete new content."}
@@ -38,7 +38,7 @@ _DESCRIPTION = (
 )
 
 
-def encode_bounded(text: str, limit: int, what: str) -> bytes:
+def _encode_bounded(text: str, limit: int, what: str) -> bytes:
     """UTF-8 bytes of ``text``, refusing more than ``limit`` bytes (checked before encoding
     when the character count alone proves it)."""
     if len(text) > limit:
@@ -77,7 +77,7 @@ def create_write_tool(
         require_keys(arguments, _ARGUMENTS, _ARGUMENTS)
         raw = require_str(arguments, "path")
         content = require_str(arguments, "content", non_empty=False)
-        data = encode_bounded(content, options.max_input_bytes, "content")  # before any fs access
+        data = _encode_bounded(content, options.max_input_bytes, "content")  # before any fs access
         target = await allowed_path(
             execution_policy, context, root, raw, kind="write", risk="medium"
         )
