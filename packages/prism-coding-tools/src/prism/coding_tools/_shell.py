@@ -14,6 +14,7 @@ from prism.core import (
     ExecutionAction,
     ExecutionPolicy,
     JsonObject,
+    JsonValue,
     TextContent,
     ToolDefinition,
     ToolExecutionContext,
@@ -100,18 +101,22 @@ def create_shell_tool(
             bytes=options.max_bytes,
             timeout=options.timeout_seconds,
         ),
-        properties={
-            "command": {"type": "string", "description": "The command line to run."},
-            "timeout": {
-                "type": "number",
-                "exclusiveMinimum": 0,
-                "maximum": options.timeout_seconds,
-                "description": "Timeout in seconds (optional).",
-            },
-        },
+        properties=_properties(options.timeout_seconds),
         required=("command",),
         exclusive=True,  # not read-only, not idempotent: never re-run after a crash
     )
+
+
+def _properties(max_timeout: float) -> dict[str, JsonValue]:
+    return {
+        "command": {"type": "string", "description": "The command line to run."},
+        "timeout": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": max_timeout,
+            "description": "Timeout in seconds (optional).",
+        },
+    }
 
 
 def _require_directory(path: str) -> None:
