@@ -17,6 +17,7 @@ from prism.coding_tools import (
     LocalShellOperations,
     ReadOptions,
     ShellOptions,
+    SpawnContext,
     WriteOptions,
     create_coding_tools,
     create_edit_tool,
@@ -92,7 +93,7 @@ def test_bound_property(value: int) -> None:
 
 def test_env_allowlist_is_a_tuple_of_names() -> None:
     assert ShellOptions(env_allowlist=["PATH", "HOME"]).env_allowlist == ("PATH", "HOME")
-    for bad in ("PATH", ["A=B"], [""], [3]):
+    for bad in ("PATH", ["A=B"], [""], [3], 3):
         with pytest.raises(ValueError, match="env_allowlist"):
             ShellOptions(env_allowlist=bad)  # type: ignore[arg-type]
 
@@ -106,6 +107,16 @@ def test_plumbing_options_are_checked() -> None:
         ReadOptions(transform_image="resize")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="kill_grace_seconds"):
         LocalShellOperations(kill_grace_seconds=0)
+
+
+def test_spawn_context_keeps_a_read_only_copy_of_its_environment() -> None:
+    env = {"A": "1"}
+    spawn = SpawnContext(command="true", cwd="/", env=env)
+    env["A"] = "changed"
+    assert dict(spawn.env) == {"A": "1"}
+    with pytest.raises(TypeError):
+        spawn.env["B"] = "2"  # type: ignore[index]
+    assert dataclasses.replace(spawn, env={"C": "3"}).env == {"C": "3"}
 
 
 def test_options_are_frozen() -> None:
