@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 __all__ = [
     "AsyncThunk",
+    "Batch",
     "Figures",
     "ImportFigures",
     "Target",
@@ -49,6 +50,8 @@ __all__ = [
 ]
 
 AsyncThunk = Callable[[], Awaitable[object]]
+Batch = Callable[[], Awaitable[float]]
+"""One timed batch of a subject: returns its figure (seconds per call, per run, per turn)."""
 Target = tuple[str, str, bool]
 """A target row: what, the measured figure as text, whether it was met."""
 

@@ -12,6 +12,7 @@ import io
 import pstats
 
 from _common import (
+    Batch,
     Figures,
     Target,
     fmt_ratio,
@@ -22,7 +23,6 @@ from _common import (
 from _dispatch_peers import openai_agents_subject, pai_agent_subject, pai_function_toolset_subject
 from _dispatch_prism import (
     GATES,
-    Batch,
     Plan,
     full_pipeline_call,
     json_schema_validator,

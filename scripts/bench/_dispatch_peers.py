@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from _common import time_async_calls
-from _dispatch_prism import BATCH, SLEEP, Batch, Plan
+from _common import Batch, time_async_calls
+from _dispatch_prism import BATCH, SLEEP, Plan
 from agents import FunctionTool, RunContextWrapper, function_tool
 from agents.tool_context import ToolContext
 from openai.types.responses import ResponseFunctionToolCall

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import anyio
-from _common import time_async_calls
+from _common import Batch, time_async_calls
 
 from prism.core import (
     AbortController,
@@ -47,8 +47,6 @@ by the agent benches and by the import bench's first-use statement."""
 SCHEMA: JsonObject = {"type": "object", "properties": {}, "additionalProperties": False}
 SLEEP = 0.02
 BATCH = 64
-Batch = Callable[[], Awaitable[float]]
-"""One timed batch of a subject; returns its figure (seconds per call, per run, per turn)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import anyio
-from _common import Figures, Target, fmt_ms, fmt_ratio, fmt_us, markdown_table, measure_async
+from _common import Batch, Figures, Target, fmt_ms, fmt_ratio, fmt_us, markdown_table, measure_async
 from _dispatch_peers import pai_batch_subject, pai_loop_subject
 from _dispatch_prism import (
     BATCH,
     SLEEP,
-    Batch,
     Plan,
     prism_agent_batch_subject,
     prism_batch_subject,
