@@ -26,6 +26,7 @@ __all__ = [
     "Figures",
     "ImportFigures",
     "Target",
+    "baseline_table",
     "bench_parser",
     "cpu_model",
     "fmt_ms",
@@ -199,6 +200,28 @@ def load_line() -> str:
     """The machine's load average now (1, 5 and 15 minutes): shared machines skew figures."""
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f}"
+
+
+def baseline_table(
+    figures: Mapping[str, Figures], base: str, subject: str, *, delta: bool = False
+) -> str:
+    """µs per call of each subject, median and best batch, each beside the baseline subject's
+    (as a ratio, or as a difference in µs when ``delta``)."""
+    ref = figures[base]
+
+    def versus(value: float, against: float) -> str:
+        return fmt_us(value - against) if delta else fmt_ratio(value / against)
+
+    vs = "Δ vs" if delta else "÷"
+    rows = [
+        [name, fmt_us(f.median), versus(f.median, ref.median), fmt_us(f.best),
+         versus(f.best, ref.best)]
+        for name, f in figures.items()
+    ]  # fmt: skip
+    return markdown_table(
+        [subject, "µs/call (median)", f"{vs} {base}", "best batch µs/call", f"best {vs} {base}"],
+        rows,
+    )
 
 
 def machine_line() -> str:

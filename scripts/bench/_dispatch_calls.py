@@ -15,6 +15,7 @@ from _common import (
     Batch,
     Figures,
     Target,
+    baseline_table,
     fmt_ratio,
     fmt_us,
     markdown_table,
@@ -106,17 +107,7 @@ async def gate_costs(plan: Plan) -> str:
         plan, GATES, json_schema_validator()
     )
     figures = await measure_async(subjects, plan.repeats)
-    bare = figures["bare"]
-    rows = [
-        [name, fmt_us(f.median), fmt_us(f.median - bare.median), fmt_us(f.best),
-         fmt_us(f.best - bare.best)]
-        for name, f in figures.items()
-    ]  # fmt: skip
-    return markdown_table(
-        ["Prism configuration", "µs/call (median)", "Δ vs bare", "best batch µs/call",
-         "Δ vs bare (best)"],
-        rows,
-    )  # fmt: skip
+    return baseline_table(figures, "bare", "Prism configuration", delta=True)
 
 
 async def profile_full_pipeline(calls: int) -> str:

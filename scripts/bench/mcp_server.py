@@ -19,11 +19,10 @@ import anyio
 from _common import (
     Batch,
     Figures,
+    baseline_table,
     bench_parser,
     fmt_ratio,
-    fmt_us,
     header,
-    markdown_table,
     measure_async,
     targets_table,
     time_async_calls,
@@ -89,16 +88,10 @@ def main() -> None:
         return
     repeats, per_batch = (3, 50) if args.quick else (15, 200)
     figures = anyio.run(measure, repeats, per_batch)
-    sdk, prism = figures["sdk"], figures["prism"]
-    ratio = prism.median / sdk.median
+    ratio = figures["prism"].median / figures["sdk"].median
     print(header(COMMAND + (" --quick" if args.quick else ""), "no-op tool over stdio"))
-    rows = [
-        ["SDK MCPServer", fmt_us(sdk.median), fmt_ratio(1.0), fmt_us(sdk.best), fmt_ratio(1.0)],
-        ["Prism McpToolServer", fmt_us(prism.median), fmt_ratio(ratio), fmt_us(prism.best),
-         fmt_ratio(prism.best / sdk.best)],
-    ]  # fmt: skip
-    print(markdown_table(["server", "µs per call (median)", "vs SDK", "best batch µs/call",
-                          "best vs SDK"], rows))  # fmt: skip
+    names = {"sdk": "SDK MCPServer", "prism": "Prism McpToolServer"}
+    print(baseline_table({names[k]: figures[k] for k in ("sdk", "prism")}, names["sdk"], "server"))
     print()
     target = (f"served call ≤ {TARGET}× the SDK server", fmt_ratio(ratio), ratio <= TARGET)
     print(targets_table([target]))

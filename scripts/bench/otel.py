@@ -11,11 +11,9 @@ from typing import Any
 
 from _common import (
     Batch,
+    baseline_table,
     bench_parser,
-    fmt_ratio,
-    fmt_us,
     header,
-    markdown_table,
     measure_async,
     time_async_calls,
 )
@@ -59,7 +57,7 @@ def _sdk() -> tuple[ToolTelemetry, InMemorySpanExporter]:
 
 
 async def run(calls: int, repeats: int) -> str:
-    """The overhead table: µs per call (median, best batch) and the ratio to no telemetry."""
+    """The overhead table: µs per call (median, best batch), each ÷ no telemetry."""
     sdk, exporter = _sdk()
     subjects = {
         BASE: _subject(None, calls),
@@ -68,17 +66,7 @@ async def run(calls: int, repeats: int) -> str:
     }
     figures = await measure_async(subjects, repeats)
     exporter.clear()
-    base = figures[BASE]
-    rows = [
-        [name, fmt_us(f.median), fmt_ratio(f.median / base.median), fmt_us(f.best),
-         fmt_ratio(f.best / base.best)]
-        for name, f in figures.items()
-    ]  # fmt: skip
-    return markdown_table(
-        ["subject", "µs/call (median)", "÷ no telemetry", "best batch µs/call",
-         "best ÷ no telemetry"],
-        rows,
-    )  # fmt: skip
+    return baseline_table(figures, BASE, "subject")
 
 
 def main() -> None:
