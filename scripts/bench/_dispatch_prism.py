@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -87,10 +87,19 @@ def agent_home() -> tuple[str, str]:
     raise SystemExit(f"no agent found at any of {AGENT_HOMES}: update AGENT_HOMES")
 
 
-def make_agent(**options: Any) -> _Agent:
-    """Build the agent from its current home (class or factory, same keyword parameters)."""
+def make_agent(
+    script: tuple[ModelResponse, ...],
+    tool: ToolDefinition,
+    concurrency: int,
+    gates: Mapping[str, object] | None = None,
+) -> _Agent:
+    """An agent (from its current home) over a scripted model, one tool and optional gates."""
     module, name = agent_home()
-    agent: _Agent = getattr(importlib.import_module(module), name)(**options)
+    build = getattr(importlib.import_module(module), name)
+    agent: _Agent = build(
+        provider=ScriptedProvider(script), model="scripted", tools=[tool],
+        loop=LoopOptions(tool_concurrency=concurrency), **(gates or {}),
+    )  # fmt: skip
     return agent
 
 
@@ -210,10 +219,7 @@ def prism_loop_subject(k: int, concurrency: int, gated: bool, runs: int) -> Batc
         for _ in range(runs):
             gates = Gates()
             extra = gates.options(("tool_filter", "permission", "middleware", "ledger"))
-            agent = make_agent(
-                provider=ScriptedProvider(script), model="scripted", tools=[NOOP],
-                loop=LoopOptions(tool_concurrency=concurrency), **(extra if gated else {}),
-            )  # fmt: skip
+            agent = make_agent(script, NOOP, concurrency, extra if gated else None)
             start = time.perf_counter()
             result = await agent.run("go", emit=gates.events.append if gated else None)
             total += time.perf_counter() - start
@@ -266,8 +272,7 @@ def prism_agent_batch_subject() -> Batch:
     script = (ModelResponse(tool_calls=calls), ModelResponse())
 
     async def batch() -> float:
-        agent = make_agent(provider=ScriptedProvider(script), model="m", tools=[SLEEP20],
-                           loop=LoopOptions(tool_concurrency=64))  # fmt: skip
+        agent = make_agent(script, SLEEP20, BATCH)
         start = time.perf_counter()
         assert (await agent.run("go")).finish_reason == "stop"
         return time.perf_counter() - start

@@ -202,8 +202,9 @@ def read_table(iterations: int, repeats: int, big_bytes: int) -> str:
     return "\n".join(rows)
 
 
-def per_call_table(iterations: int, repeats: int) -> str:
-    """Seconds per call of small operations, asyncio and trio (interleaved batches)."""
+def _per_call_subjects(directory: str, iterations: int) -> dict[str, Batch]:
+    """Small operations as timed batches: ``true`` through the shell tool (supervised or not)
+    and raw, and a ``write`` / ``edit`` / ``read`` on a file six directories deep."""
     import anyio
 
     from prism.coding_tools import (
@@ -214,63 +215,60 @@ def per_call_table(iterations: int, repeats: int) -> str:
     )
     from prism.core import AbortController, ToolExecutionContext
 
+    deep = Path(directory, "a", "b", "c", "d", "e")
+    deep.mkdir(parents=True)
+    (deep / "f.txt").write_text("one\ntwo\n")
+    shell, read, write, edit = create_coding_tools(directory)
+    keep = LocalShellOperations(keep_background_processes=True)
+    unsupervised = create_shell_tool(directory, options=ShellOptions(operations=keep))
+    context = ToolExecutionContext(
+        session_id="b", run_id="b", tool_call_id="1", signal=AbortController().signal
+    )
+    path = "a/b/c/d/e/f.txt"
+
+    def tool_call(tool: Any, arguments: dict[str, Any]) -> Callable[[], Awaitable[None]]:
+        async def call() -> None:
+            result = await _execute(tool, arguments, context)
+            assert not result.is_error, result.error
+
+        return call
+
+    async def raw_true() -> None:
+        await anyio.to_thread.run_sync(lambda: subprocess.run(["bash", "-c", "true"]))
+
+    async def do_edit() -> None:
+        old, new = ("one", "uno") if "one" in (deep / "f.txt").read_text() else ("uno", "one")
+        await tool_call(edit, {"path": path, "edits": [{"old_text": old, "new_text": new}]})()
+
+    few = max(iterations // 4, 1)
+    subjects = {
+        "`subprocess.run(['bash', '-c', 'true'])` in a thread": (raw_true, few),
+        "`shell` tool, `true` (subreaper supervisor, default)": (
+            tool_call(shell, {"command": "true"}), few),
+        "`shell` tool, `true`, `keep_background_processes=True`": (
+            tool_call(unsupervised, {"command": "true"}), few),
+        "`write` tool, 8 bytes, 6 levels deep": (
+            tool_call(write, {"path": path, "content": "one\ntwo\n"}), iterations),
+        "`edit` tool, one replacement": (do_edit, iterations),
+        "`read` tool, 2 lines": (tool_call(read, {"path": path}), iterations),
+    }  # fmt: skip
+
+    def batch(fn: Callable[[], Awaitable[None]], count: int) -> Batch:
+        return lambda: time_async_calls(fn, count)
+
+    return {name: batch(fn, count) for name, (fn, count) in subjects.items()}
+
+
+def per_call_table(iterations: int, repeats: int) -> str:
+    """Seconds per call of small operations, asyncio and trio (interleaved batches)."""
+    import anyio
+
     with tempfile.TemporaryDirectory(prefix="prism-bench-call-") as directory:
-        deep = Path(directory, "a", "b", "c", "d", "e")
-        deep.mkdir(parents=True)
-        shell, read, write, edit = create_coding_tools(directory)
-        keep = LocalShellOperations(keep_background_processes=True)
-        unsupervised = create_shell_tool(directory, options=ShellOptions(operations=keep))
-        context = ToolExecutionContext(
-            session_id="b", run_id="b", tool_call_id="1", signal=AbortController().signal
-        )
-        path = "a/b/c/d/e/f.txt"
-
-        async def run_true() -> None:
-            result = await _execute(shell, {"command": "true"}, context)
-            assert not result.is_error, result.error
-
-        async def run_true_unsupervised() -> None:
-            result = await _execute(unsupervised, {"command": "true"}, context)
-            assert not result.is_error, result.error
-
-        async def raw_true() -> None:
-            await anyio.to_thread.run_sync(lambda: subprocess.run(["bash", "-c", "true"]))
-
-        async def do_write() -> None:
-            result = await _execute(write, {"path": path, "content": "one\ntwo\n"}, context)
-            assert not result.is_error, result.error
-
-        async def do_edit() -> None:
-            old, new = ("one", "uno") if "one" in (deep / "f.txt").read_text() else ("uno", "one")
-            edits = [{"old_text": old, "new_text": new}]
-            result = await _execute(edit, {"path": path, "edits": edits}, context)
-            assert not result.is_error, result.error
-
-        async def do_read() -> None:
-            result = await _execute(read, {"path": path}, context)
-            assert not result.is_error, result.error
-
-        subjects = {
-            "`subprocess.run(['bash', '-c', 'true'])` in a thread": (raw_true, iterations // 4),
-            "`shell` tool, `true` (subreaper supervisor, default)": (run_true, iterations // 4),
-            "`shell` tool, `true`, `keep_background_processes=True`": (
-                run_true_unsupervised,
-                iterations // 4,
-            ),
-            "`write` tool, 8 bytes, 6 levels deep": (do_write, iterations),
-            "`edit` tool, one replacement": (do_edit, iterations),
-            "`read` tool, 2 lines": (do_read, iterations),
+        subjects = _per_call_subjects(directory, iterations)
+        results = {
+            backend: anyio.run(measure_async, subjects, repeats, backend=backend)
+            for backend in ("asyncio", "trio")
         }
-
-        def batch(fn: Callable[[], Awaitable[None]], count: int) -> Batch:
-            return lambda: time_async_calls(fn, max(count, 1))
-
-        async def measure() -> dict[str, Figures]:
-            await do_write()
-            batches = {name: batch(fn, count) for name, (fn, count) in subjects.items()}
-            return await measure_async(batches, repeats)
-
-        results = {backend: anyio.run(measure, backend=backend) for backend in ("asyncio", "trio")}
     rows = [
         f"| per call, median of {repeats} batches (best) | asyncio | trio |",
         "| --- | ---: | ---: |",
