@@ -13,21 +13,34 @@ import dataclasses
 import os
 import shutil
 import tempfile
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from prism.core import (
     AbortController,
     ErrorInfo,
+    EventSink,
+    MiddlewareRegistry,
+    PermissionPolicy,
+    Redactor,
+    RunLedger,
     ToolCall,
     ToolExecutionContext,
+    ToolFilter,
     ToolLookup,
     ToolPipeline,
     ToolResult,
+    ToolValidator,
     create_tool_registry,
     dispatch_tool_call,
 )
 
 from ._subjects import ConformanceSubjects, default_subjects
+
+if TYPE_CHECKING:
+    import anyio.abc
+
+    from prism.mcp.server import McpToolServer
 
 __all__ = ["SERVED_UNSUPPORTED_ROWS", "served_dispatch", "served_subjects"]
 
@@ -48,14 +61,38 @@ async def served_dispatch(
     *,
     registry: ToolLookup,
     context: ToolExecutionContext | None = None,
-    **gates: Any,
+    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
+    middleware: MiddlewareRegistry | None = None,
+    permission: PermissionPolicy | None = None,
+    validate: ToolValidator | None = None,
+    emit: EventSink | None = None,
+    ledger: RunLedger | None = None,
+    redactor: Redactor | None = None,
+    max_argument_bytes: int = 1_048_576,
 ) -> ToolResult:
     """Like ``dispatch_tool_call``, but ``registry`` is served over MCP and called through it.
 
-    ``gates`` (permission, validate, middleware, redactor, ledger…) configure the served
-    pipeline, so they run on the server as they would for any MCP client. Aborting
+    The gates (filter, middleware, permission, validation, events, ledger, redaction) are the
+    served pipeline's, so they run on the server as they would for any MCP client. Aborting
     ``context.signal`` cancels the call over the wire.
     """
+    pipeline = ToolPipeline(
+        registry=registry, tool_filter=tool_filter, middleware=middleware, permission=permission,
+        validate=validate, emit=emit, ledger=ledger, redactor=redactor,
+        max_argument_bytes=max_argument_bytes,
+    )  # fmt: skip
+    if context is None:
+        context = ToolExecutionContext(
+            session_id="served", run_id="served", tool_call_id=call.id,
+            signal=AbortController().signal,
+        )  # fmt: skip
+    return await _call_served(pipeline, call, context)
+
+
+async def _call_served(
+    pipeline: ToolPipeline, call: ToolCall, context: ToolExecutionContext
+) -> ToolResult:
+    """Serve ``pipeline`` for one client connection and make ``call`` through Prism's client."""
     import anyio
 
     from prism.mcp import StdioTransport, connect_mcp_tools
@@ -63,12 +100,6 @@ async def served_dispatch(
 
     from ._served_wire import relay_command
 
-    if context is None:
-        context = ToolExecutionContext(
-            session_id="served", run_id="served", tool_call_id=call.id,
-            signal=AbortController().signal,
-        )  # fmt: skip
-    pipeline = ToolPipeline(registry=registry, **gates)
     server = McpToolServer(pipeline, ServeOptions(name="prism-served-subject"))
     folder = tempfile.mkdtemp(prefix="prism-served-")
     try:
@@ -97,7 +128,7 @@ async def served_dispatch(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-async def _serve_one(listener: Any, server: Any) -> None:
+async def _serve_one(listener: anyio.abc.SocketListener, server: McpToolServer) -> None:
     from ._served_wire import serve_connection
 
     stream = await listener.accept()
