@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from prism.coding_security._commands import analyze_command
-from prism.coding_security._rules import CommandRule
+from prism.coding_security._analysis._commands import analyze_command
+from prism.coding_security._analysis._rules import CommandRule
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ from typing import Any
 import anyio
 import pytest
 
-from prism.coding_security import _sandbox
-from prism.coding_security._bwrap import BubblewrapSandbox
-from prism.coding_security._sandbox import (
+from prism.coding_security._sandbox import _protocol
+from prism.coding_security._sandbox._bwrap import BubblewrapSandbox
+from prism.coding_security._sandbox._protocol import (
     Sandbox,
     SandboxCapabilities,
     SandboxUnavailableError,
@@ -168,7 +168,7 @@ async def test_seconds_pass_through_unchanged() -> None:
 async def test_a_sandbox_ignoring_its_timeout_is_cut_off_as_a_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(_sandbox, "RESULT_GRACE_SECONDS", 0.1)
+    monkeypatch.setattr(_protocol, "RESULT_GRACE_SECONDS", 0.1)
     result = await _exec(_FakeSandbox("hang"), 0.2)
     assert result == ExecResult(exit_code=None, timed_out=True)
 

@@ -10,12 +10,12 @@ import attrs
 
 from prism.core import ExecutionAction, ExecutionDecision, ExecutionPolicy
 
+from ._analysis._commands import CommandVerdict, analyze_command
+from ._analysis._rules import CommandRule
 from ._approval import ApprovalCache, ApprovalCallback, ask_approval
-from ._commands import CommandVerdict, analyze_command
 from ._harden import harden, strip_hardening
 from ._paths import canonicalize_roots, check_path
 from ._protected import ProtectedPaths
-from ._rules import CommandRule
 from ._validate import check_bool, check_seconds
 
 __all__ = ["CodingApprovalPolicy", "create_coding_approval_policy"]

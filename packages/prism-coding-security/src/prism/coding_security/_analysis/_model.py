@@ -7,7 +7,7 @@ from typing import Literal
 
 import attrs
 
-from ._cmd_words import Word
+from ._words import Word
 
 __all__ = [
     "MAX_STEPS",

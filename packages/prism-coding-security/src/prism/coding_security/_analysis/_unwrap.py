@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 import attrs
 
-from ._cmd_paths import expand
-from ._cmd_words import UNKNOWN, Arg, names
+from ._operands import expand
+from ._words import UNKNOWN, Arg, names
 
 __all__ = [
     "INTERPRETERS",

@@ -12,11 +12,11 @@ import re
 
 import attrs
 
-from ._cmd_options import ParsedArgs, parse_args
-from ._cmd_sed import sed_effects
-from ._cmd_specs import SPECS
-from ._cmd_unwrap import Invocation
-from ._cmd_words import Arg, names
+from ._options import ParsedArgs, parse_args
+from ._sed import sed_effects
+from ._specs import SPECS
+from ._unwrap import Invocation
+from ._words import Arg, names
 
 __all__ = ["Effects", "Target", "effects"]
 

@@ -13,9 +13,9 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 
-from ._cmd_words import UNKNOWN, Arg, names
-from ._paths import DEFAULT_PROTECTED, check_path
-from ._protected import ProtectedPaths
+from .._paths import DEFAULT_PROTECTED, check_path
+from .._protected import ProtectedPaths
+from ._words import UNKNOWN, Arg, names
 
 __all__ = [
     "MAX_GLOB_MATCHES",

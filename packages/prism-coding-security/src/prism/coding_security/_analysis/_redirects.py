@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Literal
 
 from tree_sitter import Node
 
-from ._cmd_model import Redirect
-from ._cmd_syntax import node_text
-from ._cmd_words import Word
+from ._model import Redirect
+from ._syntax import node_text
+from ._words import Word
 
 if TYPE_CHECKING:
-    from ._cmd_model import Ctx
-    from ._cmd_wordnodes import WordBuilder
+    from ._model import Ctx
+    from ._wordnodes import WordBuilder
 
 __all__ = ["build_redirect"]
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ._cmd_paths import (
+from .._paths import DEFAULT_PROTECTED
+from .._protected import ProtectedPaths
+from ._operands import (
     absolute,
     contained,
     critical,
@@ -21,10 +23,8 @@ from ._cmd_paths import (
     persistence_target,
     socket_path,
 )
-from ._cmd_words import Arg
-from ._cmd_writes import Target
-from ._paths import DEFAULT_PROTECTED
-from ._protected import ProtectedPaths
+from ._words import Arg
+from ._writes import Target
 
 __all__ = ["PathChecker", "Unverified"]
 

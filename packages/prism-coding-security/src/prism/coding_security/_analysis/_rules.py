@@ -30,10 +30,10 @@ from typing import Any, Literal
 
 import attrs
 
-from ._cmd_options import parse_args
-from ._cmd_specs import GIT_SPECS, SPECS
-from ._cmd_unwrap import canonical_name
-from ._cmd_words import Arg, names
+from ._options import parse_args
+from ._specs import GIT_SPECS, SPECS
+from ._unwrap import canonical_name
+from ._words import Arg, names
 
 __all__ = [
     "ALLOWLIST",

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from ._cmd_words import Arg
+from ._words import Arg
 
 __all__ = ["OptionSpec", "ParsedArgs", "parse_args"]
 

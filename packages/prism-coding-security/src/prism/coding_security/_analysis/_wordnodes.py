@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import attrs
 from tree_sitter import Node
 
-from ._cmd_words import (
+from ._words import (
     EXPANDED,
     QUOTED,
     UNKNOWN,
@@ -32,8 +32,8 @@ from ._cmd_words import (
 )
 
 if TYPE_CHECKING:
-    from ._cmd_model import Ctx
-    from ._shell_parse import Walker
+    from ._model import Ctx
+    from ._parse import Walker
 
 __all__ = ["WordBuilder"]
 

@@ -14,7 +14,7 @@ from anyio.abc import ByteReceiveStream, Process
 from prism.coding_tools import ExecResult
 from prism.core import AbortSignal
 
-from ._sandbox import SandboxUnavailableError
+from ._protocol import SandboxUnavailableError
 
 __all__ = ["run_supervised"]
 

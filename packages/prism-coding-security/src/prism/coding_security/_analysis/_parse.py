@@ -12,10 +12,10 @@ import attrs
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from ._cmd_model import AnalysisLimit, Collector, Ctx, Redirect, Scope, SimpleCommand
-from ._cmd_redirects import build_redirect
-from ._cmd_repair import misread, segments
-from ._cmd_syntax import (
+from ._model import AnalysisLimit, Collector, Ctx, Redirect, Scope, SimpleCommand
+from ._redirects import build_redirect
+from ._repair import misread, segments
+from ._syntax import (
     CONTROL,
     REDIRECTS,
     clip,
@@ -28,7 +28,7 @@ from ._cmd_syntax import (
     track_cd,
     valid_assignment,
 )
-from ._cmd_wordnodes import WordBuilder
+from ._wordnodes import WordBuilder
 
 __all__ = ["LANGUAGE", "Ctx", "Scope", "Walker", "parse_into"]
 

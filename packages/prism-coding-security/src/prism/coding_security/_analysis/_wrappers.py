@@ -6,9 +6,9 @@ import os
 import re
 from collections.abc import Callable, Sequence
 
-from ._cmd_options import ParsedArgs, parse_args
-from ._cmd_specs import SPECS, WRAPPER_SPECS
-from ._cmd_unwrap import (
+from ._options import ParsedArgs, parse_args
+from ._specs import SPECS, WRAPPER_SPECS
+from ._unwrap import (
     INTERPRETERS,
     MAX_CHAIN,
     SHELLS,
@@ -19,7 +19,7 @@ from ._cmd_unwrap import (
     interpreter_code,
     shell_mode,
 )
-from ._cmd_words import Arg
+from ._words import Arg
 
 __all__ = ["AWKS", "TRANSPARENT", "strict_unwrap", "unwrap"]
 

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import attrs
 
-from ._cmd_options import parse_args
-from ._cmd_specs import SPECS
-from ._cmd_words import Arg
+from ._options import parse_args
+from ._specs import SPECS
+from ._words import Arg
 
 __all__ = ["SedEffects", "scan_script", "sed_effects"]
 

@@ -13,16 +13,16 @@ import attrs
 from prism.coding_tools import ExecResult
 from prism.core import AbortSignal
 
-from ._bwrap_guard import guarded
-from ._bwrap_probe import seccomp_available, userns_available
-from ._bwrap_protect import protected_args
-from ._bwrap_run import run_supervised
-from ._bwrap_view import DEFAULT_DENY_READ, ReadMode, deny_read_args, view_args
+from .._protected import GitProtection, ProtectedPaths
+from .._validate import check_bool, check_count, check_seconds
 from ._cgroup import detect_cgroup_parent, nproc_rlimit_harmless, nproc_rlimit_holds
-from ._protected import GitProtection, ProtectedPaths
-from ._sandbox import CAPABILITY_NAMES, SandboxCapabilities, SandboxUnavailableError
+from ._guard import guarded
+from ._probe import seccomp_available, userns_available
+from ._protect import protected_args
+from ._protocol import CAPABILITY_NAMES, SandboxCapabilities, SandboxUnavailableError
+from ._run import run_supervised
 from ._seccomp import SeccompUnsupportedError, build_filter, filter_fd
-from ._validate import check_bool, check_count, check_seconds
+from ._view import DEFAULT_DENY_READ, ReadMode, deny_read_args, view_args
 
 __all__ = ["BubblewrapSandbox"]
 
