@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from prism.core.options import check_choice
+
 from ._git_pointers import pointer_targets
 
 __all__ = [
@@ -77,13 +79,15 @@ class ProtectedPaths:
     git: GitProtection = "all"
 
     def __post_init__(self) -> None:
-        if self.git not in ("all", "code"):
-            raise ValueError(f"git: expected 'all' or 'code', got {self.git!r}")
+        check_choice("ProtectedPaths.git", self.git, ("all", "code"))
         if isinstance(self.extra, str):
-            raise ValueError("extra: expected a sequence of names, not a single string")
-        for item in self.extra:
+            raise ValueError(
+                f"ProtectedPaths.extra must be a sequence of names, got {self.extra!r}"
+            )
+        for index, item in enumerate(self.extra):
             if not isinstance(item, str) or not item or "\x00" in item or item.startswith("/"):
-                raise ValueError(f"extra: {item!r} is not a relative name or path")
+                rule = "a relative name or path"
+                raise ValueError(f"ProtectedPaths.extra[{index}] must be {rule}, got {item!r}")
 
     @property
     def names(self) -> frozenset[str]:

@@ -16,6 +16,7 @@ import anyio.lowlevel
 from anyio.abc import Process
 
 from prism.core import AbortSignal
+from prism.core.options import check_flag, check_seconds
 
 from ._exec import ExecResult
 from ._process_tree import group_exists, signal_tree, tree_pids
@@ -63,19 +64,13 @@ class LocalShellOperations:
         exit_drain_seconds: float = 0.5,
         keep_background_processes: bool = False,
     ) -> None:
-        for name, value in (
-            ("kill_grace_seconds", kill_grace_seconds),
-            ("exit_drain_seconds", exit_drain_seconds),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 60:
-                raise ValueError(f"{name} must be seconds above 0 and at most 60, got {value!r}")
-        if not isinstance(keep_background_processes, bool):
-            raise ValueError(
-                f"keep_background_processes must be a bool, got {keep_background_processes!r}"
-            )
+        where = "LocalShellOperations."
+        kill_grace = check_seconds(where + "kill_grace_seconds", kill_grace_seconds, cap=60.0)
+        exit_drain = check_seconds(where + "exit_drain_seconds", exit_drain_seconds, cap=60.0)
+        check_flag(where + "keep_background_processes", keep_background_processes)
         self.shell_path = shell_path
-        self.kill_grace_seconds = float(kill_grace_seconds)
-        self.exit_drain_seconds = float(exit_drain_seconds)
+        self.kill_grace_seconds = kill_grace
+        self.exit_drain_seconds = exit_drain
         self.keep_background_processes = keep_background_processes
 
     def _argv(self, command: str, env: Mapping[str, str]) -> tuple[list[str], float]:
@@ -94,8 +89,8 @@ class LocalShellOperations:
         cwd: str,
         env: Mapping[str, str],
         on_data: Callable[[bytes], None],
-        signal: AbortSignal | None,
-        timeout_seconds: float | None,
+        signal: AbortSignal | None = None,
+        timeout_seconds: float | None = None,
     ) -> ExecResult:
         """Run ``command``; see the class docstring for the kill rules."""
         argv, grace = self._argv(command, env)

@@ -10,11 +10,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from .._paths import DEFAULT_PROTECTED
+from .._paths import DEFAULT_PROTECTED, check_path
 from .._protected import ProtectedPaths
 from ._operands import (
     absolute,
-    contained,
     critical,
     device_write,
     expand,
@@ -79,7 +78,7 @@ class PathChecker:
         return None
 
     def _outside(self, path: str, *, mutating: bool) -> str | None:
-        return contained(
+        return check_path(
             path,
             cwd="/",
             roots=self.roots,
@@ -161,7 +160,7 @@ class PathChecker:
         if matches is None:
             return f"`{arg.text}` matches more files than can be checked"
         for match in matches:
-            reason = contained(
+            reason = check_path(
                 self._through_links(match) if match.startswith("/") else match,
                 cwd=cwd,
                 roots=self.roots,

@@ -12,8 +12,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Sequence
-
-import attrs
+from dataclasses import dataclass, field
 
 from ._operands import expand
 from ._words import UNKNOWN, Arg, names
@@ -68,7 +67,7 @@ def canonical_name(text: str) -> str:
     return _VERSIONED.sub(r"\1", name)
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Invocation:
     """One program a simple command runs, possibly inside wrappers."""
 
@@ -86,7 +85,7 @@ class Invocation:
         return self.argv[1:]
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Reparse:
     """Text that a shell will run as code, with where it came from."""
 
@@ -96,11 +95,11 @@ class Reparse:
     from_output: tuple[int, ...] = ()
 
 
-@attrs.define
+@dataclass(slots=True)
 class Unwrapped:
-    invocations: list[Invocation] = attrs.field(factory=list)
-    reparse: list[Reparse] = attrs.field(factory=list)
-    literals: list[tuple[str, int]] = attrs.field(factory=list)
+    invocations: list[Invocation] = field(default_factory=list)
+    reparse: list[Reparse] = field(default_factory=list)
+    literals: list[tuple[str, int]] = field(default_factory=list)
 
 
 def shell_mode(args: Sequence[Arg]) -> tuple[str, Arg | None, list[Arg]]:

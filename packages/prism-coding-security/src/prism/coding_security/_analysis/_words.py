@@ -9,7 +9,7 @@ used only to *deny*).
 
 from __future__ import annotations
 
-import attrs
+from dataclasses import dataclass
 
 __all__ = [
     "EXPANDED",
@@ -44,7 +44,7 @@ MAX_BRACE_GROUPS = 32
 Chars = list[tuple[str, int]]
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Arg:
     """One field of a command line: its text, whether it is globbed, where it came from."""
 
@@ -54,7 +54,7 @@ class Arg:
     procsub: bool = False
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Word:
     """One shell word: raw source text, exact fields (or None) and speculative fields."""
 

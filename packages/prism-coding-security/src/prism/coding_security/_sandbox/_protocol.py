@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import anyio
-import attrs
 
 from prism.coding_tools import ExecResult, ShellOperations
 from prism.core import AbortSignal
+from prism.core.options import check_seconds
 
 __all__ = [
     "CAPABILITY_NAMES",
@@ -23,13 +24,15 @@ __all__ = [
 
 RESULT_GRACE_SECONDS = 5.0
 """How long past its timeout a sandbox may take to report before it is cut off as timed out."""
+MAX_TIMEOUT_SECONDS = 86_400.0
+"""The longest timeout a sandboxed command may be given (a day)."""
 
 
 class SandboxUnavailableError(OSError):
     """The sandbox could not start; the command did not run (fail closed, never unsandboxed)."""
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class SandboxCapabilities:
     """What a sandbox actually isolates on this machine; hosts can refuse to run with less.
 
@@ -87,40 +90,26 @@ specific process-ceiling mechanism."""
 
 
 @runtime_checkable
-class Sandbox(Protocol):
-    """Runs one shell command in isolation; same ``exec`` contract as ``ShellOperations``."""
+class Sandbox(ShellOperations, Protocol):
+    """A ``ShellOperations`` that runs each command in isolation and says what it isolates.
+
+    ``exec`` is the shell tool's own contract; when isolation cannot be set up it raises
+    ``SandboxUnavailableError`` and the command does not run.
+    """
 
     @property
     def capabilities(self) -> SandboxCapabilities:
         """What this sandbox isolates."""
         ...
 
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        env: Mapping[str, str] | None,
-        on_data: Callable[[bytes], None],
-        signal: AbortSignal | None = None,
-        timeout_seconds: float | None = None,
-    ) -> ExecResult:
-        """Run ``command``; stream output to ``on_data``; raise ``SandboxUnavailableError``
-        when isolation cannot be set up."""
-        ...
-
 
 def _check_timeout(timeout_seconds: float | None) -> float | None:
     if timeout_seconds is None:
         return None
-    if isinstance(timeout_seconds, bool) or not isinstance(timeout_seconds, (int, float)):
-        raise ValueError(f"timeout_seconds must be a number of seconds, got {timeout_seconds!r}")
-    if not math.isfinite(timeout_seconds) or timeout_seconds <= 0:
-        raise ValueError(f"timeout_seconds must be finite and > 0 seconds, got {timeout_seconds!r}")
-    return float(timeout_seconds)
+    return check_seconds("Sandbox.exec.timeout_seconds", timeout_seconds, cap=MAX_TIMEOUT_SECONDS)
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class _SandboxShellOperations:
     """``ShellOperations`` that run every command through ``sandbox``."""
 
@@ -131,7 +120,7 @@ class _SandboxShellOperations:
         command: str,
         *,
         cwd: str,
-        env: Mapping[str, str] | None,
+        env: Mapping[str, str],
         on_data: Callable[[bytes], None],
         signal: AbortSignal | None = None,
         timeout_seconds: float | None = None,

@@ -1,0 +1,63 @@
+"""One execution protocol: local shell, bubblewrap and the sandbox adapter share one signature."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+from prism.coding_security import (
+    BubblewrapSandbox,
+    Sandbox,
+    SandboxCapabilities,
+    create_sandbox_bash_operations,
+)
+from prism.coding_tools import ExecResult, LocalShellOperations, ShellOperations
+
+
+def _implementations(root: Path) -> dict[str, object]:
+    sandbox = BubblewrapSandbox(root=str(root))
+    return {
+        "LocalShellOperations": LocalShellOperations(),
+        "BubblewrapSandbox": sandbox,
+        "sandbox adapter": create_sandbox_bash_operations(sandbox),
+    }
+
+
+@pytest.mark.parametrize("name", ["LocalShellOperations", "BubblewrapSandbox", "sandbox adapter"])
+def test_every_implementation_has_the_protocols_exact_signature(tmp_path: Path, name: str) -> None:
+    implementation = _implementations(tmp_path)[name]
+    wanted = inspect.signature(ShellOperations.exec)
+    got = inspect.signature(type(implementation).exec)  # type: ignore[attr-defined]
+    assert got == wanted, f"{name}.exec{got} drifted from ShellOperations.exec{wanted}"
+    assert isinstance(implementation, ShellOperations)
+
+
+def test_the_sandbox_protocol_extends_the_shell_protocol_only_by_capabilities() -> None:
+    assert issubclass(Sandbox, ShellOperations)
+    assert inspect.signature(Sandbox.exec) == inspect.signature(ShellOperations.exec)
+    own = {name for name in vars(Sandbox) if not name.startswith("_")}
+    assert own == {"capabilities"}
+
+
+def test_a_bubblewrap_sandbox_is_a_sandbox(tmp_path: Path) -> None:
+    sandbox = BubblewrapSandbox(root=str(tmp_path))
+    assert isinstance(sandbox, Sandbox)
+    assert isinstance(sandbox.capabilities, SandboxCapabilities)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"exit_code": True}, "ExecResult.exit_code must be an int or None"),
+        ({"exit_code": "0"}, "ExecResult.exit_code must be an int or None"),
+        ({"exit_code": None, "timed_out": 1}, "ExecResult.timed_out must be True or False"),
+        ({"exit_code": None, "aborted": "yes"}, "ExecResult.aborted must be True or False"),
+    ],
+)
+def test_a_malformed_exec_result_is_refused_naming_the_field(
+    fields: dict[str, object], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        ExecResult(**fields)  # type: ignore[arg-type]
