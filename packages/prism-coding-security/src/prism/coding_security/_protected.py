@@ -17,6 +17,7 @@ from typing import Literal
 from prism.core.options import check_choice
 
 from ._git_pointers import pointer_targets
+from ._walk import WalkLimitError, bounded_entries
 
 __all__ = [
     "DEFAULT_PROTECTED_NAMES",
@@ -133,24 +134,18 @@ class ProtectedPaths:
         Symlinks are reported, not followed. Stops after ``max_entries`` directory entries and
         then reports the walk as incomplete by raising ``OSError`` (fail closed).
         """
-        found: list[str] = []
         names = self.names
-        seen = 0
-        stack = [root]
-        while stack:
-            directory = stack.pop()
-            try:
-                entries = list(os.scandir(directory))
-            except OSError:
-                continue
-            for entry in entries:
-                seen += 1
-                if seen > max_entries:
-                    raise OSError(f"more than {max_entries} entries below {root}; walk incomplete")
-                if entry.name.casefold() in names:
-                    found.append(entry.path)
-                elif entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
+
+        def descend(entry: os.DirEntry[str]) -> str | None:
+            if entry.name.casefold() in names or not entry.is_dir(follow_symlinks=False):
+                return None
+            return entry.path
+
+        try:
+            walk = bounded_entries([root], max_entries=max_entries, descend=descend)
+            found = [entry.path for entry in walk if entry.name.casefold() in names]
+        except WalkLimitError as error:
+            raise WalkLimitError(f"{error} (root {root}); walk incomplete") from None
         found.extend(
             os.path.join(root, p) for p in self.relative_paths if os.path.lexists(f"{root}/{p}")
         )

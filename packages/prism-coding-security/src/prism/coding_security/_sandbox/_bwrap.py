@@ -5,13 +5,12 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import anyio
 
-from prism.coding_tools import ExecResult
-from prism.core import AbortSignal
+from prism.coding_tools import ExecRequest, ExecResult
 from prism.core.options import GIB, check_choice, check_count, check_flag, check_seconds
 
 from .._paths import existing_directories, existing_directory
@@ -21,7 +20,7 @@ from ._fields import absolute_paths, strings
 from ._guard import guarded
 from ._probe import seccomp_available, userns_available
 from ._protect import protected_args
-from ._protocol import CAPABILITY_NAMES, SandboxCapabilities, SandboxUnavailableError
+from ._protocol import CAPABILITY_NAMES, Sandbox, SandboxCapabilities, SandboxUnavailableError
 from ._run import run_supervised
 from ._seccomp import SeccompUnsupportedError, build_filter, filter_fd
 from ._view import DEFAULT_DENY_READ, ReadMode, deny_read_args, view_args
@@ -56,7 +55,7 @@ _COUNT_CAPS = {
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class BubblewrapSandbox:
+class BubblewrapSandbox(Sandbox):
     """Run each command under ``bwrap``: only ``root`` and ``writable`` are writable.
 
     New user/pid/ipc/uts/cgroup/net namespaces (network kept only with ``network=True``), all
@@ -250,17 +249,9 @@ class BubblewrapSandbox:
         except SeccompUnsupportedError as error:
             raise SandboxUnavailableError(str(error)) from error
 
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        env: Mapping[str, str],
-        on_data: Callable[[bytes], None],
-        signal: AbortSignal | None = None,
-        timeout_seconds: float | None = None,
-    ) -> ExecResult:
-        """Run ``command`` sandboxed; raise ``SandboxUnavailableError`` if isolation fails."""
+    async def run(self, request: ExecRequest) -> ExecResult:
+        """Run the command sandboxed; raise ``SandboxUnavailableError`` if isolation fails."""
+        cwd = request.cwd
         if not isinstance(cwd, str) or not os.path.isabs(cwd):
             raise SandboxUnavailableError(f"sandbox cwd must be an absolute path, got {cwd!r}")
         binary = self._binary()
@@ -272,14 +263,14 @@ class BubblewrapSandbox:
             scan_limit=self.protected_scan_limit,
             cgroup_parent=self._cgroup(),
             max_processes=self.max_processes,
-            on_data=on_data,
+            on_data=request.on_data,
         ) as guard:
             seccomp_fd = filter_fd(program)
             marker_read, marker_write = os.pipe()
             try:
                 argv = self.argv(
                     binary,
-                    command,
+                    request.command,
                     cwd=cwd,
                     marker_fd=marker_write,
                     seccomp_fd=seccomp_fd,
@@ -289,13 +280,10 @@ class BubblewrapSandbox:
                     argv = [*guard.leaf.wrapper(), *argv]
                 return await run_supervised(
                     argv,
-                    env=env,
+                    request,
                     marker_read=marker_read,
                     marker_write=marker_write,
                     marker=STARTED_MARKER,
-                    on_data=on_data,
-                    signal=signal,
-                    timeout_seconds=timeout_seconds,
                     extra_fds=(seccomp_fd,),
                 )
             finally:

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import anyio
 
-from prism.coding_tools import ExecResult, ShellOperations
-from prism.core import AbortSignal
-from prism.core.options import check_seconds
+from prism.coding_tools import ExecRequest, ExecResult, ShellOperations
 
 __all__ = [
     "CAPABILITY_NAMES",
@@ -24,8 +22,6 @@ __all__ = [
 
 RESULT_GRACE_SECONDS = 5.0
 """How long past its timeout a sandbox may take to report before it is cut off as timed out."""
-MAX_TIMEOUT_SECONDS = 86_400.0
-"""The longest timeout a sandboxed command may be given (a day)."""
 
 
 class SandboxUnavailableError(OSError):
@@ -97,48 +93,28 @@ class Sandbox(ShellOperations, Protocol):
     ``SandboxUnavailableError`` and the command does not run.
     """
 
+    __slots__ = ()
+
     @property
     def capabilities(self) -> SandboxCapabilities:
         """What this sandbox isolates."""
         ...
 
 
-def _check_timeout(timeout_seconds: float | None) -> float | None:
-    if timeout_seconds is None:
-        return None
-    return check_seconds("Sandbox.exec.timeout_seconds", timeout_seconds, cap=MAX_TIMEOUT_SECONDS)
-
-
 @dataclass(frozen=True, slots=True)
-class _SandboxShellOperations:
+class _SandboxShellOperations(ShellOperations):
     """``ShellOperations`` that run every command through ``sandbox``."""
 
     sandbox: Sandbox
 
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        env: Mapping[str, str],
-        on_data: Callable[[bytes], None],
-        signal: AbortSignal | None = None,
-        timeout_seconds: float | None = None,
-    ) -> ExecResult:
+    async def run(self, request: ExecRequest) -> ExecResult:
         """Delegate in seconds; a late or exit-code-less result becomes a timeout or abort."""
-        timeout = _check_timeout(timeout_seconds)
+        timeout, signal = request.timeout_seconds, request.signal
         started = time.monotonic()
         outer = math.inf if timeout is None else timeout + RESULT_GRACE_SECONDS
         result: ExecResult | None = None
         with anyio.move_on_after(outer):
-            result = await self.sandbox.exec(
-                command,
-                cwd=cwd,
-                env=env,
-                on_data=on_data,
-                signal=signal,
-                timeout_seconds=timeout,
-            )
+            result = await request.send(self.sandbox)
         if result is None:
             return ExecResult(exit_code=None, timed_out=True)
         if result.exit_code is not None or result.timed_out or result.aborted:
