@@ -10,7 +10,7 @@ they can never disagree.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -175,14 +175,3 @@ def _relative(resolved: str, root: str) -> list[str] | None:
         return []
     prefix = root.rstrip("/") + "/"
     return resolved[len(prefix) :].split("/") if resolved.startswith(prefix) else None
-
-
-def protected_reason_any(
-    paths: Iterable[str], roots: Sequence[str], protected: ProtectedPaths
-) -> str | None:
-    """The first reason among ``paths`` (canonical), for commands that touch several."""
-    for path in paths:
-        found = protected.reason(path, roots)
-        if found is not None:
-            return found
-    return None

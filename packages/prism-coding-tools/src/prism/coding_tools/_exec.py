@@ -111,4 +111,4 @@ class ShellOperations(Protocol):
     ) -> ExecResult:
         """Run ``command`` in ``cwd`` with exactly ``env``; return how it ended."""
         request = ExecRequest(command, cwd, env, on_data, signal, timeout_seconds)
-        return await cast("_RunsRequests", self).run(request)
+        return await cast(_RunsRequests, self).run(request)

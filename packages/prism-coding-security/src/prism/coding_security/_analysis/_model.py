@@ -37,9 +37,8 @@ class Note:
 
 @dataclass(frozen=True, slots=True)
 class Redirect:
-    """One redirection: operator, source fd, target word (None for heredocs) and its class."""
+    """One redirection: source fd, target word (None for heredocs) and its class."""
 
-    op: str
     fd: str | None
     target: Word | None
     kind: Literal["write", "read", "dup", "heredoc", "herestring"]

@@ -31,9 +31,6 @@ class OptionSpec:
     numeric: bool = False
     abbreviations: bool = True
 
-    def long_names(self) -> list[str]:
-        return [*self.long_flags, *self.long_values, *self.long_optional]
-
 
 @dataclass(frozen=True, slots=True)
 class ParsedArgs:

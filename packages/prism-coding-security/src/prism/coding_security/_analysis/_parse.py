@@ -13,8 +13,8 @@ from dataclasses import replace
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from ._model import AnalysisLimit, Collector, Ctx, Redirect, Scope, SimpleCommand
-from ._redirects import build_redirect
+from ._model import AnalysisLimit, Collector, Ctx, Scope, SimpleCommand
+from ._redirects import RedirectParts, build_redirect
 from ._repair import misread, segments
 from ._syntax import (
     CONTROL,
@@ -270,10 +270,10 @@ class Walker:
         if assignments:
             where = node_text(node) if node is not None else assignments[0]
             self.out.note("hard", f"an environment assignment (`{clip(assignments[0])}`)", where)
-        redirects: list[Redirect] = []
-        tails: list[Node] = []
+        parts = RedirectParts(groups)
         for redirect in own_redirects:
-            build_redirect(self.words, redirect, ctx, redirects, groups, tails)
+            build_redirect(self.words, redirect, ctx, parts)
+        redirects, tails = parts.redirects, parts.tails
         words = tuple(self.words.build(group, ctx) for group in groups)
         index = len(self.out.commands)
         self.out.add(

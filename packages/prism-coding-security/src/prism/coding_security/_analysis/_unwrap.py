@@ -74,11 +74,9 @@ class Invocation:
     command: int
     argv: tuple[Arg, ...]
     name: str
-    qualified: bool
     wrappers: tuple[str, ...] = ()
     cwd: str | None = None
     piped: bool = False
-    extra_operands: bool = False
 
     @property
     def args(self) -> tuple[Arg, ...]:
