@@ -88,3 +88,10 @@ def test_a_malformed_exec_result_is_refused_naming_the_field(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         ExecResult(**fields)  # type: ignore[arg-type]
+
+
+def test_a_subclass_that_implements_neither_run_nor_exec_is_refused_when_defined() -> None:
+    with pytest.raises(TypeError, match="implement run or exec"):
+
+        class Forgetful(ShellOperations):
+            pass

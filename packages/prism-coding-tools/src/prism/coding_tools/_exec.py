@@ -99,6 +99,13 @@ class ShellOperations(Protocol):
 
     __slots__ = ()
 
+    def __init_subclass__(cls) -> None:
+        """A concrete subclass must implement ``run`` or ``exec``: refused when it is defined."""
+        super().__init_subclass__()
+        is_protocol = cls.__dict__.get("_is_protocol", False)
+        if not is_protocol and cls.exec is ShellOperations.exec and not hasattr(cls, "run"):
+            raise TypeError(f"{cls.__qualname__} subclasses ShellOperations: implement run or exec")
+
     async def exec(
         self,
         command: str,
