@@ -5,28 +5,28 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import anyio
-import attrs
 
-from prism.coding_tools import ExecResult
-from prism.core import AbortSignal
+from prism.coding_tools import ExecRequest, ExecResult
+from prism.core.options import GIB, check_choice, check_count, check_flag, check_seconds
 
-from ._bwrap_guard import guarded
-from ._bwrap_probe import seccomp_available, userns_available
-from ._bwrap_protect import protected_args
-from ._bwrap_run import run_supervised
-from ._bwrap_view import DEFAULT_DENY_READ, ReadMode, deny_read_args, view_args
+from .._paths import existing_directories, existing_directory
+from .._protected import GitProtection, ProtectedPaths
 from ._cgroup import detect_cgroup_parent, nproc_rlimit_harmless, nproc_rlimit_holds
-from ._protected import GitProtection, ProtectedPaths
-from ._sandbox import CAPABILITY_NAMES, SandboxCapabilities, SandboxUnavailableError
+from ._fields import absolute_paths, strings
+from ._guard import guarded
+from ._probe import seccomp_available, userns_available
+from ._protect import protected_args
+from ._protocol import CAPABILITY_NAMES, Sandbox, SandboxCapabilities, SandboxUnavailableError
+from ._run import run_supervised
 from ._seccomp import SeccompUnsupportedError, build_filter, filter_fd
-from ._validate import check_bool, check_count, check_seconds
+from ._view import DEFAULT_DENY_READ, ReadMode, deny_read_args, view_args
 
 __all__ = ["BubblewrapSandbox"]
 
-GIB = 1024**3
 MAX_MEMORY_BYTES_CAP = 1024 * GIB
 MAX_FILE_SIZE_BYTES_CAP = 1024 * GIB
 MAX_CPU_SECONDS_CAP = 86_400.0
@@ -44,98 +44,33 @@ BWRAP_ISOLATION = (
     "--new-session",
     "--die-with-parent",
 )
+_WHERE = "BubblewrapSandbox."
+_COUNT_CAPS = {
+    "max_memory_bytes": MAX_MEMORY_BYTES_CAP,
+    "max_file_size_bytes": MAX_FILE_SIZE_BYTES_CAP,
+    "max_open_files": MAX_OPEN_FILES_CAP,
+    "max_processes": MAX_PROCESSES_CAP,
+    "protected_scan_limit": MAX_SCAN_CAP,
+}
 
 
-def _directory(name: str) -> Callable[[object], str]:
-    def convert(value: object) -> str:
-        if not isinstance(value, (str, os.PathLike)):
-            raise ValueError(f"{name} must be a directory path, got {value!r}")
-        text = os.fspath(value)
-        if not isinstance(text, str) or not os.path.isabs(text) or "\x00" in text:
-            raise ValueError(f"{name} must be an absolute path, got {text!r}")
-        try:
-            real = os.path.realpath(text, strict=True)
-        except OSError as error:
-            raise ValueError(f"{name}: {text!r} does not exist ({error.strerror})") from error
-        if not os.path.isdir(real):
-            raise ValueError(f"{name}: {text!r} is not a directory")
-        return real
-
-    return convert
-
-
-def _root(value: object) -> str:
-    return _directory("root")(value)
-
-
-def _writable(values: object) -> tuple[str, ...]:
-    if isinstance(values, (str, bytes, os.PathLike)) or not isinstance(values, Sequence):
-        raise ValueError("writable must be a sequence of directories")
-    convert = _directory("writable")
-    return tuple(dict.fromkeys(convert(v) for v in values))
-
-
-def _strings(name: str) -> Callable[[object], tuple[str, ...]]:
-    def convert(values: object) -> tuple[str, ...]:
-        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-            raise ValueError(f"{name} must be a sequence of strings, got {values!r}")
-        for value in values:
-            if not isinstance(value, str) or not value or "\x00" in value:
-                raise ValueError(f"{name}: {value!r} is not a non-empty string")
-        return tuple(values)
-
-    return convert
-
-
-def _absolute(name: str, *, home: bool = False) -> Callable[[object], tuple[str, ...]]:
-    strings = _strings(name)
-    wanted = "absolute or start with ~/" if home else "an absolute path"
-
-    def convert(values: object) -> tuple[str, ...]:
-        result = strings(values)
-        for value in result:
-            tilde = home and (value == "~" or value.startswith("~/"))
-            if not (os.path.isabs(value) or tilde):
-                raise ValueError(f"{name}: {value!r} must be {wanted}")
-        return result
-
-    return convert
-
-
-def _socket_paths(values: object) -> tuple[str, ...]:
-    return _absolute("allow_unix_sockets")(values)
-
-
-def _protected(values: object) -> tuple[str, ...]:
-    return _strings("protected")(values)
-
-
-def _deny_read(values: object) -> tuple[str, ...]:
-    return _absolute("deny_read", home=True)(values)
-
-
-def _allow_read(values: object) -> tuple[str, ...]:
-    return _absolute("allow_read")(values)
-
-
-def _require(values: object) -> tuple[str, ...]:
-    return _strings("require")(values)
-
-
-@attrs.frozen(kw_only=True)
-class BubblewrapSandbox:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BubblewrapSandbox(Sandbox):
     """Run each command under ``bwrap``: only ``root`` and ``writable`` are writable.
 
     New user/pid/ipc/uts/cgroup/net namespaces (network kept only with ``network=True``), all
     capabilities dropped, no nested user namespaces, a seccomp filter (no ``AF_UNIX`` sockets, no
     io_uring), protected paths read-only, secrets masked, a process ceiling, private ``/tmp``,
     fresh ``/proc`` and a minimal ``/dev``. When any of it cannot be set up, ``exec`` raises
-    ``SandboxUnavailableError`` and nothing runs.
+    ``SandboxUnavailableError`` and nothing runs. Paths may be given as ``os.PathLike``; they are
+    stored as real paths, sequences as tuples.
     """
 
-    root: str = attrs.field(converter=_root)
-    writable: tuple[str, ...] = attrs.field(default=(), converter=_writable)
-    network: bool = attrs.field(default=False)
+    root: str
+    """The workspace: an existing absolute directory, writable inside the sandbox."""
+    writable: Sequence[str] = ()
+    """More existing absolute directories the command may write."""
+    network: bool = False
     max_memory_bytes: int = 8 * GIB
     """RLIMIT_AS (address space) of every process in the sandbox."""
     max_cpu_seconds: float = 600.0
@@ -150,60 +85,75 @@ class BubblewrapSandbox:
     """A delegated cgroup directory for the per-command leaf (default: found automatically)."""
     use_cgroup: bool = True
     """``False``: never create a cgroup; only RLIMIT_NPROC applies (not for a root host)."""
-    allow_unix_sockets: tuple[str, ...] = attrs.field(default=(), converter=_socket_paths)
+    allow_unix_sockets: Sequence[str] = ()
     """Host socket paths the command may use; non-empty lifts the ``AF_UNIX`` filter (see docs)."""
-    protected: tuple[str, ...] = attrs.field(default=(), converter=_protected)
+    protected: Sequence[str] = ()
     """More protected names or root-relative paths, beside ``DEFAULT_PROTECTED_NAMES``."""
     git: GitProtection = "all"
     """``"all"``: ``.git`` read-only; ``"code"``: only its parts that make git run code."""
     protected_scan_limit: int = 200_000
     """Directory entries walked per root to find protected paths; more fails closed."""
-    deny_read: tuple[str, ...] = attrs.field(default=DEFAULT_DENY_READ, converter=_deny_read)
+    deny_read: Sequence[str] = DEFAULT_DENY_READ
     """Paths masked inside the sandbox (``~/`` means every home of the host user; globs ok)."""
     read_mode: ReadMode = "deny"
     """``"deny"``: host visible minus ``deny_read``; ``"allow"``: system dirs and roots only."""
-    allow_read: tuple[str, ...] = attrs.field(default=(), converter=_allow_read)
+    allow_read: Sequence[str] = ()
     """Extra read-only paths in ``read_mode="allow"``."""
-    require: tuple[str, ...] = attrs.field(default=(), converter=_require)
+    require: Sequence[str] = ()
     """Capabilities that must be present on this machine, else nothing runs (fail closed)."""
     bwrap_path: str = "bwrap"
     """Executable name or path of bubblewrap."""
     shell_path: str = "/bin/bash"
     """Shell inside the sandbox that runs the command (``-c``)."""
 
-    def __attrs_post_init__(self) -> None:
-        check_bool("network", self.network)
-        check_bool("use_cgroup", self.use_cgroup)
-        check_count("max_memory_bytes", self.max_memory_bytes, cap=MAX_MEMORY_BYTES_CAP)
-        check_seconds("max_cpu_seconds", self.max_cpu_seconds, cap=MAX_CPU_SECONDS_CAP)
-        check_count("max_file_size_bytes", self.max_file_size_bytes, cap=MAX_FILE_SIZE_BYTES_CAP)
-        check_count("max_open_files", self.max_open_files, cap=MAX_OPEN_FILES_CAP)
-        check_count("max_processes", self.max_processes, cap=MAX_PROCESSES_CAP)
-        check_count("protected_scan_limit", self.protected_scan_limit, cap=MAX_SCAN_CAP)
-        if self.read_mode not in ("deny", "allow"):
-            raise ValueError(f"read_mode must be 'deny' or 'allow', got {self.read_mode!r}")
-        if self.git not in ("all", "code"):
-            raise ValueError(f"git must be 'all' or 'code', got {self.git!r}")
-        try:
-            ProtectedPaths(extra=self.protected, git=self.git)
-        except ValueError as error:
-            raise ValueError(f"protected: {error}") from error
+    def __post_init__(self) -> None:
+        check_choice(_WHERE + "read_mode", self.read_mode, ("deny", "allow"))
+        check_choice(_WHERE + "git", self.git, ("all", "code"))
+        self._set_paths()
+        check_flag(_WHERE + "network", self.network)
+        check_flag(_WHERE + "use_cgroup", self.use_cgroup)
+        cpu_cap = MAX_CPU_SECONDS_CAP
+        cpu = check_seconds(_WHERE + "max_cpu_seconds", self.max_cpu_seconds, cap=cpu_cap)
+        object.__setattr__(self, "max_cpu_seconds", cpu)
+        for name, cap in _COUNT_CAPS.items():
+            check_count(_WHERE + name, getattr(self, name), cap=cap)
         unknown = sorted(set(self.require) - CAPABILITY_NAMES)
         if unknown:
+            known = ", ".join(sorted(CAPABILITY_NAMES))
             raise ValueError(
-                f"require: unknown capabilities {unknown} (known: {sorted(CAPABILITY_NAMES)})"
+                f"{_WHERE}require must be names of known capabilities ({known}), got {unknown}"
             )
-        if self.cgroup_parent is not None and not os.path.isabs(str(self.cgroup_parent)):
-            raise ValueError(f"cgroup_parent must be an absolute path, got {self.cgroup_parent!r}")
+        cgroup = self.cgroup_parent
+        if cgroup is not None and not (isinstance(cgroup, str) and os.path.isabs(cgroup)):
+            raise ValueError(f"{_WHERE}cgroup_parent must be an absolute path, got {cgroup!r}")
         for name in ("bwrap_path", "shell_path"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value or "\x00" in value:
-                raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+                raise ValueError(f"{_WHERE}{name} must be a non-empty string, got {value!r}")
+
+    def _set_paths(self) -> None:
+        """Convert the path and name fields in place (a frozen instance, so via ``object``)."""
+        sockets = self.allow_unix_sockets
+        converted = {
+            "root": existing_directory(_WHERE + "root", self.root),
+            "writable": existing_directories(_WHERE + "writable", self.writable),
+            "allow_unix_sockets": absolute_paths(_WHERE + "allow_unix_sockets", sockets),
+            "protected": strings(_WHERE + "protected", self.protected),
+            "deny_read": absolute_paths(_WHERE + "deny_read", self.deny_read, home=True),
+            "allow_read": absolute_paths(_WHERE + "allow_read", self.allow_read),
+            "require": strings(_WHERE + "require", self.require),
+        }
+        for name, value in converted.items():
+            object.__setattr__(self, name, value)
+        try:
+            ProtectedPaths(extra=tuple(self.protected), git=self.git)
+        except ValueError as error:
+            raise ValueError(f"{_WHERE}protected: {error}") from error
 
     @property
     def protected_paths(self) -> ProtectedPaths:
         """The protected list this sandbox binds read-only (give the same one to the policy)."""
-        return ProtectedPaths(extra=self.protected, git=self.git)
+        return ProtectedPaths(extra=tuple(self.protected), git=self.git)
 
     def _cgroup(self) -> str | None:
         return detect_cgroup_parent(self.cgroup_parent) if self.use_cgroup else None
@@ -299,17 +249,9 @@ class BubblewrapSandbox:
         except SeccompUnsupportedError as error:
             raise SandboxUnavailableError(str(error)) from error
 
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        env: Mapping[str, str] | None,
-        on_data: Callable[[bytes], None],
-        signal: AbortSignal | None = None,
-        timeout_seconds: float | None = None,
-    ) -> ExecResult:
-        """Run ``command`` sandboxed; raise ``SandboxUnavailableError`` if isolation fails."""
+    async def run(self, request: ExecRequest) -> ExecResult:
+        """Run the command sandboxed; raise ``SandboxUnavailableError`` if isolation fails."""
+        cwd = request.cwd
         if not isinstance(cwd, str) or not os.path.isabs(cwd):
             raise SandboxUnavailableError(f"sandbox cwd must be an absolute path, got {cwd!r}")
         binary = self._binary()
@@ -321,14 +263,14 @@ class BubblewrapSandbox:
             scan_limit=self.protected_scan_limit,
             cgroup_parent=self._cgroup(),
             max_processes=self.max_processes,
-            on_data=on_data,
+            on_data=request.on_data,
         ) as guard:
             seccomp_fd = filter_fd(program)
             marker_read, marker_write = os.pipe()
             try:
                 argv = self.argv(
                     binary,
-                    command,
+                    request.command,
                     cwd=cwd,
                     marker_fd=marker_write,
                     seccomp_fd=seccomp_fd,
@@ -338,13 +280,10 @@ class BubblewrapSandbox:
                     argv = [*guard.leaf.wrapper(), *argv]
                 return await run_supervised(
                     argv,
-                    env=env,
+                    request,
                     marker_read=marker_read,
                     marker_write=marker_write,
                     marker=STARTED_MARKER,
-                    on_data=on_data,
-                    signal=signal,
-                    timeout_seconds=timeout_seconds,
                     extra_fds=(seccomp_fd,),
                 )
             finally:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from ._cmd_words import UNKNOWN
+from ._words import UNKNOWN
 
 __all__ = ["misread", "segments"]
 

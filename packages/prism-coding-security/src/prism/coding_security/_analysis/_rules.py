@@ -26,14 +26,15 @@ import functools
 import re
 import shlex
 from collections.abc import Sequence
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
-import attrs
+from prism.core.options import check_choice
 
-from ._cmd_options import parse_args
-from ._cmd_specs import GIT_SPECS, SPECS
-from ._cmd_unwrap import canonical_name
-from ._cmd_words import Arg, names
+from ._options import parse_args
+from ._specs import GIT_SPECS, SPECS
+from ._unwrap import canonical_name
+from ._words import Arg, names
 
 __all__ = [
     "ALLOWLIST",
@@ -54,38 +55,32 @@ as ``sed -n N[,M]p``, shells only as ``bash -c|-lc SCRIPT`` whose script is anal
 GIT_READONLY = names("status log diff show branch")
 
 
-def _validate_pattern(instance: Any, attribute: Any, value: Any) -> None:
+def _check_pattern(value: object) -> None:
+    where = "CommandRule.pattern"
     if isinstance(value, re.Pattern):
         if not isinstance(value.pattern, str):
-            raise ValueError("CommandRule.pattern: a compiled pattern must be a str pattern")
+            raise ValueError(f"{where} must be a str pattern when compiled, got {value!r}")
         return
     if not isinstance(value, str):
-        raise ValueError(
-            f"CommandRule.pattern must be a str glob or a compiled re.Pattern, got "
-            f"{type(value).__name__}"
-        )
+        rule = "a str glob or a compiled re.Pattern"
+        raise ValueError(f"{where} must be {rule}, got {type(value).__name__}")
     if not value.strip():
-        raise ValueError("CommandRule.pattern must not be empty")
+        raise ValueError(f"{where} must not be empty, got {value!r}")
     if len(value) > MAX_PATTERN_CHARS:
-        raise ValueError(f"CommandRule.pattern is longer than {MAX_PATTERN_CHARS} characters")
+        raise ValueError(
+            f"{where} must be at most {MAX_PATTERN_CHARS} characters, got {len(value)}"
+        )
     if any(ch in value for ch in "\x00\n\r"):
-        raise ValueError("CommandRule.pattern must not contain NUL, newline or carriage return")
+        raise ValueError(f"{where} must not contain NUL, newline or carriage return, got {value!r}")
     try:
         words = shlex.split(value)
     except ValueError as error:
-        raise ValueError(
-            f"CommandRule.pattern {value!r} cannot be split into words: {error}"
-        ) from error
+        raise ValueError(f"{where} must split into shell words, got {value!r} ({error})") from None
     if not words:
-        raise ValueError("CommandRule.pattern must contain at least one word")
+        raise ValueError(f"{where} must contain at least one word, got {value!r}")
 
 
-def _validate_reason(instance: Any, attribute: Any, value: Any) -> None:
-    if value is not None and not isinstance(value, str):
-        raise ValueError(f"CommandRule.reason must be a str or None, got {type(value).__name__}")
-
-
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class CommandRule:
     """A host rule: ``allow``, ``deny`` or ``ask`` (force approval) for matching commands.
 
@@ -93,14 +88,15 @@ class CommandRule:
     set are checked before any allow rule; an allow rule never skips them.
     """
 
-    pattern: str | re.Pattern[str] = attrs.field(validator=_validate_pattern)
-    action: Literal["allow", "deny", "ask"] = attrs.field()
-    reason: str | None = attrs.field(default=None, validator=_validate_reason)
+    pattern: str | re.Pattern[str]
+    action: Literal["allow", "deny", "ask"]
+    reason: str | None = None
 
-    @action.validator
-    def _check_action(self, attribute: object, value: object) -> None:
-        if value not in ("allow", "deny", "ask"):
-            raise ValueError(f"CommandRule.action must be 'allow', 'deny' or 'ask', got {value!r}")
+    def __post_init__(self) -> None:
+        _check_pattern(self.pattern)
+        check_choice("CommandRule.action", self.action, ("allow", "deny", "ask"))
+        if self.reason is not None and not isinstance(self.reason, str):
+            raise ValueError(f"CommandRule.reason must be a str or None, got {self.reason!r}")
 
 
 def _unit(name: str, value: Arg | None) -> str:

@@ -6,9 +6,9 @@ import os
 import re
 from collections.abc import Callable, Sequence
 
-from ._cmd_options import ParsedArgs, parse_args
-from ._cmd_specs import SPECS, WRAPPER_SPECS
-from ._cmd_unwrap import (
+from ._options import ParsedArgs, parse_args
+from ._specs import SPECS, WRAPPER_SPECS
+from ._unwrap import (
     INTERPRETERS,
     MAX_CHAIN,
     SHELLS,
@@ -19,7 +19,7 @@ from ._cmd_unwrap import (
     interpreter_code,
     shell_mode,
 )
-from ._cmd_words import Arg
+from ._words import Arg
 
 __all__ = ["AWKS", "TRANSPARENT", "strict_unwrap", "unwrap"]
 
@@ -29,8 +29,8 @@ TRANSPARENT = frozenset({"command", "builtin", "exec", "time", "timeout", "nice"
 MAX_INVOCATIONS = 64
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
-Inner = list[tuple[tuple[Arg, ...], str | None, bool]]
-"""(wrapped argv, its working directory, receives extra operands at run time)."""
+Inner = list[tuple[tuple[Arg, ...], str | None]]
+"""(wrapped argv, its working directory)."""
 
 
 def _parse(name: str, args: Sequence[Arg]) -> tuple[ParsedArgs, list[Arg]]:
@@ -52,7 +52,7 @@ def _env(inv: Invocation, out: Unwrapped) -> Inner:
     for value in parsed.values("-C"):
         cwd = _join(cwd, value.text)
     split = [Arg(part, subst=v.subst) for v in parsed.values("-S") for part in v.text.split()]
-    return [(tuple(split + rest), cwd, False)]
+    return [(tuple(split + rest), cwd)]
 
 
 def _skip(count: int, name: str) -> Callable[[Invocation, Unwrapped], Inner]:
@@ -60,14 +60,14 @@ def _skip(count: int, name: str) -> Callable[[Invocation, Unwrapped], Inner]:
         parsed, rest = _parse(name, inv.args)
         if parsed.has("-p", "-P", "-u") and name in ("ionice", "chrt", "taskset"):
             return []
-        return [(tuple(rest[count:]), inv.cwd, False)]
+        return [(tuple(rest[count:]), inv.cwd)]
 
     return handler
 
 
 def _command(inv: Invocation, out: Unwrapped) -> Inner:
     parsed, rest = _parse("command", inv.args)
-    return [] if parsed.has("-v", "-V") else [(tuple(rest), inv.cwd, False)]
+    return [] if parsed.has("-v", "-V") else [(tuple(rest), inv.cwd)]
 
 
 def _sudo(inv: Invocation, out: Unwrapped) -> Inner:
@@ -81,7 +81,7 @@ def _sudo(inv: Invocation, out: Unwrapped) -> Inner:
     if parsed.has("-s", "-i") and rest:
         text = " ".join(arg.text for arg in rest)
         out.reparse.append(Reparse(text, f"`{inv.name} -s` command", inv.command))
-    return [(tuple(rest), inv.cwd, False)] if inv.name != "su" else []
+    return [(tuple(rest), inv.cwd)] if inv.name != "su" else []
 
 
 def _xargs(inv: Invocation, out: Unwrapped, items: list[str] | None) -> Inner:
@@ -91,11 +91,11 @@ def _xargs(inv: Invocation, out: Unwrapped, items: list[str] | None) -> Inner:
     if parsed.has("-i") and replace is None:
         replace = next((v.text for v in parsed.values("-i")), "{}")
     if items is None:
-        return [(tuple(rest), inv.cwd, True)]
+        return [(tuple(rest), inv.cwd)]
     if replace:
         joined = " ".join(items)
-        return [(tuple(Arg(a.text.replace(replace, joined), a.glob) for a in rest), inv.cwd, False)]
-    return [(tuple(rest) + tuple(Arg(item) for item in items), inv.cwd, False)]
+        return [(tuple(Arg(a.text.replace(replace, joined), a.glob) for a in rest), inv.cwd)]
+    return [(tuple(rest) + tuple(Arg(item) for item in items), inv.cwd)]
 
 
 def _flock(inv: Invocation, out: Unwrapped) -> Inner:
@@ -106,13 +106,13 @@ def _flock(inv: Invocation, out: Unwrapped) -> Inner:
         rest = rest[:1]
     for code in codes:
         out.reparse.append(Reparse(code.text, "`flock -c` string", inv.command, code.subst))
-    return [(tuple(rest[1:]), inv.cwd, False)] if len(rest) > 1 else []
+    return [(tuple(rest[1:]), inv.cwd)] if len(rest) > 1 else []
 
 
 def _watch(inv: Invocation, out: Unwrapped) -> Inner:
     parsed, rest = _parse("watch", inv.args)
     if parsed.has("-x"):
-        return [(tuple(rest), inv.cwd, False)]
+        return [(tuple(rest), inv.cwd)]
     text = " ".join(arg.text for arg in rest)
     out.reparse.append(Reparse(text, "`watch` command", inv.command))
     return []
@@ -127,7 +127,7 @@ def _loose(inv: Invocation, out: Unwrapped) -> Inner:
         index += 2 if args[index].text in takes_value else 1
     if inv.name == "chroot":
         index += 1
-    return [(tuple(args[index:]), inv.cwd, False)] if index < len(args) else []
+    return [(tuple(args[index:]), inv.cwd)] if index < len(args) else []
 
 
 def _find(inv: Invocation, out: Unwrapped) -> Inner:
@@ -147,7 +147,7 @@ def _find(inv: Invocation, out: Unwrapped) -> Inner:
                 end += 1
             for start in (starts or ["."])[:8]:
                 argv = tuple(Arg(a.replace("{}", start)) for a in args[index + 1 : end])
-                inner.append((argv, inv.cwd, False))
+                inner.append((argv, inv.cwd))
             index = end
         index += 1
     return inner
@@ -318,28 +318,25 @@ def unwrap(
 ) -> Unwrapped:
     """Every program ``argv`` runs, outermost first (speculative view, for deny checks)."""
     out = Unwrapped()
-    queue: list[tuple[tuple[Arg, ...], tuple[str, ...], str | None, bool, bool]] = [
-        (tuple(argv), (), cwd, False, piped)
+    queue: list[tuple[tuple[Arg, ...], tuple[str, ...], str | None, bool]] = [
+        (tuple(argv), (), cwd, piped)
     ]
     while queue and len(out.invocations) < MAX_INVOCATIONS:
-        args, wrappers, where, extra, stdin_pipe = queue.pop(0)
+        args, wrappers, where, stdin_pipe = queue.pop(0)
         if not args:
             continue
         name = canonical_name(args[0].text)
-        inv = Invocation(
-            command, args, name, "/" in args[0].text, wrappers, where, stdin_pipe, extra
-        )
+        inv = Invocation(command, args, name, wrappers, where, stdin_pipe)
         out.invocations.append(inv)
         if len(wrappers) >= MAX_CHAIN:
             continue
         keeps_stdin = name not in ("xargs", "find")
-        for inner_argv, inner_cwd, inner_extra in _inner(inv, out, stdin_items):
+        for inner_argv, inner_cwd in _inner(inv, out, stdin_items):
             queue.append(
                 (
                     inner_argv,
                     (*wrappers, name),
                     inner_cwd,
-                    extra or inner_extra,
                     stdin_pipe and keeps_stdin,
                 )
             )

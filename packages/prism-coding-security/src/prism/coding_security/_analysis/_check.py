@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from ._cmd_paths import (
+from .._paths import DEFAULT_PROTECTED, check_path
+from .._protected import ProtectedPaths
+from ._operands import (
     absolute,
-    contained,
     critical,
     device_write,
     expand,
@@ -21,10 +22,8 @@ from ._cmd_paths import (
     persistence_target,
     socket_path,
 )
-from ._cmd_words import Arg
-from ._cmd_writes import Target
-from ._paths import DEFAULT_PROTECTED
-from ._protected import ProtectedPaths
+from ._words import Arg
+from ._writes import Target
 
 __all__ = ["PathChecker", "Unverified"]
 
@@ -79,7 +78,7 @@ class PathChecker:
         return None
 
     def _outside(self, path: str, *, mutating: bool) -> str | None:
-        return contained(
+        return check_path(
             path,
             cwd="/",
             roots=self.roots,
@@ -161,7 +160,7 @@ class PathChecker:
         if matches is None:
             return f"`{arg.text}` matches more files than can be checked"
         for match in matches:
-            reason = contained(
+            reason = check_path(
                 self._through_links(match) if match.startswith("/") else match,
                 cwd=cwd,
                 roots=self.roots,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ._cmd_options import parse_args
-from ._cmd_specs import SPECS
-from ._cmd_words import Arg, names
+from ._options import parse_args
+from ._specs import SPECS
+from ._words import Arg, names
 
 __all__ = ["base64_files", "cd_target", "sed_print", "shell_script", "uniq_files"]
 

@@ -12,11 +12,10 @@ import os
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-import attrs
-
-from ._cmd_paths import expand
-from ._cmd_words import UNKNOWN, Arg, names
+from ._operands import expand
+from ._words import UNKNOWN, Arg, names
 
 __all__ = [
     "INTERPRETERS",
@@ -68,25 +67,23 @@ def canonical_name(text: str) -> str:
     return _VERSIONED.sub(r"\1", name)
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Invocation:
     """One program a simple command runs, possibly inside wrappers."""
 
     command: int
     argv: tuple[Arg, ...]
     name: str
-    qualified: bool
     wrappers: tuple[str, ...] = ()
     cwd: str | None = None
     piped: bool = False
-    extra_operands: bool = False
 
     @property
     def args(self) -> tuple[Arg, ...]:
         return self.argv[1:]
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Reparse:
     """Text that a shell will run as code, with where it came from."""
 
@@ -96,11 +93,11 @@ class Reparse:
     from_output: tuple[int, ...] = ()
 
 
-@attrs.define
+@dataclass(slots=True)
 class Unwrapped:
-    invocations: list[Invocation] = attrs.field(factory=list)
-    reparse: list[Reparse] = attrs.field(factory=list)
-    literals: list[tuple[str, int]] = attrs.field(factory=list)
+    invocations: list[Invocation] = field(default_factory=list)
+    reparse: list[Reparse] = field(default_factory=list)
+    literals: list[tuple[str, int]] = field(default_factory=list)
 
 
 def shell_mode(args: Sequence[Arg]) -> tuple[str, Arg | None, list[Arg]]:

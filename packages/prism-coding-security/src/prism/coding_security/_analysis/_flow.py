@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ._cmd_check import PathChecker
-from ._cmd_deny import DECODERS, DOWNLOADERS, NETWORK
-from ._cmd_model import SimpleCommand
-from ._cmd_unwrap import (
+from ._check import PathChecker
+from ._deny import DECODERS, DOWNLOADERS, NETWORK
+from ._model import SimpleCommand
+from ._unwrap import (
     INTERPRETERS,
     SHELLS,
     Invocation,
@@ -25,8 +25,8 @@ from ._cmd_unwrap import (
     interpreter_code,
     shell_mode,
 )
-from ._cmd_words import Arg, names
-from ._cmd_writes import effects
+from ._words import Arg, names
+from ._writes import effects
 
 __all__ = [
     "code_denials",

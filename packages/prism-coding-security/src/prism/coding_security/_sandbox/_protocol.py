@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import anyio
-import attrs
 
-from prism.coding_tools import ExecResult, ShellOperations
-from prism.core import AbortSignal
+from prism.coding_tools import ExecRequest, ExecResult, ShellOperations
 
 __all__ = [
     "CAPABILITY_NAMES",
@@ -29,7 +28,7 @@ class SandboxUnavailableError(OSError):
     """The sandbox could not start; the command did not run (fail closed, never unsandboxed)."""
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class SandboxCapabilities:
     """What a sandbox actually isolates on this machine; hosts can refuse to run with less.
 
@@ -87,69 +86,35 @@ specific process-ceiling mechanism."""
 
 
 @runtime_checkable
-class Sandbox(Protocol):
-    """Runs one shell command in isolation; same ``exec`` contract as ``ShellOperations``."""
+class Sandbox(ShellOperations, Protocol):
+    """A ``ShellOperations`` that runs each command in isolation and says what it isolates.
+
+    ``exec`` is the shell tool's own contract; when isolation cannot be set up it raises
+    ``SandboxUnavailableError`` and the command does not run.
+    """
+
+    __slots__ = ()
 
     @property
     def capabilities(self) -> SandboxCapabilities:
         """What this sandbox isolates."""
         ...
 
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        env: Mapping[str, str] | None,
-        on_data: Callable[[bytes], None],
-        signal: AbortSignal | None = None,
-        timeout_seconds: float | None = None,
-    ) -> ExecResult:
-        """Run ``command``; stream output to ``on_data``; raise ``SandboxUnavailableError``
-        when isolation cannot be set up."""
-        ...
 
-
-def _check_timeout(timeout_seconds: float | None) -> float | None:
-    if timeout_seconds is None:
-        return None
-    if isinstance(timeout_seconds, bool) or not isinstance(timeout_seconds, (int, float)):
-        raise ValueError(f"timeout_seconds must be a number of seconds, got {timeout_seconds!r}")
-    if not math.isfinite(timeout_seconds) or timeout_seconds <= 0:
-        raise ValueError(f"timeout_seconds must be finite and > 0 seconds, got {timeout_seconds!r}")
-    return float(timeout_seconds)
-
-
-@attrs.frozen
-class _SandboxShellOperations:
+@dataclass(frozen=True, slots=True)
+class _SandboxShellOperations(ShellOperations):
     """``ShellOperations`` that run every command through ``sandbox``."""
 
     sandbox: Sandbox
 
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        env: Mapping[str, str] | None,
-        on_data: Callable[[bytes], None],
-        signal: AbortSignal | None = None,
-        timeout_seconds: float | None = None,
-    ) -> ExecResult:
+    async def run(self, request: ExecRequest) -> ExecResult:
         """Delegate in seconds; a late or exit-code-less result becomes a timeout or abort."""
-        timeout = _check_timeout(timeout_seconds)
+        timeout, signal = request.timeout_seconds, request.signal
         started = time.monotonic()
         outer = math.inf if timeout is None else timeout + RESULT_GRACE_SECONDS
         result: ExecResult | None = None
         with anyio.move_on_after(outer):
-            result = await self.sandbox.exec(
-                command,
-                cwd=cwd,
-                env=env,
-                on_data=on_data,
-                signal=signal,
-                timeout_seconds=timeout,
-            )
+            result = await request.send(self.sandbox)
         if result is None:
             return ExecResult(exit_code=None, timed_out=True)
         if result.exit_code is not None or result.timed_out or result.aborted:

@@ -9,14 +9,13 @@ simply not allowlisted, so it needs approval.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
-import attrs
-
-from ._cmd_options import ParsedArgs, parse_args
-from ._cmd_sed import sed_effects
-from ._cmd_specs import SPECS
-from ._cmd_unwrap import Invocation
-from ._cmd_words import Arg, names
+from ._options import ParsedArgs, parse_args
+from ._sed import sed_effects
+from ._specs import SPECS
+from ._unwrap import Invocation
+from ._words import Arg, names
 
 __all__ = ["Effects", "Target", "effects"]
 
@@ -27,7 +26,7 @@ _NO_READ = names(
 )
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Target:
     """A path a command changes; ``removal`` paths are unlinked, not followed."""
 
@@ -35,12 +34,12 @@ class Target:
     removal: bool = False
 
 
-@attrs.define
+@dataclass(slots=True)
 class Effects:
-    writes: list[Target] = attrs.field(factory=list)
-    reads: list[Arg] = attrs.field(factory=list)
-    links: list[tuple[Arg, str, bool]] = attrs.field(factory=list)
-    deny: list[str] = attrs.field(factory=list)
+    writes: list[Target] = field(default_factory=list)
+    reads: list[Arg] = field(default_factory=list)
+    links: list[tuple[Arg, str, bool]] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
 
 
 def _setuid(mode: str) -> bool:

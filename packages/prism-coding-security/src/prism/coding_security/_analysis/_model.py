@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from typing import Literal
 
-import attrs
-
-from ._cmd_words import Word
+from ._words import Word
 
 __all__ = [
     "MAX_STEPS",
@@ -26,7 +25,7 @@ class AnalysisLimit(Exception):
     """An analysis bound was reached; the decision degrades to approval (never to allow)."""
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Note:
     """A construct that is not plain; ``structural`` ones are relaxed by deny_metacharacters."""
 
@@ -36,18 +35,17 @@ class Note:
     """The source text of the construct (quoted in the reason)."""
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Redirect:
-    """One redirection: operator, source fd, target word (None for heredocs) and its class."""
+    """One redirection: source fd, target word (None for heredocs) and its class."""
 
-    op: str
     fd: str | None
     target: Word | None
     kind: Literal["write", "read", "dup", "heredoc", "herestring"]
     body: str | None = None
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class SimpleCommand:
     """One simple command as the shell would run it, with the context the decision needs."""
 
@@ -72,7 +70,7 @@ MAX_STEPS = 1_000_000
 and per-command checks all count. It bounds time and memory whatever the input."""
 
 
-@attrs.define
+@dataclass(slots=True)
 class Budget:
     """Shared bounds for one analysis: nodes visited, commands extracted, work steps, and a
     wall-clock backstop (the step budget is what bounds the work; the clock only guards a bug)."""
@@ -81,7 +79,7 @@ class Budget:
     max_commands: int
     seconds: float
     max_steps: int = MAX_STEPS
-    started: float = attrs.field(factory=time.monotonic)
+    started: float = field(default_factory=time.monotonic)
     nodes: int = 0
     steps: int = 0
     total: int = 0
@@ -112,15 +110,15 @@ class Budget:
             raise AnalysisLimit(f"analysis took longer than {self.seconds} s")
 
 
-@attrs.define
+@dataclass(slots=True)
 class Collector:
     """Everything extracted from one command line (nested ``bash -c`` strings included)."""
 
     budget: Budget
-    commands: list[SimpleCommand] = attrs.field(factory=list)
-    notes: list[Note] = attrs.field(factory=list)
-    functions: set[str] = attrs.field(factory=set)
-    seen_notes: set[tuple[str, str]] = attrs.field(factory=set)
+    commands: list[SimpleCommand] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    functions: set[str] = field(default_factory=set)
+    seen_notes: set[tuple[str, str]] = field(default_factory=set)
 
     def note(self, kind: Literal["structural", "hard"], text: str, where: str = "") -> None:
         if (kind, text) in self.seen_notes:
@@ -149,7 +147,7 @@ class Scope:
         return Scope(self.cwd, dict(self.vars))
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Ctx:
     """Where a node sits: pipe input, upstream commands, background, enclosing function."""
 

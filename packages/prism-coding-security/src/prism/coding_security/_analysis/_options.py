@@ -8,15 +8,14 @@ next word, ``--name=value`` and ``--name value`` are both read, GNU unique prefi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-import attrs
-
-from ._cmd_words import Arg
+from ._words import Arg
 
 __all__ = ["OptionSpec", "ParsedArgs", "parse_args"]
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class OptionSpec:
     """What a command's options look like. Canonical names are ``-x`` or ``--long-name``."""
 
@@ -24,19 +23,16 @@ class OptionSpec:
     values: str = ""
     attached: str = ""
     """Short options whose optional value can only be attached (``-i.bak``, ``-i{}``)."""
-    long_flags: Mapping[str, str] = attrs.field(factory=dict)
-    long_values: Mapping[str, str] = attrs.field(factory=dict)
-    long_optional: Mapping[str, str] = attrs.field(factory=dict)
-    aliases: Mapping[str, str] = attrs.field(factory=dict)
+    long_flags: Mapping[str, str] = field(default_factory=dict)
+    long_values: Mapping[str, str] = field(default_factory=dict)
+    long_optional: Mapping[str, str] = field(default_factory=dict)
+    aliases: Mapping[str, str] = field(default_factory=dict)
     permute: bool = True
     numeric: bool = False
     abbreviations: bool = True
 
-    def long_names(self) -> list[str]:
-        return [*self.long_flags, *self.long_values, *self.long_optional]
 
-
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class ParsedArgs:
     """Options (canonical, in order, with values) and operands of one command line."""
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from ._cmd_paths import critical
-from ._cmd_unwrap import Invocation
-from ._cmd_words import names
+from ._operands import critical
+from ._unwrap import Invocation
+from ._words import names
 
 __all__ = [
     "DECODERS",

@@ -9,7 +9,8 @@ used only to *deny*).
 
 from __future__ import annotations
 
-import attrs
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 __all__ = [
     "EXPANDED",
@@ -44,7 +45,7 @@ MAX_BRACE_GROUPS = 32
 Chars = list[tuple[str, int]]
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Arg:
     """One field of a command line: its text, whether it is globbed, where it came from."""
 
@@ -54,7 +55,7 @@ class Arg:
     procsub: bool = False
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Word:
     """One shell word: raw source text, exact fields (or None) and speculative fields."""
 
@@ -263,14 +264,17 @@ def brace_sample(chars: Chars, limit: int = MAX_BRACE_WORDS) -> list[Chars]:
     return sampled
 
 
-def _brace_sample(chars: Chars, limit: int) -> list[Chars]:
+def _brace_groups(chars: Chars) -> Iterator[tuple[int, int, list[Chars]]]:
+    """Each active ``{...}`` group in ``chars``: where it opens, where it closes, its parts."""
     for open_at, item in enumerate(chars):
-        if not _is_active(item, "{"):
-            continue
-        found = _brace_parts(chars, open_at)
-        if found is None:
-            continue
-        close_at, parts = found
+        if _is_active(item, "{"):
+            found = _brace_parts(chars, open_at)
+            if found is not None:
+                yield open_at, found[0], found[1]
+
+
+def _brace_sample(chars: Chars, limit: int) -> list[Chars]:
+    for open_at, close_at, parts in _brace_groups(chars):
         alternatives = parts if len(parts) > 1 else [parts[0]]
         prefix, rest = chars[:open_at], _brace_sample(chars[close_at + 1 :], limit)
         variants = [prefix + alt + rest[0] for alt in alternatives[:limit]]
@@ -280,13 +284,7 @@ def _brace_sample(chars: Chars, limit: int) -> list[Chars]:
 
 
 def _brace_expand(chars: Chars, limit: int) -> list[Chars]:
-    for open_at, item in enumerate(chars):
-        if not _is_active(item, "{"):
-            continue
-        found = _brace_parts(chars, open_at)
-        if found is None:
-            continue
-        close_at, parts = found
+    for open_at, close_at, parts in _brace_groups(chars):
         alternatives: list[Chars]
         if len(parts) > 1:
             alternatives = parts

@@ -6,31 +6,36 @@ heredoc node; those trailing nodes are handed back to the walker as ``tails``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from tree_sitter import Node
 
-from ._cmd_model import Redirect
-from ._cmd_syntax import node_text
-from ._cmd_words import Word
+from ._model import Redirect
+from ._syntax import node_text
+from ._words import Word
 
 if TYPE_CHECKING:
-    from ._cmd_model import Ctx
-    from ._cmd_wordnodes import WordBuilder
+    from ._model import Ctx
+    from ._wordnodes import WordBuilder
 
-__all__ = ["build_redirect"]
+__all__ = ["RedirectParts", "build_redirect"]
 
 _OPERATORS = ("&>>", "&>", ">>", ">&-", "<&-", ">&", "<&", ">|", ">", "<")
 
 
-def build_redirect(
-    words: WordBuilder,
-    node: Node,
-    ctx: Ctx,
-    out: list[Redirect],
-    groups: list[list[Node]],
-    tails: list[Node],
-) -> None:
+@dataclass(slots=True)
+class RedirectParts:
+    """What a command's redirects add: the redirects, stray word groups, trailing commands."""
+
+    groups: list[list[Node]]
+    redirects: list[Redirect] = field(default_factory=list)
+    tails: list[Node] = field(default_factory=list)
+
+
+def build_redirect(words: WordBuilder, node: Node, ctx: Ctx, parts: RedirectParts) -> None:
+    """Add the redirect ``node`` (and whatever a heredoc line carries after it) to ``parts``."""
+
     if node.has_error:
         words.walker.out.note("hard", "a syntax error", node_text(node))
     if node.type == "herestring_redirect":
@@ -38,10 +43,10 @@ def build_redirect(
         value = list(node.named_children)
         word = words.build(value[:1], ctx) if value else Word("", (), ())
         body = " ".join(a.text for a in word.guess)
-        out.append(Redirect("<<<", None, word, "herestring", body))
+        parts.redirects.append(Redirect(None, word, "herestring", body))
         return
     if node.type == "heredoc_redirect":
-        _heredoc(words, node, ctx, out, groups, tails)
+        _heredoc(words, node, ctx, parts)
         return
     descriptor = node.child_by_field_name("descriptor")
     operator = next((node_text(c) for c in node.children if node_text(c) in _OPERATORS), ">")
@@ -53,7 +58,7 @@ def build_redirect(
         else:
             grouped.append([dest])
     target = words.build(grouped[0], ctx) if grouped else None
-    groups.extend(grouped[1:])
+    parts.groups.extend(grouped[1:])
     kind: Literal["write", "read", "dup"]
     target_text = target.raw if target is not None else "-"
     if operator in (">&-", "<&-") or (
@@ -65,17 +70,10 @@ def build_redirect(
     else:
         kind = "write"
     fd = node_text(descriptor) if descriptor is not None else None
-    out.append(Redirect(operator, fd, target, kind))
+    parts.redirects.append(Redirect(fd, target, kind))
 
 
-def _heredoc(
-    words: WordBuilder,
-    node: Node,
-    ctx: Ctx,
-    out: list[Redirect],
-    groups: list[list[Node]],
-    tails: list[Node],
-) -> None:
+def _heredoc(words: WordBuilder, node: Node, ctx: Ctx, parts: RedirectParts) -> None:
     words.walker.out.note("structural", "a heredoc `<<`", node_text(node).split("\n", 1)[0])
     start = next((c for c in node.children if c.type == "heredoc_start"), None)
     quoted_delimiter = any(ch in node_text(start) for ch in "'\"\\")
@@ -85,11 +83,11 @@ def _heredoc(
         body = "\n".join(line.lstrip("\t") for line in body.split("\n"))
     if body_node is not None and not quoted_delimiter:
         words.visit_substitutions(body_node, ctx)
-    out.append(Redirect("<<", None, None, "heredoc", body))
+    parts.redirects.append(Redirect(None, None, "heredoc", body))
     for child in node.named_children:
         if child.type in ("heredoc_start", "heredoc_body", "heredoc_end", "heredoc_content"):
             continue
         if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
-            build_redirect(words, child, ctx, out, groups, tails)
+            build_redirect(words, child, ctx, parts)
         else:
-            tails.append(child)
+            parts.tails.append(child)

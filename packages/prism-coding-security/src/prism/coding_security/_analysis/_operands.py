@@ -11,16 +11,13 @@ import fnmatch
 import glob
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
-from ._cmd_words import UNKNOWN, Arg, names
-from ._paths import DEFAULT_PROTECTED, check_path
-from ._protected import ProtectedPaths
+from ._words import UNKNOWN, Arg, names
 
 __all__ = [
     "MAX_GLOB_MATCHES",
     "absolute",
-    "contained",
     "critical",
     "device_write",
     "expand",
@@ -196,21 +193,3 @@ def expand(arg: Arg, cwd: str | None) -> Iterator[str] | None:
     except (OSError, ValueError, re.error):
         return iter(matches)
     return iter(matches)
-
-
-def contained(
-    path: str,
-    *,
-    cwd: str,
-    roots: Sequence[str],
-    mutating: bool,
-    home: str | None = None,
-    protected: ProtectedPaths = DEFAULT_PROTECTED,
-) -> str | None:
-    """The policy's containment check (None when inside a root), never raising."""
-    try:
-        return check_path(
-            path, cwd=cwd, roots=roots, mutating=mutating, home=home, protected=protected
-        )
-    except (OSError, ValueError) as error:
-        return f"path {path!r} cannot be checked ({error})"

@@ -11,17 +11,17 @@ import os
 import re
 from collections.abc import Callable, Sequence, Set
 
-from ._cmd_allow_more import base64_files, cd_target, sed_print, shell_script, uniq_files
-from ._cmd_check import PathChecker, Unverified
-from ._cmd_links import Follow, escaping_link
-from ._cmd_model import SimpleCommand
-from ._cmd_options import parse_args
-from ._cmd_paths import absolute, device_write
-from ._cmd_specs import GIT_SPECS, SPECS
-from ._cmd_words import Arg, names
-from ._cmd_wrappers import strict_unwrap
-from ._cmd_writes import Target
+from ._allow_more import base64_files, cd_target, sed_print, shell_script, uniq_files
+from ._check import PathChecker, Unverified
+from ._links import Follow, escaping_link
+from ._model import SimpleCommand
+from ._operands import absolute, device_write
+from ._options import parse_args
 from ._rules import ALLOWLIST, GIT_READONLY, CommandRule, normalized_text, rule_matches
+from ._specs import GIT_SPECS, SPECS
+from ._words import Arg, names
+from ._wrappers import strict_unwrap
+from ._writes import Target
 
 __all__ = ["allow_reason", "allowlisted", "path_like_operands"]
 

@@ -20,22 +20,25 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
-import attrs
-
-from ._cmd_allow import allow_reason
-from ._cmd_check import PathChecker, Unverified
-from ._cmd_deny import invocation_denials
-from ._cmd_flow import (
+from .._paths import DEFAULT_PROTECTED
+from .._protected import ProtectedPaths
+from ._allow import allow_reason
+from ._check import PathChecker, Unverified
+from ._deny import invocation_denials
+from ._flow import (
     code_denials,
     exfiltration_denials,
     fork_bomb,
     from_output_denials,
     reverse_shell_code,
 )
-from ._cmd_model import MAX_STEPS, AnalysisLimit, Budget, Collector, Redirect, SimpleCommand
-from ._cmd_unwrap import (
+from ._model import MAX_STEPS, AnalysisLimit, Budget, Collector, Redirect, SimpleCommand
+from ._parse import parse_into
+from ._rules import CommandRule, normalized_text, rule_matches
+from ._unwrap import (
     INTERPRETERS,
     SHELLS,
     Invocation,
@@ -47,13 +50,9 @@ from ._cmd_unwrap import (
     literals,
     shell_mode,
 )
-from ._cmd_words import Arg
-from ._cmd_wrappers import unwrap
-from ._cmd_writes import Target, effects
-from ._paths import DEFAULT_PROTECTED
-from ._protected import ProtectedPaths
-from ._rules import CommandRule, normalized_text, rule_matches
-from ._shell_parse import parse_into
+from ._words import Arg
+from ._wrappers import unwrap
+from ._writes import Target, effects
 
 __all__ = ["CommandVerdict", "analyze_command"]
 
@@ -69,7 +68,7 @@ ARG_STEPS = 128
 """Steps one argument costs (unwrapping, secret and containment checks touch the disk)."""
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class CommandVerdict:
     """The analysis result; ``reason`` names the offending command and what to do."""
 

@@ -15,7 +15,7 @@ import shutil
 import stat
 from collections.abc import Sequence
 
-from ._protected import GIT_CODE_PATHS, ProtectedPaths
+from .._protected import GIT_CODE_PATHS, ProtectedPaths
 
 __all__ = ["ProtectedSnapshot", "protected_args", "remove_new_entries", "snapshot"]
 

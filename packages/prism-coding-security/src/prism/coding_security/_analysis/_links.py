@@ -11,6 +11,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Literal
 
+from .._walk import WalkLimitError, bounded_entries
+
 __all__ = ["MAX_LINK_WALK", "Follow", "escaping_link"]
 
 MAX_LINK_WALK = 2_000
@@ -33,29 +35,22 @@ def escaping_link(
     """
     if follow == "none":
         return None
-    seen: set[str] = set()
-    stack = [(os.path.realpath(path), 0) for path in operands]
-    entries = 0
-    while stack:
-        directory, depth = stack.pop()
-        if directory in seen or not os.path.isdir(directory):
-            continue
-        seen.add(directory)
-        try:
-            listing = list(os.scandir(directory))
-        except OSError:
-            continue
-        for entry in listing:
-            entries += 1
-            if entries > max_entries:
-                return f"follows symlinks below more than {max_entries} entries (cannot check)"
+
+    def descend(entry: os.DirEntry[str]) -> str | None:
+        if follow != "deep":
+            return None
+        if entry.is_symlink():
+            target = os.path.realpath(entry.path)
+            return target if os.path.isdir(target) else None
+        return entry.path if entry.is_dir(follow_symlinks=False) else None
+
+    starts = [os.path.realpath(path) for path in operands]
+    try:
+        for entry in bounded_entries(starts, max_entries=max_entries, descend=descend):
             if entry.is_symlink():
                 reason = outside(entry.path)
                 if reason is not None:
                     return f"follows the symlink {entry.path} out of the workspace ({reason})"
-                target = os.path.realpath(entry.path)
-                if follow == "deep" and os.path.isdir(target):
-                    stack.append((target, depth + 1))
-            elif follow == "deep" and entry.is_dir(follow_symlinks=False):
-                stack.append((entry.path, depth + 1))
+    except WalkLimitError:
+        return f"follows symlinks below more than {max_entries} entries (cannot check)"
     return None

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from ._bwrap_protect import ProtectedSnapshot, remove_new_entries, snapshot
+from .._protected import ProtectedPaths
 from ._cgroup import CgroupLeaf
-from ._protected import ProtectedPaths
-from ._sandbox import SandboxUnavailableError
+from ._protect import ProtectedSnapshot, remove_new_entries, snapshot
+from ._protocol import SandboxUnavailableError
 
 __all__ = ["Guard", "guarded"]
 

@@ -6,7 +6,7 @@ canonical spelling is, so ``rm --recursive --force`` and ``rm -fr`` read the sam
 
 from __future__ import annotations
 
-from ._cmd_options import OptionSpec
+from ._options import OptionSpec
 
 __all__ = ["GIT_SPECS", "SPECS", "WRAPPER_SPECS", "spec_for"]
 

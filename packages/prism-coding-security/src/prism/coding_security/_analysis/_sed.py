@@ -8,12 +8,11 @@ file``) yields nothing here: sed is not allowlisted, so it still needs approval.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-import attrs
-
-from ._cmd_options import parse_args
-from ._cmd_specs import SPECS
-from ._cmd_words import Arg
+from ._options import parse_args
+from ._specs import SPECS
+from ._words import Arg
 
 __all__ = ["SedEffects", "scan_script", "sed_effects"]
 
@@ -21,11 +20,11 @@ _SIMPLE = set("=dDgGhHnNpPxzFlLqQ{}")
 _LABELLED = set("btT:")
 
 
-@attrs.define
+@dataclass(slots=True)
 class SedEffects:
-    writes: list[Arg] = attrs.field(factory=list)
-    reads: list[Arg] = attrs.field(factory=list)
-    deny: list[str] = attrs.field(factory=list)
+    writes: list[Arg] = field(default_factory=list)
+    reads: list[Arg] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
 
 
 def _skip_regex(script: str, index: int, delimiter: str) -> int:

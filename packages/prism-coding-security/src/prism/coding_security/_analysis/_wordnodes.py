@@ -8,12 +8,13 @@ Substitutions met inside words are visited, so the commands they run are extract
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-import attrs
 from tree_sitter import Node
 
-from ._cmd_words import (
+from ._words import (
     EXPANDED,
     QUOTED,
     UNKNOWN,
@@ -32,8 +33,8 @@ from ._cmd_words import (
 )
 
 if TYPE_CHECKING:
-    from ._cmd_model import Ctx
-    from ._shell_parse import Walker
+    from ._model import Ctx
+    from ._parse import Walker
 
 __all__ = ["WordBuilder"]
 
@@ -90,11 +91,11 @@ def _stray_dollars(acc: _Acc) -> None:
     acc.guess = out
 
 
-@attrs.define
+@dataclass(slots=True)
 class _Acc:
-    exact: Chars | None = attrs.field(factory=list)
-    guess: Chars = attrs.field(factory=list)
-    subst: list[int] = attrs.field(factory=list)
+    exact: Chars | None = dataclasses.field(default_factory=list)
+    guess: Chars = dataclasses.field(default_factory=list)
+    subst: list[int] = dataclasses.field(default_factory=list)
     procsub: bool = False
     dynamic: str | None = None
 
@@ -328,7 +329,7 @@ class WordBuilder:
         else:
             out.note("structural", f"a process substitution `{text[:2]}…)`", text)
             piped = text.startswith(">")
-        inner = attrs.evolve(
+        inner = replace(
             ctx,
             scope=ctx.scope.copy(),
             piped=piped,

@@ -8,14 +8,15 @@ keeps what was extracted so far (deny still applies, allow never does).
 
 from __future__ import annotations
 
-import attrs
+from dataclasses import replace
+
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from ._cmd_model import AnalysisLimit, Collector, Ctx, Redirect, Scope, SimpleCommand
-from ._cmd_redirects import build_redirect
-from ._cmd_repair import misread, segments
-from ._cmd_syntax import (
+from ._model import AnalysisLimit, Collector, Ctx, Scope, SimpleCommand
+from ._redirects import RedirectParts, build_redirect
+from ._repair import misread, segments
+from ._syntax import (
     CONTROL,
     REDIRECTS,
     clip,
@@ -28,7 +29,7 @@ from ._cmd_syntax import (
     track_cd,
     valid_assignment,
 )
-from ._cmd_wordnodes import WordBuilder
+from ._wordnodes import WordBuilder
 
 __all__ = ["LANGUAGE", "Ctx", "Scope", "Walker", "parse_into"]
 
@@ -59,7 +60,7 @@ class Walker:
         self.out.budget.tick()
         if ctx.nesting > MAX_NESTING:
             raise AnalysisLimit(f"syntax nested deeper than {MAX_NESTING} levels")
-        ctx = attrs.evolve(ctx, nesting=ctx.nesting + 1)
+        ctx = replace(ctx, nesting=ctx.nesting + 1)
         kind = node.type
         pending = self.pending.pop(key(node), None)
         if pending is not None:
@@ -81,7 +82,7 @@ class Walker:
             self.error(node, ctx)
         elif kind == "subshell":
             self.out.note("structural", "a subshell `( … )`", node_text(node))
-            self.sequence(node, attrs.evolve(ctx, scope=ctx.scope.copy()))
+            self.sequence(node, replace(ctx, scope=ctx.scope.copy()))
         elif kind == "compound_statement":
             self.compound(node, ctx)
         elif kind == "function_definition":
@@ -124,7 +125,7 @@ class Walker:
                     self.out.note("hard", "a syntax error", node_text(node))
                 continue
             background = ctx.background or followed_by_amp(children, position)
-            self.visit(child, attrs.evolve(ctx, background=background))
+            self.visit(child, replace(ctx, background=background))
 
     def compound(self, node: Node, ctx: Ctx) -> None:
         if node_text(node).startswith("(("):
@@ -145,7 +146,7 @@ class Walker:
         self.out.functions.add(name)
         body = node.child_by_field_name("body")
         if body is not None:
-            self.visit(body, attrs.evolve(ctx, function=name, scope=ctx.scope.copy()))
+            self.visit(body, replace(ctx, function=name, scope=ctx.scope.copy()))
 
     def assignment(self, node: Node, ctx: Ctx) -> None:
         if node.type == "variable_assignment":
@@ -171,7 +172,7 @@ class Walker:
         first = ctx.upstream.start if len(ctx.upstream) else len(self.out.commands)
         for position, stage in enumerate(stages):
             upstream = range(first, len(self.out.commands)) if position else ctx.upstream
-            stage_ctx = attrs.evolve(
+            stage_ctx = replace(
                 ctx,
                 scope=ctx.scope.copy(),
                 piped=ctx.piped or position > 0,
@@ -269,10 +270,10 @@ class Walker:
         if assignments:
             where = node_text(node) if node is not None else assignments[0]
             self.out.note("hard", f"an environment assignment (`{clip(assignments[0])}`)", where)
-        redirects: list[Redirect] = []
-        tails: list[Node] = []
+        parts = RedirectParts(groups)
         for redirect in own_redirects:
-            build_redirect(self.words, redirect, ctx, redirects, groups, tails)
+            build_redirect(self.words, redirect, ctx, parts)
+        redirects, tails = parts.redirects, parts.tails
         words = tuple(self.words.build(group, ctx) for group in groups)
         index = len(self.out.commands)
         self.out.add(
@@ -295,7 +296,7 @@ class Walker:
         track_cd(words, ctx.scope)
         for tail in tails:
             piped = tail.type == "pipeline"
-            tail_ctx = attrs.evolve(
+            tail_ctx = replace(
                 ctx, piped=piped or ctx.piped, upstream=range(index, index + 1), pipeline=piped
             )
             self.visit(tail, tail_ctx)

@@ -6,15 +6,15 @@ import math
 import os
 import signal as signals
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 
-from prism.coding_tools import ExecResult
+from prism.coding_tools import ExecRequest, ExecResult
 from prism.core import AbortSignal
 
-from ._sandbox import SandboxUnavailableError
+from ._protocol import SandboxUnavailableError
 
 __all__ = ["run_supervised"]
 
@@ -91,20 +91,18 @@ async def _reap(process: Process) -> None:
 
 async def run_supervised(
     argv: Sequence[str],
+    request: ExecRequest,
     *,
-    env: Mapping[str, str] | None,
     marker_read: int,
     marker_write: int,
     marker: bytes,
-    on_data: Callable[[bytes], None],
-    signal: AbortSignal | None,
-    timeout_seconds: float | None,
     extra_fds: Sequence[int] = (),
 ) -> ExecResult:
-    """Start ``argv`` in its own session and supervise it to completion, timeout or abort.
-
-    ``extra_fds`` are inherited by the child (the seccomp program); the caller closes them.
+    """Start ``argv`` (bwrap running ``request``) in its own session and supervise it to
+    completion, timeout or abort. ``extra_fds`` are inherited by the child (the seccomp
+    program); the caller closes them.
     """
+    signal, timeout_seconds = request.signal, request.timeout_seconds
     os.set_blocking(marker_read, False)
     try:
         process = await anyio.open_process(
@@ -113,7 +111,7 @@ async def run_supervised(
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             cwd="/",
-            env=None if env is None else dict(env),
+            env=dict(request.env),
             start_new_session=True,
             pass_fds=(marker_write, *extra_fds),
         )
@@ -124,7 +122,7 @@ async def run_supervised(
         ) from error
     finally:
         os.close(marker_write)
-    gate = _Gate(on_data)
+    gate = _Gate(request.on_data)
     finished = False
     try:
         with anyio.move_on_after(math.inf if timeout_seconds is None else timeout_seconds):

@@ -7,8 +7,8 @@ import re
 
 from tree_sitter import Node
 
-from ._cmd_model import Scope
-from ._cmd_words import UNKNOWN, Word
+from ._model import Scope
+from ._words import UNKNOWN, Word
 
 __all__ = [
     "CONTROL",
