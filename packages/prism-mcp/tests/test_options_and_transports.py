@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 from pathlib import Path
 from typing import Any
@@ -184,3 +185,15 @@ async def test_bad_options_are_refused_before_anything_starts() -> None:
     with pytest.raises(TypeError, match="transport"):
         async with connect_mcp_tools(server_id="a", transport="http://x"):  # type: ignore[arg-type]
             pass
+
+
+def test_connect_takes_every_option_as_a_typed_keyword_with_the_options_default() -> None:
+    params = inspect.signature(connect_mcp_tools).parameters
+    fields = {f.name: f for f in dataclasses.fields(McpBridgeOptions)}
+    assert set(params) - {"server_id", "transport", "signal"} == set(fields)
+    defaults = McpBridgeOptions()
+    for name in fields:
+        assert params[name].kind is inspect.Parameter.KEYWORD_ONLY, name
+        assert params[name].default == getattr(defaults, name), name
+        assert params[name].annotation != "Any", name
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())

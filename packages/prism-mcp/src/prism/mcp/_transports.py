@@ -112,13 +112,17 @@ def _url(value: object) -> str:
     text = _no_nul("StreamableHttpTransport.url", value)
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https"):
-        raise ValueError(f"url must use http or https, got {parts.scheme or 'no'} scheme")
+        raise ValueError(
+            f"StreamableHttpTransport.url must use http or https, got {parts.scheme or 'no'} scheme"
+        )
     if not parts.hostname:
-        raise ValueError("url must name a host")
+        raise ValueError("StreamableHttpTransport.url must name a host")
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
-        raise ValueError("url must not carry credentials; pass them in headers instead")
+        raise ValueError(
+            "StreamableHttpTransport.url must not carry credentials; pass them in headers instead"
+        )
     if any(ch in text for ch in "\r\n\t "):
-        raise ValueError("url must not contain whitespace")
+        raise ValueError("StreamableHttpTransport.url must not contain whitespace")
     return text
 
 
