@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import signal
 import subprocess
 from collections.abc import AsyncIterator, Callable
@@ -36,6 +37,7 @@ logger = logging.getLogger("prism.mcp")
 INJECTED_TOO_LARGE = -32090
 INJECTED_MALFORMED = -32091
 _CHUNK = 262_144
+_SPACE = re.compile(rb"[ \t\r\n]*")  # matched in place: a line may be megabytes, never copied
 _HEAD = 1_024
 _TAIL = 256
 _STDERR_TAIL = 4_096
@@ -141,11 +143,12 @@ class _LineReader:
             self.skipping, self.answered, self.tail = False, False, b""
             return
         line, self.buf = self.buf, bytearray()
-        if line.strip():
+        if _SPACE.fullmatch(line) is None:
             await self._deliver(line)
 
     async def _deliver(self, line: bytearray) -> None:
-        if line.lstrip()[:1] != b"{" or line.find(b'"jsonrpc"') < 0:
+        start = _SPACE.match(line).end()  # type: ignore[union-attr]  # always matches
+        if line[start : start + 1] != b"{" or line.find(b'"jsonrpc"') < 0:
             return  # not a JSON-RPC object: junk, dropped cheaply
         problem = complexity_problem(line, self.cap)
         if problem is not None:
