@@ -27,3 +27,4 @@ _.set_client_info  # the SDK's TokenStorage protocol
 _.msg  # logging.LogRecord fields rewritten by the redacting filter (read by logging)
 _.exc_text  # logging.LogRecord field cleared by the redacting filter
 _.levelname  # logging.LogRecord field rewritten by the quiet filter
+_.echo  # scripts/bench/mcp_bridge.py registers it as the bench server's tool (decorator)
