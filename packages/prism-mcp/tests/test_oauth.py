@@ -26,7 +26,7 @@ from prism.mcp import (
 )
 from prism.mcp._oauth import SecretBook, redact_text
 
-from .http_servers import serve
+from .conftest import SERVERS
 
 pytestmark = pytest.mark.anyio
 
@@ -35,7 +35,7 @@ REDIRECT = "http://localhost:3000/callback"
 
 def oauth_server(kit: Any, ttl: int) -> Any:
     """``oauth_server.py``: the SDK's server with its embedded authorization server."""
-    return serve(kit, "oauth_server.py", str(ttl))
+    return kit.http_script(str(SERVERS / "oauth_server.py"), str(ttl))
 
 
 class Browser:
@@ -177,7 +177,7 @@ async def test_a_token_endpoint_that_echoes_the_secret_cannot_leak_it_in_errors(
     caplog.set_level(logging.DEBUG)  # the bridge demotes the SDK's records to DEBUG
     secret = "client-secret/0123456789+x"  # / and + are URL-encoded in the form body
     with anyio.fail_after(60):
-        async with serve(kit, "echo_auth_server.py") as url:
+        async with kit.http_script(str(SERVERS / "echo_auth_server.py")) as url:
             base = url.removesuffix("/mcp")
             for method in ("client_secret_post", "client_secret_basic"):
                 oauth = McpOAuthClientCredentials(
