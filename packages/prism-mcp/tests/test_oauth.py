@@ -79,14 +79,16 @@ async def test_authorization_code_with_pkce_refreshes_and_reuses_host_storage(ki
     browser, storage = Browser(), InMemoryTokenStorage()
     oauth = _code_flow(browser, storage)
     with anyio.fail_after(90):
-        async with oauth_server(kit, ttl=2) as url:
+        # TTL 5 s: long enough that the restarted host below still finds a live access token on a
+        # loaded machine (an expired one sends the SDK back to the browser), short enough to wait out.
+        async with oauth_server(kit, ttl=5) as url:
             transport = StreamableHttpTransport(url, oauth=oauth)
             async with connect_mcp_tools(
                 server_id="secure", transport=transport, protocol_mode="legacy"
             ) as bridge:
                 first = await _value(kit, bridge, "stats")
                 tokens = dict(await storage.load_tokens() or {})
-                await anyio.sleep(2.5)  # the access token expires
+                await anyio.sleep(5.5)  # the access token expires
                 later = await _value(kit, bridge, "stats")
                 refreshed = dict(await storage.load_tokens() or {})
             # a new bridge (a restarted host) finds its tokens in the host's storage
