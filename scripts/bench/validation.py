@@ -36,7 +36,7 @@ from _common import (
     targets_table,
 )
 
-from prism.jsonschema import HARD_CAPS, JsonSchemaArgumentValidator
+from prism.jsonschema import HARD_CAPS, JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 Thunk = Callable[[], object]
 
@@ -171,10 +171,18 @@ def raw_fastjsonschema(schema: Any) -> Callable[[Any], bool]:
 
 def subjects(schema: Any) -> dict[str, Callable[[Any], object]]:
     """name -> one validation of an instance (warm: compiled / cached already)."""
-    ours_fast = JsonSchemaArgumentValidator(engine="fastjsonschema")
-    ours_fast_1 = JsonSchemaArgumentValidator(engine="fastjsonschema", max_errors=1)
-    ours_rs = JsonSchemaArgumentValidator(engine="jsonschema-rs")
-    ours_rs_1 = JsonSchemaArgumentValidator(engine="jsonschema-rs", max_errors=1)
+    ours_fast = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine="fastjsonschema")
+    )
+    ours_fast_1 = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine="fastjsonschema", max_errors=1)
+    )
+    ours_rs = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine="jsonschema-rs")
+    )
+    ours_rs_1 = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine="jsonschema-rs", max_errors=1)
+    )
     rs = jsonschema_rs.validator_for(schema)
     py = jsonschema.Draft202012Validator(schema)
 
@@ -291,7 +299,9 @@ def cache_hit_table(quick: bool) -> str:
     for size, make in SIZES.items():
         schema, valid, _ = make()
         for engine in ("fastjsonschema", "jsonschema-rs"):
-            validator = JsonSchemaArgumentValidator(engine=engine)
+            validator = JsonSchemaArgumentValidator(
+                options=JsonSchemaValidatorOptions(engine=engine)
+            )
             validator.validate(schema, valid)
             copies = [copy.deepcopy(schema) for _ in range(64)]
             cursor = iter(range(1 << 62))
@@ -328,13 +338,13 @@ def compile_table(quick: bool) -> str:
         thunks: dict[str, Thunk] = {
             "prism fastjsonschema": lambda s=schema: JsonSchemaArgumentValidator().validate(s, {}),
             "prism fastjsonschema, max_errors=1": lambda s=schema: JsonSchemaArgumentValidator(
-                max_errors=1
+                options=JsonSchemaValidatorOptions(max_errors=1)
             ).validate(s, {}),
             "raw fastjsonschema": lambda s=schema: fastjsonschema.compile(
                 json.loads(json.dumps(s)), use_default=False
             ),
             "prism jsonschema-rs": lambda s=schema: JsonSchemaArgumentValidator(
-                engine="jsonschema-rs"
+                options=JsonSchemaValidatorOptions(engine="jsonschema-rs")
             ).validate(s, {}),
             "raw jsonschema-rs": lambda s=schema: jsonschema_rs.validator_for(s),
             "jsonschema": lambda s=schema: jsonschema.Draft202012Validator(s).is_valid({}),
@@ -396,7 +406,9 @@ def worst_case_table() -> str:
     rows: list[list[str]] = []
     for label, schema, instance, options in _worst_cases():
         for engine in ("fastjsonschema", "jsonschema-rs"):
-            validator = JsonSchemaArgumentValidator(engine=engine, max_errors=1, **options)
+            validator = JsonSchemaArgumentValidator(
+                options=JsonSchemaValidatorOptions(engine=engine, max_errors=1, **options)
+            )
             started = time.perf_counter()
             first = validator.validate(schema, instance)
             middle = time.perf_counter()
