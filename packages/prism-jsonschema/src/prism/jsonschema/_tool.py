@@ -34,7 +34,7 @@ class _JsonSchemaToolValidator:
         return self.validator.cache_info()
 
     def __call__(
-        self, tool: ToolDefinition, arguments: JsonObject, context: ToolExecutionContext
+        self, tool: ToolDefinition, arguments: JsonObject, _context: ToolExecutionContext
     ) -> ErrorInfo | None | Awaitable[ErrorInfo | None]:
         schema = tool.parameters
         if schema is None:
