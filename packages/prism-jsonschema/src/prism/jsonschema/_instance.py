@@ -166,11 +166,8 @@ class InstanceBounds:
 
 
 def _make_walker(bounds: InstanceBounds) -> Callable[[Any, int], None]:
-    max_depth = bounds.max_depth
-    max_properties = bounds.max_properties
-    longest = bounds.max_string
-    max_items = bounds.max_array_items
-    max_bits = MAX_INSTANCE_INT_BITS
+    max_depth, max_properties = bounds.max_depth, bounds.max_properties
+    longest, max_items, max_bits = bounds.max_string, bounds.max_array_items, MAX_INSTANCE_INT_BITS
 
     def walk(value: Any, depth: int) -> None:
         if depth > max_depth:
