@@ -10,13 +10,14 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType, MappingProxyType, SimpleNamespace
 from typing import Any
 
 import pytest
 
+from prism.conformance._rows_jsonschema import CountingSchema as _Counting
 from prism.jsonschema import (
     CacheInfo,
     JsonSchemaArgumentValidator,
@@ -24,26 +25,6 @@ from prism.jsonschema import (
     _fastjsonschema,
 )
 from prism.jsonschema._cache import MAX_ALIASES, CompileCache, Entry
-
-
-class _Counting(Mapping[str, Any]):
-    """A schema that counts every read, to prove a cache hit does not walk it."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.data = data
-        self.reads = 0
-
-    def __getitem__(self, key: str) -> Any:
-        self.reads += 1
-        return self.data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        self.reads += 1
-        return iter(self.data)
-
-    def __len__(self) -> int:
-        self.reads += 1
-        return len(self.data)
 
 
 def _schema(n: int) -> dict[str, Any]:

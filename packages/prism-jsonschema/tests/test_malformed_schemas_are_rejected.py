@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
 
+from prism.conformance._rows_jsonschema import CountingSchema as _Counting
 from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 
@@ -107,26 +107,6 @@ def test_real_world_leniency_is_kept(engine: str) -> None:
     }
     assert validator.validate(schema, {"when": "anything", "n": 2}).ok
     assert not validator.validate(schema, {"n": 0}).ok
-
-
-class _Counting(Mapping[str, Any]):
-    """A schema that counts how often anything reads it."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.data = data
-        self.reads = 0
-
-    def __getitem__(self, key: str) -> Any:
-        self.reads += 1
-        return self.data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        self.reads += 1
-        return iter(self.data)
-
-    def __len__(self) -> int:
-        self.reads += 1
-        return len(self.data)
 
 
 def test_rejected_schema_is_cached_as_rejected(engine: str) -> None:
