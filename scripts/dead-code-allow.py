@@ -39,3 +39,9 @@ _.msg  # logging.LogRecord fields rewritten by the redacting filter (read by log
 _.exc_text  # logging.LogRecord field cleared by the redacting filter
 _.levelname  # logging.LogRecord field rewritten by the quiet filter
 _.echo  # scripts/bench/mcp_bridge.py registers it as the bench server's tool (decorator)
+# prism-jsonschema
+_.generate_pattern  # overrides fastjsonschema's CodeGenerator hook (called by the generator)
+_._expand_refs  # overrides fastjsonschema's CodeGenerator hook (called by the generator)
+_.log_errors  # re2.Options field, read by RE2
+_.max_mem  # re2.Options field, read by RE2
+_.cache_bytes  # public JsonSchemaArgumentValidator API (documented in docs/jsonschema.md)
