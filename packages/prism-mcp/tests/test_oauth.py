@@ -80,7 +80,7 @@ async def test_authorization_code_with_pkce_refreshes_and_reuses_host_storage(ki
     oauth = _code_flow(browser, storage)
     with anyio.fail_after(90):
         # TTL 5 s: long enough that the restarted host below still finds a live access token on a
-        # loaded machine (an expired one sends the SDK back to the browser), short enough to wait out.
+        # loaded machine (an expired one sends the SDK back to the browser), yet short to wait out.
         async with oauth_server(kit, ttl=5) as url:
             transport = StreamableHttpTransport(url, oauth=oauth)
             async with connect_mcp_tools(
