@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from prism.dbos import OUTCOME_UNKNOWN, OUTCOME_UNKNOWN_MESSAGE
 
 if TYPE_CHECKING:
     from conftest import App
+
+# Real DBOS processes launched, killed and recovered: deselect locally with -m 'not slow'.
+pytestmark = pytest.mark.slow
 
 
 CALLS = ["c1", "c2", "c3", "c4"]
