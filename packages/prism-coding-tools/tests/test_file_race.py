@@ -232,9 +232,9 @@ _COMPONENTS = ["a", "b", "l1", "l2", "..", "deep", "new"]
     parts=st.lists(st.sampled_from(_COMPONENTS), min_size=0, max_size=4),
 )
 def test_any_symlink_layout_writes_exactly_the_checked_path_inside_the_root(
-    context: Any, l1: str, l2: str, parts: list[str]
+    tmpfs_path: Path, context: Any, l1: str, l2: str, parts: list[str]
 ) -> None:
-    with tempfile.TemporaryDirectory() as base_dir:
+    with tempfile.TemporaryDirectory(dir=tmpfs_path) as base_dir:
         base = Path(base_dir)
         root, outside = base / "root", base / "outside"
         (root / "a" / "deep").mkdir(parents=True)
