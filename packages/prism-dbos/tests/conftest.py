@@ -12,6 +12,7 @@ import contextlib
 import functools
 import json
 import multiprocessing
+import multiprocessing.context
 import os
 import random
 import runpy
@@ -31,8 +32,14 @@ import pytest
 APP = Path(__file__).with_name("scenario_app.py")
 BOOT = Path(__file__).with_name("forked_child.py")
 CHILD_TIMEOUT = 90.0
-_FORK = multiprocessing.get_context("forkserver")
-_FORK.set_forkserver_preload(["dbos", "prism.core", "prism.dbos"])
+
+
+@functools.cache
+def _fork_server() -> multiprocessing.context.ForkServerContext:
+    """The fork server children come from (started with the first child, DBOS preloaded)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["dbos", "prism.core", "prism.dbos"])
+    return context
 
 
 class Child:
@@ -41,7 +48,7 @@ class Child:
     def __init__(self, args: list[str], env: dict[str, str], out: Path, err: Path) -> None:
         self.args = args
         boot = {"argv": args, "env": env, "out": str(out), "err": str(err)}
-        self._process = _FORK.Process(
+        self._process = _fork_server().Process(
             target=runpy.run_path, args=(str(BOOT),), kwargs={"init_globals": {"BOOT": boot}}
         )
         self._process.start()
