@@ -115,7 +115,8 @@ async def first_conclusive_timeout(
     count = expected_count(shape)
     for attempt, timeout in enumerate(TIMEOUTS[:-1]):
         command, base = daemon_command(tmp_path, shape, attempt, "timeout")
-        result: ToolResult = await shell.execute({"command": command, "timeout": timeout}, context())
+        arguments = {"command": command, "timeout": timeout}
+        result: ToolResult = await shell.execute(arguments, context())
         recorded = _pid_texts(tmp_path, base.name)
         pids += [int(t) for t in recorded if t]
         assert [pid for pid in pids if is_alive(pid)] == []
