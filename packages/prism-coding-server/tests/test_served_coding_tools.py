@@ -129,16 +129,19 @@ async def test_read_only_hides_write_and_edit(tmp_path: Path) -> None:
 
 async def test_a_command_needing_approval_is_asked_through_elicitation(tmp_path: Path) -> None:
     (tmp_path / "mark.py").write_text("open('marked.txt', 'w').write('yes')\n")
-    yes, no = User(approve=True), User(approve=False)
+    user = User(approve=False)
     with anyio.fail_after(60):
-        async with served(tmp_path, "--no-sandbox", user=no) as bridge:
+        # One server, one user who declines and then accepts: each call asks on its own.
+        async with served(tmp_path, "--no-sandbox", user=user) as bridge:
             declined = await call(bridge, "shell", command="python3 mark.py")
-        assert not (tmp_path / "marked.txt").exists()
-        async with served(tmp_path, "--no-sandbox", user=yes) as bridge:
+            declined_asked = list(user.asked)
+            assert not (tmp_path / "marked.txt").exists()
+            user.approve = True
             approved = await call(bridge, "shell", command="python3 mark.py")
-    assert declined.error is not None and no.asked
+    assert declined.error is not None and declined_asked
     assert approved.error is None, text(approved)
-    assert yes.asked and "python3 mark.py" in yes.asked[0]
+    assert len(user.asked) == len(declined_asked) + 1
+    assert "python3 mark.py" in user.asked[-1]
     assert (tmp_path / "marked.txt").read_text() == "yes"
 
 

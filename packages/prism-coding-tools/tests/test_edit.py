@@ -119,7 +119,7 @@ async def test_crlf_mixed_lone_cr_and_bom_are_preserved(tmp_path: Path, context:
     replacement=st.text(alphabet="xyz\n", max_size=10),
 )
 async def test_untouched_bytes_stay_identical(
-    tmp_path: Path,
+    tmpfs_path: Path,
     context: Any,
     lines: list[str],
     endings: list[str],
@@ -129,13 +129,13 @@ async def test_untouched_bytes_stay_identical(
     index %= len(lines)
     lines[index] = f"MARK{index}"
     raw = "".join(line + end for line, end in zip(lines, endings, strict=False)).encode()
-    result = await edit(tmp_path, context, raw, (f"MARK{index}", replacement))
+    result = await edit(tmpfs_path, context, raw, (f"MARK{index}", replacement))
     if replacement == f"MARK{index}":
         return
     assert not result.is_error, result.error
     marker = f"MARK{index}".encode()
     start = raw.index(marker)
-    new = after(tmp_path)
+    new = after(tmpfs_path)
     assert new[:start] == raw[:start]
     assert new.endswith(raw[start + len(marker) :])
 

@@ -26,7 +26,8 @@ from prism.core import ExecutionAction, ExecutionDecision, ToolResult, render_to
 
 pytestmark = pytest.mark.anyio
 
-ROUNDS = 300
+ROUNDS = 300  # the most rounds a run may take
+CAUGHT = 5  # mid-operation swaps each operation must survive before the race may stop early
 SECRET = "outside secret one\n"
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -83,11 +84,16 @@ def swap_forever(sub: Path, parked: Path, stop: threading.Event, counter: list[i
         counter[0] += 1
 
 
+def caught_mid_operation(result: ToolResult) -> bool:
+    """The swap landed between the policy check and the access, and the tool noticed."""
+    return result.error is not None and "is now a symbolic link" in result.error.message
+
+
 @pytest.mark.parametrize(("swapped", "rounds"), [("sub", ROUNDS), ("sub/f.txt", ROUNDS // 3)])
 async def test_symlink_swap_race_never_lets_a_file_tool_escape(
-    tmp_path: Path, context: Any, swapped: str, rounds: int
+    tmpfs_path: Path, context: Any, swapped: str, rounds: int
 ) -> None:
-    root, outside = tmp_path / "root", tmp_path / "outside"
+    root, outside = tmpfs_path / "root", tmpfs_path / "outside"
     root.mkdir()
     outside.mkdir()
     (outside / "f.txt").write_text(SECRET)
@@ -101,9 +107,14 @@ async def test_symlink_swap_race_never_lets_a_file_tool_escape(
         root, execution_policy=ContainedPolicy(root), mutation_queue=MutationQueue()
     )
     results: list[ToolResult] = []
+    # Each operation kind exposed to the swap, and how often it caught the swap mid-operation.
+    caught = dict.fromkeys(["write", "edit", "read", *(["mkdir"] if swapped == "sub" else [])], 0)
 
-    async def call(tool: Any, arguments: dict[str, object]) -> None:
-        results.append(await tool.execute(arguments, context()))
+    async def call(kind: str, tool: Any, arguments: dict[str, object]) -> None:
+        result = await tool.execute(arguments, context())
+        results.append(result)
+        if kind in caught and caught_mid_operation(result):
+            caught[kind] += 1
 
     stop, swaps = threading.Event(), [0]
     swapper = threading.Thread(
@@ -114,20 +125,28 @@ async def test_symlink_swap_race_never_lets_a_file_tool_escape(
         with anyio.fail_after(90):
             for number in range(rounds):
                 async with anyio.create_task_group() as group:
-                    group.start_soon(call, write, {"path": "sub/f.txt", "content": "inside one\n"})
                     group.start_soon(
-                        call, write, {"path": f"sub/new{number % 3}/deep/g.txt", "content": "x"}
+                        call, "write", write, {"path": "sub/f.txt", "content": "inside one\n"}
                     )
                     group.start_soon(
-                        call,
-                        edit,
+                        call, "mkdir", write,
+                        {"path": f"sub/new{number % 3}/deep/g.txt", "content": "x"},
+                    )  # fmt: skip
+                    group.start_soon(
+                        call, "edit", edit,
                         {"path": "sub/f.txt", "edits": [{"old_text": "one", "new_text": "two"}]},
-                    )
-                    group.start_soon(call, read, {"path": "sub/f.txt"})
+                    )  # fmt: skip
+                    group.start_soon(call, "read", read, {"path": "sub/f.txt"})
+                # Stopping early needs proof that every exposed operation really met the swap
+                # between its check and its access CAUGHT times (and survived it). An
+                # implementation that follows the link instead never counts as caught, so it
+                # runs the full ``rounds`` exactly as a fixed-count loop would.
+                if min(caught.values()) >= CAUGHT:
+                    break
     finally:
         stop.set()
         swapper.join(10)
-    assert swaps[0] > rounds  # the race really ran
+    assert swaps[0] > number  # the race really ran
     assert snapshot(outside) == before, "a file tool changed something outside the root"
     leaked = [r for r in results if "outside secret" in render_tool_result(r)]
     assert leaked == [], "read returned the content of a file outside the root"
@@ -213,9 +232,9 @@ _COMPONENTS = ["a", "b", "l1", "l2", "..", "deep", "new"]
     parts=st.lists(st.sampled_from(_COMPONENTS), min_size=0, max_size=4),
 )
 def test_any_symlink_layout_writes_exactly_the_checked_path_inside_the_root(
-    context: Any, l1: str, l2: str, parts: list[str]
+    tmpfs_path: Path, context: Any, l1: str, l2: str, parts: list[str]
 ) -> None:
-    with tempfile.TemporaryDirectory() as base_dir:
+    with tempfile.TemporaryDirectory(dir=tmpfs_path) as base_dir:
         base = Path(base_dir)
         root, outside = base / "root", base / "outside"
         (root / "a" / "deep").mkdir(parents=True)

@@ -1,16 +1,24 @@
 """Child-process harness: DBOS holds one instance per process, so each scenario role runs in
-its own interpreter (which also gives the tests real ``kill -9`` points)."""
+its own process (which also gives the tests real ``kill -9`` points).
+
+Importing DBOS takes seconds, so children are forked from a fork server that imported it once
+(``multiprocessing``'s ``forkserver`` with a preload); each child is still a fresh process of
+its own session, running ``scenario_app.py`` as ``__main__`` with its own environment.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import multiprocessing
+import multiprocessing.context
 import os
 import random
+import runpy
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -22,7 +30,52 @@ from typing import Any
 import pytest
 
 APP = Path(__file__).with_name("scenario_app.py")
+BOOT = Path(__file__).with_name("forked_child.py")
 CHILD_TIMEOUT = 90.0
+
+
+@functools.cache
+def _fork_server() -> multiprocessing.context.ForkServerContext:
+    """The fork server children come from (started with the first child, DBOS preloaded)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["dbos", "prism.core", "prism.dbos"])
+    return context
+
+
+class Child:
+    """A forked scenario process, with the parts of ``subprocess.Popen`` the tests use."""
+
+    def __init__(self, args: list[str], env: dict[str, str], out: Path, err: Path) -> None:
+        self.args = args
+        boot = {"argv": args, "env": env, "out": str(out), "err": str(err)}
+        self._process = _fork_server().Process(
+            target=runpy.run_path, args=(str(BOOT),), kwargs={"init_globals": {"BOOT": boot}}
+        )
+        self._process.start()
+        assert self._process.pid is not None
+        self.pid: int = self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit code, ``-signal`` if killed, ``None`` while running (as with ``Popen``)."""
+        return self._process.exitcode
+
+    def poll(self) -> int | None:
+        return self._process.exitcode
+
+    def wait(self, timeout: float | None = None) -> int:
+        self._process.join(timeout)
+        if self._process.exitcode is None:
+            raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
+        return self._process.exitcode
+
+    def kill_session(self) -> None:
+        """``kill -9`` the child's session (just the child if it has not made one yet)."""
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
 
 
 @dataclass
@@ -31,7 +84,7 @@ class App:
 
     db: str
     log: Path
-    children: list[subprocess.Popen[str]] = field(default_factory=list)
+    children: list[Child] = field(default_factory=list)
     outputs: dict[int, tuple[Path, Path]] = field(default_factory=dict)
 
     def _env(self, role: str, hang: str = "", **extra: str) -> dict[str, str]:
@@ -40,26 +93,24 @@ class App:
         env.update(extra)
         return env
 
-    def spawn(self, role: str, *args: str, hang: str = "", **extra: str) -> subprocess.Popen[str]:
+    def spawn(self, role: str, *args: str, hang: str = "", **extra: str) -> Child:
         """Start a role in the background (its own session, so it can be killed whole)."""
         n = len(self.outputs)
         out, err = self.log / f"{role}-{n}.out", self.log / f"{role}-{n}.err"
-        with out.open("w") as stdout, err.open("w") as stderr:  # files never fill up and block
-            child = subprocess.Popen(
-                [sys.executable, str(APP), role, "--db", self.db, *args],
-                env=self._env(role, hang, **extra), stdout=stdout, stderr=stderr, text=True,
-                start_new_session=True,
-            )  # fmt: skip
+        out.touch()  # output goes to files: they never fill up and block
+        err.touch()
+        argv = [str(APP), role, "--db", self.db, *args]
+        child = Child(argv, self._env(role, hang, **extra), out, err)
         self.children.append(child)
         self.outputs[child.pid] = (out, err)
         return child
 
-    def output(self, child: subprocess.Popen[str]) -> tuple[str, str]:
+    def output(self, child: Child) -> tuple[str, str]:
         """What ``child`` wrote to stdout and stderr so far."""
         out, err = self.outputs[child.pid]
         return out.read_text(), err.read_text()
 
-    def wait_reached(self, point: str) -> subprocess.Popen[str]:
+    def wait_reached(self, point: str) -> Child:
         """Wait until some child reaches kill point ``point``; that child."""
         marker = self.log / f"reached-{point}"
         deadline = time.monotonic() + CHILD_TIMEOUT
@@ -76,9 +127,9 @@ class App:
         marker.unlink()
         return next(c for c in self.children if c.pid == pid)
 
-    def kill(self, child: subprocess.Popen[str]) -> None:
+    def kill(self, child: Child) -> None:
         """``kill -9`` a child and its whole session."""
-        os.killpg(child.pid, signal.SIGKILL)
+        child.kill_session()
         child.wait(timeout=CHILD_TIMEOUT)
         self.children.remove(child)
 
@@ -87,15 +138,9 @@ class App:
         self.spawn(role, *args, hang=point, **extra)
         self.kill(self.wait_reached(point))
 
-    def finish(self, child: subprocess.Popen[str]) -> dict[str, Any]:
+    def finish(self, child: Child) -> dict[str, Any]:
         """Wait for a ``run``/``recover`` child and return its recorded ``RunResult``."""
-        try:
-            child.wait(timeout=CHILD_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.wait()
-            raise AssertionError(f"child timed out: {self.output(child)[1][-3000:]}") from None
-        out, err = self.output(child)
+        out, err = self.completed(child)
         lines = [ln for ln in out.splitlines() if ln.startswith("RESULT ")]
         assert child.returncode == 0 and lines, f"child failed ({child.returncode}): {err[-3000:]}"
         result: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
@@ -104,14 +149,22 @@ class App:
     def run(self, role: str, *args: str, **extra: str) -> dict[str, Any]:
         return self.finish(self.spawn(role, *args, **extra))
 
+    def completed(self, child: Child) -> tuple[str, str]:
+        """Wait (bounded) for ``child`` to exit; its stdout and stderr."""
+        try:
+            child.wait(timeout=CHILD_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            child.kill_session()
+            child.wait()
+            raise AssertionError(f"child timed out: {self.output(child)[1][-3000:]}") from None
+        return self.output(child)
+
     def call(self, role: str, *args: str) -> str:
         """Run a short helper role to completion; its stdout."""
-        done = subprocess.run(
-            [sys.executable, str(APP), role, "--db", self.db, *args],
-            env=self._env(role), capture_output=True, text=True, timeout=CHILD_TIMEOUT,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr[-3000:]
-        return done.stdout
+        child = self.spawn(role, *args)
+        out, err = self.completed(child)
+        assert child.returncode == 0, f"{role} failed ({child.returncode}): {err[-3000:]}"
+        return out
 
     def rows(self, name: str) -> list[dict[str, Any]]:
         path = self.log / name
@@ -133,8 +186,8 @@ class App:
     def stop(self) -> None:
         for child in self.children:
             if child.poll() is None:
-                os.killpg(child.pid, signal.SIGKILL)
-                child.wait()
+                child.kill_session()
+                child.wait(timeout=CHILD_TIMEOUT)
 
 
 @pytest.fixture

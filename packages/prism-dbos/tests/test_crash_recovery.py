@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from prism.dbos import OUTCOME_UNKNOWN, OUTCOME_UNKNOWN_MESSAGE
 
 if TYPE_CHECKING:
     from conftest import App
+
+# Real DBOS processes launched, killed and recovered: deselect locally with -m 'not slow'.
+pytestmark = pytest.mark.slow
 
 
 CALLS = ["c1", "c2", "c3", "c4"]
@@ -35,16 +40,15 @@ def terminal_rows(app: App, call_id: str) -> list[tuple[str, str | None]]:
     return [row for row in app.ledger(call_id) if row[0] != "started"]
 
 
-def test_a_run_without_crash_executes_each_call_once(sqlite_app: App) -> None:
-    result = sqlite_app.run("run")
-    assert_complete_in_order(result)
+def test_a_run_without_crash_executes_each_call_once_and_a_replay_executes_nothing(
+    sqlite_app: App,
+) -> None:
+    # One uncrashed run serves both checks (a DBOS process launch each is the expensive part).
+    first = sqlite_app.run("run")
+    assert_complete_in_order(first)
     assert sqlite_app.begins() == dict.fromkeys(CALLS, 1)
     for call in CALLS:
         assert sqlite_app.ledger(call) == [("started", None), ("finished", None)]
-
-
-def test_replaying_a_finished_run_executes_nothing_again(sqlite_app: App) -> None:
-    first = sqlite_app.run("run")
     again = sqlite_app.run("recover")
     assert again == first
     assert sqlite_app.begins() == dict.fromkeys(CALLS, 1)

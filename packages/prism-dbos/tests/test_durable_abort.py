@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pytest
+
 if TYPE_CHECKING:
     from conftest import App
+
+# Real DBOS processes launched, killed and recovered: deselect locally with -m 'not slow'.
+pytestmark = pytest.mark.slow
 
 
 def test_an_abort_cancels_after_the_grace_and_the_outcome_replays_unchanged(

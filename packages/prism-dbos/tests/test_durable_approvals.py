@@ -7,8 +7,13 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 if TYPE_CHECKING:
     from conftest import App
+
+# Real DBOS processes launched, killed and recovered: deselect locally with -m 'not slow'.
+pytestmark = pytest.mark.slow
 
 APPROVAL = ["--script", "approval"]
 

@@ -41,7 +41,7 @@ def test_two_workers_share_a_batch_and_a_killed_worker_loses_no_guarantee(
     host = postgres_app.spawn("run", *QUEUE, "--executor", "host", **env)
     # Whichever worker dequeues b2 dies inside it (other calls are done or running elsewhere).
     victim = postgres_app.wait_reached("b2")
-    executor = victim.args[victim.args.index("--executor") + 1]  # type: ignore[union-attr]
+    executor = victim.args[victim.args.index("--executor") + 1]
     postgres_app.kill(victim)
     # The restarted worker (same executor id) recovers what it was running.
     postgres_app.spawn("worker", *QUEUE, "--executor", executor, **env)
