@@ -4,7 +4,7 @@ Run: ``uv run --group bench python scripts/bench/dispatch.py [--quick] [--profil
 Prints markdown tables (absolute figures and ratios, then the performance targets):
 1. µs per call of ``dispatch_tool_call`` on an async no-op tool vs pydantic-ai
    ``ToolManager.handle_call`` and openai-agents ``FunctionTool.on_invoke_tool``;
-2. agent-loop marginal cost per tool call, Prism ``create_agent`` + ``ScriptedProvider`` vs
+2. agent-loop marginal cost per tool call, Prism ``Agent`` + ``ScriptedProvider`` vs
    pydantic-ai ``Agent.run`` + ``FunctionModel``;
 3. 64 x 20 ms tools in one turn at concurrency 64 and 8, asyncio and trio, next to a raw
    anyio task group doing the same sleeps;
@@ -56,9 +56,7 @@ from prism.core import (
     AbortController,
     InMemoryRunLedger,
     JsonObject,
-    LoopOptions,
     MiddlewareRegistry,
-    ModelResponse,
     TextContent,
     ToolArgumentValidationResult,
     ToolCall,
@@ -67,13 +65,13 @@ from prism.core import (
     ToolFilter,
     ToolResult,
     ToolValidator,
-    create_agent,
     create_static_permission_policy,
     create_tool_parameter_validator,
     create_tool_registry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
+from prism.core.agent import Agent, LoopOptions, ModelResponse
 from prism.core.events import AgentEvent
 from prism.core.testing import ScriptedProvider
 
@@ -355,7 +353,7 @@ def prism_loop_subject(k: int, concurrency: int, gated: bool, runs: int) -> Batc
         for _ in range(runs):
             gates = Gates()
             extra = gates.options(("tool_filter", "permission", "middleware", "ledger"))
-            agent = create_agent(
+            agent = Agent(
                 provider=ScriptedProvider(script), model="scripted", tools=[NOOP],
                 loop=LoopOptions(tool_concurrency=concurrency), **(extra if gated else {}),
             )  # fmt: skip
@@ -475,7 +473,7 @@ def prism_agent_batch_subject() -> Batch:
     script = (ModelResponse(tool_calls=calls), ModelResponse())
 
     async def batch() -> float:
-        agent = create_agent(provider=ScriptedProvider(script), model="m", tools=[SLEEP20],
+        agent = Agent(provider=ScriptedProvider(script), model="m", tools=[SLEEP20],
                              loop=LoopOptions(tool_concurrency=64))  # fmt: skip
         start = time.perf_counter()
         assert (await agent.run("go")).finish_reason == "stop"
@@ -570,7 +568,9 @@ def batch_report(
 
 
 JSON, CORE = "import json", "import prism.core"
-CORE_NAMES = "from prism.core import dispatch_tool_call, ToolDefinition, create_agent"
+CORE_NAMES = (
+    "from prism.core import dispatch_tool_call, ToolDefinition; from prism.core.agent import Agent"
+)
 """First use: what a program that dispatches tools and runs agents pays (the judged figure)."""
 
 

@@ -6,8 +6,9 @@ import dataclasses
 
 import pytest
 
-from prism.core import ToolDefinition, ToolExecutionContext, tool
+from prism.core import ToolDefinition, ToolExecutionContext
 from prism.core._fastinit import positional_factory
+from prism.core.functions import tool
 
 
 def _noop(arguments: object, context: ToolExecutionContext) -> str:

@@ -12,19 +12,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prism.core import (
-    AssistantMessage,
     ErrorInfo,
     ImageContent,
-    ModelRequest,
-    ModelResponse,
     ResourceLinkContent,
     TextContent,
     ToolCall,
     ToolFilter,
-    ToolMessage,
     ToolResult,
-    UserMessage,
     create_tool_registry,
+)
+from prism.core.agent import (
+    AssistantMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolMessage,
+    UserMessage,
 )
 from prism.dbos import (
     ApprovalOptions,
@@ -100,7 +102,7 @@ def test_bad_options_name_the_field(build: Any, field: str) -> None:
 
 
 def test_approval_covers_named_tools_and_unhinted_side_effects() -> None:
-    from prism.core import tool
+    from prism.core.functions import tool
 
     @tool(read_only=True)
     def look(x: str) -> str:

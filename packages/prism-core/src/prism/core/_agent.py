@@ -33,7 +33,7 @@ from ._validation import ToolValidator
 from .events import EventSink
 from .options import check_count
 
-__all__ = ["Agent", "RunLimits", "RunOptions", "create_agent"]
+__all__ = ["Agent", "RunLimits", "RunOptions"]
 
 MAX_TOOL_ROUNDS = 64
 
@@ -217,26 +217,3 @@ async def _generate(
             response.append(await provider.generate(request))
         done.abort()
     return response[0] if response else None
-
-
-def create_agent(
-    *,
-    provider: Provider,
-    model: str,
-    tools: Iterable[ToolDefinition] | ToolRegistry = (),
-    validator: ToolValidator | None = None,
-    permission: PermissionPolicy | None = None,
-    middleware: MiddlewareRegistry | None = None,
-    loop: LoopOptions | None = None,
-    limits: RunLimits | None = None,
-    ledger: RunLedger | None = None,
-    redactor: Redactor | None = None,
-    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
-    session_id: str | None = None,
-) -> Agent:
-    """Build an ``Agent``: a provider and model, tools, and the dispatch gates to apply."""
-    return Agent(
-        provider=provider, model=model, tools=tools, validator=validator,
-        permission=permission, middleware=middleware, loop=loop, limits=limits,
-        ledger=ledger, redactor=redactor, tool_filter=tool_filter, session_id=session_id,
-    )  # fmt: skip

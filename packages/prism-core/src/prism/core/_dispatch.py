@@ -35,7 +35,7 @@ from .events import (
     BlockedReason,
     EventSink,
     ToolExecutionBlocked,
-    ToolExecutionError,
+    ToolExecutionFailed,
     ToolExecutionFinished,
     ToolExecutionProgress,
     ToolExecutionStarted,
@@ -446,7 +446,7 @@ async def fail(report: CallReporter, call: ToolCall, error: ErrorInfo) -> ToolRe
         error = result.error or error
     if report.emit is not None:
         await report.event(
-            ToolExecutionError(
+            ToolExecutionFailed(
                 session_id=report.session_id,
                 run_id=report.run_id,
                 call=call,

@@ -14,7 +14,7 @@ __all__ = [
     "BlockedReason",
     "EventSink",
     "ToolExecutionBlocked",
-    "ToolExecutionError",
+    "ToolExecutionFailed",
     "ToolExecutionFinished",
     "ToolExecutionProgress",
     "ToolExecutionStarted",
@@ -85,7 +85,7 @@ class ToolExecutionFinished:
 
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolExecutionError:
+class ToolExecutionFailed:
     """The handler (or ``tool_result`` middleware) raised, or the call was cancelled."""
 
     session_id: str
@@ -101,7 +101,7 @@ AgentEvent: TypeAlias = (
     | ToolExecutionStarted
     | ToolExecutionProgress
     | ToolExecutionFinished
-    | ToolExecutionError
+    | ToolExecutionFailed
 )
 
 EventSink: TypeAlias = Callable[[AgentEvent], "None | Awaitable[None]"]

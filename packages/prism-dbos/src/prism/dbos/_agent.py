@@ -10,29 +10,31 @@ from dataclasses import dataclass
 from dbos import DBOS, SetWorkflowID, WorkflowHandleAsync
 from prism.core import (
     AbortController,
-    AssistantMessage,
     ErrorInfo,
-    EventSink,
-    LoopOptions,
-    Message,
     MiddlewareRegistry,
-    ModelRequest,
     PermissionPolicy,
-    Provider,
     Redactor,
     RunLedger,
-    RunLimits,
-    RunResult,
     ToolCall,
     ToolDefinition,
     ToolFilter,
-    ToolMessage,
     ToolRegistry,
-    ToolSpec,
     ToolValidator,
     filter_tools,
 )
 from prism.core._messages import RunStatus
+from prism.core.agent import (
+    AssistantMessage,
+    LoopOptions,
+    Message,
+    ModelRequest,
+    Provider,
+    RunLimits,
+    RunResult,
+    ToolMessage,
+    ToolSpec,
+)
+from prism.core.events import EventSink
 
 from ._batch import durable_dispatch_tool_calls_in_order
 from ._codec import (
@@ -82,7 +84,7 @@ class DurableAgentOptions:
 
 
 class DurableAgent:
-    """``create_agent(...).run(...)`` as a DBOS workflow that survives crashes and restarts.
+    """``Agent(...).run(...)`` as a DBOS workflow that survives crashes and restarts.
 
     Every process of the app builds the same agent (same ``name``) before ``DBOS.launch()``;
     launch then resumes unfinished runs from their last finished step, with the same run id.

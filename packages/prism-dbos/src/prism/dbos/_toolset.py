@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from prism.core import (
     AbortSignal,
-    EventSink,
     MiddlewareRegistry,
     PermissionPolicy,
     Redactor,
@@ -19,6 +18,7 @@ from prism.core import (
     ToolRegistry,
     ToolValidator,
 )
+from prism.core.events import EventSink
 
 from ._options import ApprovalOptions, QueueOptions, _check_name
 from ._seam import DispatchOptions
