@@ -14,7 +14,8 @@ TYPE_CHECKING = False  # avoids importing typing: `import prism.core` stays ligh
 if TYPE_CHECKING:
     from ._abort import AbortController, AbortError, AbortSignal
     from ._batch import dispatch_tool_calls_in_order
-    from ._dispatch import DispatchOptions, dispatch_tool_call
+    from ._dispatch import dispatch_tool_call
+    from ._dispatch_options import DispatchSettings
     from ._execution import (
         ExecutionAction,
         ExecutionDecision,
@@ -72,7 +73,7 @@ __all__ = [
     "CallScope",
     "Content",
     "ContentAnnotations",
-    "DispatchOptions",
+    "DispatchSettings",
     "ErrorInfo",
     "ExecutionAction",
     "ExecutionDecision",
@@ -131,7 +132,7 @@ _LAZY: dict[str, str] = {
     "CallScope": "._pipeline",
     "Content": "._types",
     "ContentAnnotations": "._types",
-    "DispatchOptions": "._dispatch",
+    "DispatchSettings": "._dispatch_options",
     "ErrorInfo": "._types",
     "ExecutionAction": "._execution",
     "ExecutionDecision": "._execution",

@@ -10,7 +10,7 @@ from typing import Any
 from . import _backend
 from ._abort import NEVER_ABORTED, AbortController, AbortSignal
 from ._batch import LoopOptions, dispatch_tool_calls_in_order, resolve_tool_concurrency
-from ._dispatch import DispatchOptions, block, error_info_from
+from ._dispatch_options import DispatchOptions, DispatchSettings
 from ._filter import ToolFilter, filter_tools
 from ._ledger import RunLedger
 from ._messages import (
@@ -25,6 +25,7 @@ from ._messages import (
     as_messages,
 )
 from ._middleware import MiddlewareRegistry
+from ._outcomes import blocked_outcome, error_info_from
 from ._permission import PermissionPolicy
 from ._redact import Redactor
 from ._registry import ToolRegistry
@@ -119,11 +120,15 @@ class Agent:
         context = ToolExecutionContext(
             session_id=self.session_id, run_id=os.urandom(16).hex(), tool_call_id="", signal=signal
         )
-        dispatch = DispatchOptions(
-            self.registry, context, self.tool_filter, self.middleware, self.permission,
-            options.validate or self.validator, emit, self.ledger, self.redactor,
+        settings: DispatchSettings = (
+            {
+                "registry": self.registry, "context": context, "tool_filter": self.tool_filter,
+                "middleware": self.middleware, "permission": self.permission,
+                "validate": options.validate or self.validator, "emit": emit,
+                "ledger": self.ledger, "redactor": self.redactor,
+            }
         )  # fmt: skip
-        run = _Run(self, options, dispatch, as_messages(prompt), signal)
+        run = _Run(self, options, settings, as_messages(prompt), signal)
         return await run.loop(self._max_rounds(options))
 
 
@@ -134,13 +139,14 @@ class _Run:
         self,
         agent: Agent,
         options: RunOptions,
-        dispatch: DispatchOptions,
+        settings: DispatchSettings,
         messages: list[Message],
         signal: AbortSignal,
     ) -> None:
         self.agent = agent
         self.options = options
-        self.dispatch = dispatch
+        self.settings = settings
+        self.dispatch = DispatchOptions(settings)
         self.messages = messages
         self.signal = signal
         self.concurrency = resolve_tool_concurrency(options.loop, agent.loop)
@@ -176,16 +182,13 @@ class _Run:
             rounds += 1
 
     async def dispatch_round(self, calls: tuple[ToolCall, ...]) -> None:
-        d = self.dispatch
         results = await dispatch_tool_calls_in_order(
             calls,
             tool_concurrency=self.concurrency,
             signal=self.signal,
             abort_grace_seconds=self.options.abort_grace_seconds,
-            registry=d.registry, context=d.context, tool_filter=d.tool_filter,
-            middleware=d.middleware, permission=d.permission, validate=d.validate,
-            emit=d.emit, ledger=d.ledger, redactor=d.redactor,
-        )  # fmt: skip
+            **self.settings,
+        )
         self.messages.extend(ToolMessage(result=r) for r in results)
 
     async def refuse(self, calls: tuple[ToolCall, ...], max_rounds: int) -> None:
@@ -193,7 +196,7 @@ class _Run:
         message = f"Tool round limit reached ({max_rounds} rounds); this call was not run"
         for call in calls:
             report = self.dispatch.reporter(self.dispatch.context)
-            result = await block(report, call, "tool_round_limit", message)
+            result = await blocked_outcome(report, call, "tool_round_limit", message)
             self.messages.append(ToolMessage(result=result))
 
 

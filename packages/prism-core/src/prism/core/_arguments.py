@@ -12,6 +12,7 @@ import math
 from json.encoder import encode_basestring
 
 __all__ = [
+    "DEFAULT_MAX_ARGUMENT_BYTES",
     "MAX_ARGUMENT_BYTES_CAP",
     "MAX_ARGUMENT_DEPTH",
     "MAX_ARGUMENT_INTEGER_BITS",
@@ -20,6 +21,7 @@ __all__ = [
 
 MAX_ARGUMENT_DEPTH = 64
 MAX_ARGUMENT_BYTES_CAP = 16_777_216
+DEFAULT_MAX_ARGUMENT_BYTES = 1_048_576
 MAX_ARGUMENT_INTEGER_BITS = 2048
 """Integers must lie strictly between -2**2048 and 2**2048 (about 617 decimal digits): below
 the smallest digit limit Python allows (640), so every accepted integer can be printed and

@@ -51,12 +51,18 @@ def fast_init(cls: C) -> C:
     return cls
 
 
-def positional_factory(cls: type[T]) -> Callable[..., T]:
-    """A private positional constructor for ``cls`` (all fields, in declaration order).
+def positional_factory(cls: type[T], order: tuple[str, ...]) -> Callable[..., T]:
+    """A private positional constructor for ``cls`` taking its fields in ``order``.
 
     For the hottest internal call sites only: skips keyword parsing and defaults entirely.
+    ``order`` is the order the call site passes them in; it must name every field of ``cls``
+    in declaration order, so reordering or adding a field fails at import, not silently.
     """
-    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    if names != order:
+        raise TypeError(
+            f"{cls.__name__} fields are {names}; the positional call site passes {order}"
+        )
     namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     namespace.update({f"_set_{n}": cls.__dict__[n].__set__ for n in names})
     body = "\n    ".join(f"_set_{n}(self, {n})" for n in names)

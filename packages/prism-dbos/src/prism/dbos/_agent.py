@@ -52,7 +52,7 @@ from ._codec import (
 )
 from ._guard import require_asyncio
 from ._options import ApprovalOptions, QueueOptions, _check_name
-from ._seam import block, error_info_from
+from ._seam import blocked_outcome, error_info_from
 from ._toolset import DurableToolset, as_registry, register_toolset
 
 __all__ = ["RUN_WORKFLOW", "DurableAgent", "DurableAgentOptions"]
@@ -240,5 +240,5 @@ async def _refuse(agent_name: str, calls: list[Plain]) -> list[Plain]:
         call: ToolCall = decode_call(data)
         context = ts.context(opts.session_id, DBOS.workflow_id or "", call.id, _NEVER)
         report = ts.dispatch_options(context).reporter(context)
-        out.append(encode_result(await block(report, call, "tool_round_limit", message)))
+        out.append(encode_result(await blocked_outcome(report, call, "tool_round_limit", message)))
     return out

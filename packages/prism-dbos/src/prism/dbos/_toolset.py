@@ -80,8 +80,12 @@ class DurableToolset:
     def dispatch_options(self, context: ToolExecutionContext) -> DispatchOptions:
         """Core's dispatch options for one call under ``context``."""
         return DispatchOptions(
-            self.tools, context, self.tool_filter, self.middleware, self.permission,
-            self.validator, self.emit, self.ledger, self.redactor,
+            {
+                "registry": self.tools, "context": context, "tool_filter": self.tool_filter,
+                "middleware": self.middleware, "permission": self.permission,
+                "validate": self.validator, "emit": self.emit, "ledger": self.ledger,
+                "redactor": self.redactor,
+            }
         )  # fmt: skip
 
     def context(
