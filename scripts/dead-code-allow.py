@@ -2,6 +2,12 @@
 # ruff: noqa
 # type: ignore
 
+# prism-coding-tools
+_.filename  # OSError.filename set so the error message names the walked path (_fs)
+
+# prism-coding-server
+_.sandboxed  # BuiltServer.sandboxed: public field, read by hosts embedding the server
+
 # prism-core
 __getattr__  # prism.core: PEP 562 lazy loading of the public names
 __dir__  # prism.core: lists the lazily loaded names
