@@ -193,3 +193,18 @@ def _assert_transcript_valid(messages: tuple[Any, ...]) -> None:
             assert expected, "tool message without a call"
             assert message.result.tool_call_id == expected.pop(0)
     assert not expected, f"calls {expected} left unanswered"
+
+
+@pytest.mark.parametrize(
+    ("settings", "error", "match"),
+    [
+        ({"provider": ScriptedProvider([]), "model": "m", "tool": []}, TypeError, "unknown.*tool"),
+        ({"provider": object(), "model": "m"}, ValueError, r"Agent\.provider"),
+        ({"model": "m"}, ValueError, r"Agent\.provider"),
+        ({"provider": ScriptedProvider([]), "model": ""}, ValueError, r"Agent\.model"),
+        ({"provider": ScriptedProvider([]), "model": "m", "limits": 3}, ValueError, "limits"),
+    ],
+)
+def test_bad_agent_settings_are_named(settings: dict[str, Any], error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        Agent(**settings)

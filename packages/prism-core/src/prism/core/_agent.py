@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 from . import _backend
 from ._abort import NEVER_ABORTED, AbortController, AbortSignal
@@ -34,7 +34,7 @@ from ._validation import ToolValidator
 from .events import EventSink
 from .options import check_count
 
-__all__ = ["Agent", "RunLimits", "RunOptions"]
+__all__ = ["Agent", "AgentSettings", "RunLimits", "RunOptions"]
 
 MAX_TOOL_ROUNDS = 64
 
@@ -46,7 +46,7 @@ class RunLimits:
     max_tool_rounds: int = 8
 
     def __post_init__(self) -> None:
-        check_count("max_tool_rounds", self.max_tool_rounds, cap=MAX_TOOL_ROUNDS)
+        check_count("RunLimits.max_tool_rounds", self.max_tool_rounds, cap=MAX_TOOL_ROUNDS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,37 +60,57 @@ class RunOptions:
     abort_grace_seconds: float = 5.0
 
 
-class Agent:
-    """A provider, a tool registry and the dispatch options, run as a single-shot loop."""
+class AgentSettings(TypedDict, total=False):
+    """The keyword arguments of ``Agent`` (and of agents built on it, such as a durable one).
 
-    def __init__(
-        self,
-        *,
-        provider: Provider,
-        model: str,
-        tools: Iterable[ToolDefinition] | ToolRegistry = (),
-        validator: ToolValidator | None = None,
-        permission: PermissionPolicy | None = None,
-        middleware: MiddlewareRegistry | None = None,
-        loop: LoopOptions | None = None,
-        limits: RunLimits | None = None,
-        ledger: RunLedger | None = None,
-        redactor: Redactor | None = None,
-        tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
-        session_id: str | None = None,
-    ) -> None:
-        self.provider = provider
+    ``provider`` and ``model`` are required; ``session_id`` defaults to a random id.
+    """
+
+    provider: Required[Provider]
+    model: Required[str]
+    tools: Iterable[ToolDefinition] | ToolRegistry
+    validator: ToolValidator | None
+    permission: PermissionPolicy | None
+    middleware: MiddlewareRegistry | None
+    loop: LoopOptions | None
+    limits: RunLimits | None
+    ledger: RunLedger | None
+    redactor: Redactor | None
+    tool_filter: ToolFilter | Sequence[ToolFilter] | None
+    session_id: str | None
+
+
+_SETTINGS = frozenset(AgentSettings.__annotations__)
+
+
+class Agent:
+    """A provider, a tool registry and the dispatch gates, run as a single-shot loop."""
+
+    def __init__(self, **settings: Unpack[AgentSettings]) -> None:
+        if not settings.keys() <= _SETTINGS:
+            unknown = ", ".join(sorted(settings.keys() - _SETTINGS))
+            raise TypeError(f"Agent got unknown settings: {unknown}")
+        if not callable(getattr(settings.get("provider"), "generate", None)):
+            raise ValueError("Agent.provider must have an async generate(request) method")
+        model = settings.get("model")
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"Agent.model must be a non-empty str, got {model!r}")
+        limits = settings.get("limits")
+        if limits is not None and not isinstance(limits, RunLimits):
+            raise ValueError(f"Agent.limits must be RunLimits or None, got {limits!r}")
+        tools = settings.get("tools", ())
+        self.provider = settings["provider"]
         self.model = model
         self.registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
-        self.validator = validator
-        self.permission = permission
-        self.middleware = middleware
-        self.loop = loop
+        self.validator = settings.get("validator")
+        self.permission = settings.get("permission")
+        self.middleware = settings.get("middleware")
+        self.loop = settings.get("loop")
         self.limits = limits or RunLimits()
-        self.ledger = ledger
-        self.redactor = redactor
-        self.tool_filter = tool_filter
-        self.session_id = session_id or os.urandom(16).hex()
+        self.ledger = settings.get("ledger")
+        self.redactor = settings.get("redactor")
+        self.tool_filter = settings.get("tool_filter")
+        self.session_id = settings.get("session_id") or os.urandom(16).hex()
 
     def tool_specs(self) -> tuple[ToolSpec, ...]:
         """The tools offered to the model (after the agent's filter)."""

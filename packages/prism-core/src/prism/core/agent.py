@@ -5,7 +5,7 @@ A host that only dispatches tool calls never imports this module.
 
 from __future__ import annotations
 
-from ._agent import Agent, RunLimits, RunOptions
+from ._agent import Agent, AgentSettings, RunLimits, RunOptions
 from ._batch import LoopOptions, resolve_tool_concurrency
 from ._messages import (
     AssistantMessage,
@@ -22,6 +22,7 @@ from ._messages import (
 
 __all__ = [
     "Agent",
+    "AgentSettings",
     "AssistantMessage",
     "LoopOptions",
     "Message",

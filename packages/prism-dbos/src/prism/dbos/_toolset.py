@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from prism.core import (
@@ -19,6 +19,7 @@ from prism.core import (
     ToolValidator,
 )
 from prism.core.events import EventSink
+from prism.core.options import check_count
 
 from ._options import ApprovalOptions, QueueOptions, _check_name
 from ._seam import DispatchOptions
@@ -60,11 +61,7 @@ class DurableToolset:
         _check_name("name", self.name)
         if not isinstance(self.tools, ToolRegistry):
             raise ValueError(f"tools must be a ToolRegistry, got {type(self.tools).__name__}")
-        c = self.tool_concurrency
-        if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= _MAX_CONCURRENCY:
-            raise ValueError(
-                f"tool_concurrency must be an int in [1, {_MAX_CONCURRENCY}], got {c!r}"
-            )
+        check_count("DurableToolset.tool_concurrency", self.tool_concurrency, cap=_MAX_CONCURRENCY)
         g = self.abort_grace_seconds
         if isinstance(g, bool) or not isinstance(g, int | float) or not 0 <= g <= 600:
             raise ValueError(f"abort_grace_seconds must be in [0, 600], got {g!r}")
@@ -95,11 +92,6 @@ class DurableToolset:
         return ToolExecutionContext(
             session_id=session_id, run_id=run_id, tool_call_id=call_id, signal=signal
         )
-
-
-def as_registry(tools: Iterable[ToolDefinition] | ToolRegistry) -> ToolRegistry:
-    """``tools`` as a registry (a registry is kept as is)."""
-    return tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
 
 
 def register_toolset(toolset: DurableToolset) -> DurableToolset:
