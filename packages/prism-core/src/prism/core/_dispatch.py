@@ -95,11 +95,11 @@ async def _pipeline(
             call = await middleware.run("tool_call", call, ToolCall)
         except Exception as exc:
             return await middleware_failed_outcome(report, call, exc)
-    tool, refusal = _precheck(call, opts)
-    if tool is None:
+    tool = _precheck(call, opts)
+    if isinstance(tool, tuple):  # refused: (reason, message)
         if type(call.id) is not str or type(call.name) is not str:
             call = safe_call(call)
-        return await blocked_outcome(report, call, *refusal)
+        return await blocked_outcome(report, call, *tool)
     if opts.permission is not None:
         denial = await _permission_denial(call, opts.permission, report, context)
         if denial is not None:
@@ -116,38 +116,35 @@ async def _pipeline(
     return await executed_outcome(report, call, tool, ctx, middleware)
 
 
-_ADMITTED: tuple[BlockedReason, str] = ("unknown_tool", "")
-"""What ``_precheck`` pairs with an admitted tool: never read, only there to keep one shape."""
-
-
 def _kind(value: object) -> str:
     return "a string" if type(value) is str else f"a {type(value).__name__}"
 
 
-def _precheck(
-    call: ToolCall, opts: DispatchOptions
-) -> tuple[ToolDefinition, tuple[BlockedReason, str]] | tuple[None, tuple[BlockedReason, str]]:
-    """Step 2: lookup, filter and the JSON-object check (all synchronous)."""
+def _precheck(call: ToolCall, opts: DispatchOptions) -> ToolDefinition | tuple[BlockedReason, str]:
+    """Step 2: lookup, filter and the JSON-object check (all synchronous).
+
+    Returns the tool to run, or why the call is refused as ``(reason, message)``.
+    """
     if type(call.id) is not str or type(call.name) is not str:
         kinds = f"got {_kind(call.id)} and {_kind(call.name)}"
-        return None, (
+        return (
             "invalid_arguments",
             f"Tool call is malformed: id and name must be strings, {kinds}",
         )
     tool = opts.registry.get(call.name)
     if tool is None:
-        return None, ("unknown_tool", f"Unknown tool: {call.name}")
+        return ("unknown_tool", f"Unknown tool: {call.name}")
     tool_filter = opts.tool_filter
     if tool_filter is not None and not tool_allowed(call.name, tool_filter):
-        return None, ("tool_denied", f"Tool denied: {call.name}")
+        return ("tool_denied", f"Tool denied: {call.name}")
     why: str | None
     if call.arguments_error is not None:
         why = call.arguments_error.message or "the arguments could not be parsed"
     else:
         why = check_json_object(call.arguments, opts.max_argument_bytes)
     if why is not None:
-        return None, ("invalid_arguments", f"Tool arguments must be a JSON object: {why}")
-    return tool, _ADMITTED
+        return ("invalid_arguments", f"Tool arguments must be a JSON object: {why}")
+    return tool
 
 
 async def _permission_denial(
