@@ -87,7 +87,7 @@ class Agent:
     """A provider, a tool registry and the dispatch gates, run as a single-shot loop."""
 
     def __init__(self, **settings: Unpack[AgentSettings]) -> None:
-        if not settings.keys() <= _SETTINGS:
+        if not _SETTINGS.issuperset(settings):
             unknown = ", ".join(sorted(settings.keys() - _SETTINGS))
             raise TypeError(f"Agent got unknown settings: {unknown}")
         if not callable(getattr(settings.get("provider"), "generate", None)):

@@ -54,7 +54,7 @@ class DispatchOptions:
     )  # fmt: skip
 
     def __init__(self, settings: DispatchSettings) -> None:
-        if not settings.keys() <= _NAMES:
+        if not _NAMES.issuperset(settings):
             unknown = ", ".join(sorted(settings.keys() - _NAMES))
             raise TypeError(f"dispatch got unknown settings: {unknown}")
         if "registry" not in settings:
