@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Unpack
@@ -40,14 +39,12 @@ from ._codec import (
 from ._guard import require_asyncio
 from ._options import ApprovalOptions, QueueOptions, _check_name
 from ._seam import blocked_outcome, error_info_from
-from ._toolset import DurableToolset, register_toolset
+from ._toolset import DurableToolset, NameTable, register_toolset
 
 __all__ = ["RUN_WORKFLOW", "DurableAgent", "DurableAgentOptions"]
 
 RUN_WORKFLOW = "prism.dbos.run"
-_AGENTS: dict[str, DurableAgent] = {}
 _NEVER = AbortController().signal
-_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,8 +95,7 @@ class DurableAgent:
         )  # fmt: skip
         self.options = DurableAgentOptions(agent=agent, toolset=toolset)
         register_toolset(toolset)
-        with _LOCK:
-            _AGENTS[name] = self
+        _AGENTS.put(name, self)
 
     @property
     def name(self) -> str:
@@ -132,13 +128,16 @@ class DurableAgent:
 
 def agent_named(name: str) -> DurableAgent:
     """The agent registered as ``name`` in this process."""
-    with _LOCK:
-        agent = _AGENTS.get(name)
-    if agent is None:
-        raise LookupError(
-            f"no durable agent named {name!r} in this process; build it before DBOS.launch()"
-        )
-    return agent
+    return _AGENTS.get(name)
+
+
+def _unknown_agent(name: str) -> LookupError:
+    return LookupError(
+        f"no durable agent named {name!r} in this process; build it before DBOS.launch()"
+    )
+
+
+_AGENTS = NameTable[DurableAgent](_unknown_agent)
 
 
 @DBOS.workflow(name=RUN_WORKFLOW)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from prism.core import (
     AbortSignal,
@@ -27,8 +28,33 @@ from ._seam import DispatchOptions
 __all__ = ["DurableToolset", "UnknownToolsetError", "register_toolset", "toolset_named"]
 
 _MAX_CONCURRENCY = 64
-_REGISTRY: dict[str, DurableToolset] = {}
-_LOCK = threading.Lock()
+T = TypeVar("T")
+
+
+class NameTable(Generic[T]):
+    """What this process registered by name (the latest registration wins), thread-safe.
+
+    Recovery and queue workers find agents and tool sets by the name recorded in a run.
+    """
+
+    def __init__(self, missing: Callable[[str], Exception]) -> None:
+        self._items: dict[str, T] = {}
+        self._lock = threading.Lock()
+        self._missing = missing
+
+    def put(self, name: str, item: T) -> T:
+        """Register ``item`` as ``name``."""
+        with self._lock:
+            self._items[name] = item
+        return item
+
+    def get(self, name: str) -> T:
+        """The item registered as ``name``; the ``missing`` error names what is absent."""
+        with self._lock:
+            found = self._items.get(name)
+        if found is None:
+            raise self._missing(name)
+        return found
 
 
 class UnknownToolsetError(LookupError):
@@ -98,18 +124,19 @@ def register_toolset(toolset: DurableToolset) -> DurableToolset:
     """Make ``toolset`` findable by name in this process (the latest registration wins)."""
     if not isinstance(toolset, DurableToolset):
         raise TypeError(f"expected a DurableToolset, got {type(toolset).__name__}")
-    with _LOCK:
-        _REGISTRY[toolset.name] = toolset
-    return toolset
+    return _TOOLSETS.put(toolset.name, toolset)
 
 
 def toolset_named(name: str) -> DurableToolset:
     """The tool set registered as ``name``; ``UnknownToolsetError`` names what is missing."""
-    with _LOCK:
-        found = _REGISTRY.get(name)
-    if found is None:
-        raise UnknownToolsetError(
-            f"no durable tool set named {name!r} in this process; build the same agent or "
-            "DurableToolset (same name) before DBOS.launch() in every process of the app"
-        )
-    return found
+    return _TOOLSETS.get(name)
+
+
+def _unknown_toolset(name: str) -> UnknownToolsetError:
+    return UnknownToolsetError(
+        f"no durable tool set named {name!r} in this process; build the same agent or "
+        "DurableToolset (same name) before DBOS.launch() in every process of the app"
+    )
+
+
+_TOOLSETS = NameTable[DurableToolset](_unknown_toolset)
