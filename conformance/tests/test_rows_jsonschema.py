@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import functools
 import urllib.request
 from collections.abc import Mapping
 from typing import Any
@@ -39,7 +38,12 @@ def expect_failure(row: str, factory: Any, backend: str, *phrases: str) -> str:
 @pytest.mark.parametrize("engine", ["fastjsonschema", "jsonschema-rs"])
 @pytest.mark.parametrize("row", ROWS)
 def test_rows_pass_with_the_real_validator(row: str, engine: str, backend: str) -> None:
-    factory = functools.partial(jsonschema.JsonSchemaArgumentValidator, engine=engine)
+    def factory(*, options: Any = None) -> Any:
+        chosen = dataclasses.replace(
+            options or jsonschema.JsonSchemaValidatorOptions(), engine=engine
+        )
+        return jsonschema.JsonSchemaArgumentValidator(options=chosen)
+
     result = run_row(row, _subjects(factory), backend=backend, timeout_seconds=60)
     assert result.status == "passed", result.message
 
@@ -53,8 +57,8 @@ def test_rows_skip_without_a_validator() -> None:
 class _Real:
     """Delegates to the real validator; subclasses break one property."""
 
-    def __init__(self, **options: Any) -> None:
-        self.inner = jsonschema.JsonSchemaArgumentValidator(**options)
+    def __init__(self, *, options: Any = None) -> None:
+        self.inner = jsonschema.JsonSchemaArgumentValidator(options=options)
 
     def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
         result: ToolArgumentValidationResult = self.inner.validate(schema, value)
@@ -89,13 +93,13 @@ def test_row_1_fails_without_a_json_pointer(backend: str) -> None:
 class _Recompiles(_Real):
     """Throws the cache away before every call."""
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(self, *, options: Any = None) -> None:
+        super().__init__(options=options)
         self.options = options
         self.compiles = 0
 
     def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
-        self.inner = jsonschema.JsonSchemaArgumentValidator(**self.options)
+        self.inner = jsonschema.JsonSchemaArgumentValidator(options=self.options)
         self.compiles += 1
         return self.inner.validate(schema, value)
 
@@ -114,9 +118,9 @@ class _Rewalks(_Real):
 class _Fifo(_Real):
     """Never refreshes recency: the oldest schema is evicted even when just used."""
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.size = int(options.get("cache_size", 256))
+    def __init__(self, *, options: Any = None) -> None:
+        super().__init__(options=options)
+        self.size = self.inner.options.cache_size
         self.order: list[int] = []
         self.compiles = 0
         self.validators: dict[int, Any] = {}
@@ -176,8 +180,8 @@ def _refs(value: Any) -> list[str]:
 class _CompilesFirst(_Real):
     """Compiles whatever it gets, then reports problems (counts compiles before checking)."""
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(self, *, options: Any = None) -> None:
+        super().__init__(options=options)
         self.compiles = 0
 
     def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:

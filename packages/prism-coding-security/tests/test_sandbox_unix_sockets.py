@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from prism.coding_security import BubblewrapSandbox, SandboxUnavailableError
-from prism.coding_security._seccomp import SeccompUnsupportedError, build_filter
+from prism.coding_security._sandbox._seccomp import SeccompUnsupportedError, build_filter
 from prism.coding_tools import ExecResult
 
 RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]

@@ -25,7 +25,6 @@ from prism.mcp import (
 )
 
 from .conftest import SERVERS
-from .http_servers import serve
 
 pytestmark = pytest.mark.anyio
 
@@ -279,7 +278,7 @@ async def test_features_work_over_streamable_http_and_denials_reach_the_server(k
     features = McpClientFeatures(permission=policy, elicitation=host.elicit, sampling=host.sample)
     with anyio.fail_after(60):
         async with (
-            serve(kit, "features_server.py") as url,
+            kit.http_script(str(SERVERS / "features_server.py")) as url,
             connect_mcp_tools(
                 server_id="web",
                 transport=StreamableHttpTransport(url),
