@@ -19,24 +19,26 @@ import anyio
 import anyio.lowlevel
 
 from prism.core import (
-    AgentEvent,
     ErrorInfo,
     InMemoryRunLedger,
-    LoopOptions,
-    ModelRequest,
-    ModelResponse,
     SecretRedactor,
     TextContent,
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    ToolMessage,
     ToolResult,
-    UserMessage,
-    create_agent,
     create_static_permission_policy,
     render_tool_result,
 )
+from prism.core.agent import (
+    Agent,
+    LoopOptions,
+    ModelRequest,
+    ModelResponse,
+    ToolMessage,
+    UserMessage,
+)
+from prism.core.events import AgentEvent
 
 API_TOKEN = "sk-demo-0123456789"
 IO_SECONDS = 0.2
@@ -174,7 +176,7 @@ async def main() -> None:
     await anyio.lowlevel.checkpoint()  # load anyio's backend now, not inside the first call
     t0 = time.perf_counter()
     ledger = InMemoryRunLedger()
-    agent = create_agent(
+    agent = Agent(
         provider=DemoModel(),
         model="scripted-demo",
         tools=TOOLS,

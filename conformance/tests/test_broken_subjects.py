@@ -19,13 +19,12 @@ from prism.core import (
     SecretRedactor,
     ToolCall,
     ToolExecutionContext,
-    ToolMessage,
     ToolResult,
-    create_agent,
-    create_extension_kernel,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
+from prism.core.agent import Agent, ToolMessage
+from prism.core.extensions import create_extension_kernel
 
 BACKENDS = ["asyncio", "trio"]
 
@@ -184,7 +183,7 @@ def test_row_5_fails_when_exclusivity_is_judged_before_middleware(backend: str) 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_row_5_fails_when_the_agent_loop_reorders_the_transcript(backend: str) -> None:
     def agent_factory(**options: Any) -> Any:
-        return ReversingAgent(create_agent(**options))
+        return ReversingAgent(Agent(**options))
 
     subjects = ConformanceSubjects(agent_factory=agent_factory)
     expect_failure("5", subjects, backend, "out of call order")
@@ -382,7 +381,7 @@ class LimitDroppingAgent:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_row_e1_fails_when_unanswered_calls_get_no_result(backend: str) -> None:
-    subjects = ConformanceSubjects(agent_factory=lambda **o: LimitDroppingAgent(create_agent(**o)))
+    subjects = ConformanceSubjects(agent_factory=lambda **o: LimitDroppingAgent(Agent(**o)))
     expect_failure("E1", subjects, backend, "has no tool result")
 
 
@@ -390,7 +389,7 @@ def test_row_e1_fails_when_unanswered_calls_get_no_result(backend: str) -> None:
 def test_row_e1_fails_when_the_limit_is_ignored(backend: str) -> None:
     def unlimited(**options: Any) -> Any:
         options.pop("limits", None)
-        return create_agent(**options)
+        return Agent(**options)
 
     subjects = ConformanceSubjects(agent_factory=unlimited)
     expect_failure("E1", subjects, backend, "finish_reason must be 'tool_round_limit'")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from prism.conformance import ConformanceSubjects, default_subjects, run_row
-from prism.core import Message, RunResult, create_agent
+from prism.core.agent import Agent, Message, RunResult
 
 pytest.importorskip("prism.dbos")
 from prism.dbos import DurableAgent
@@ -37,7 +37,7 @@ class NaiveAgent:
     def __init__(self, **options: Any) -> None:
         for extra in ("name", "approval", "queue"):
             options.pop(extra, None)
-        self.agent = create_agent(**options)
+        self.agent = Agent(**options)
         self.prompts: dict[str, str] = {}
 
     async def start(self, prompt: str | list[Message], *, run_id: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from prism.conformance import ConformanceSubjects, default_subjects, run_row
-from prism.core import ToolArgumentValidationError, ToolArgumentValidationResult
+from prism.core import ToolArgumentValidationIssue, ToolArgumentValidationResult
 
 jsonschema = pytest.importorskip("prism.jsonschema", reason="prism-jsonschema is not installed")
 
@@ -76,7 +76,7 @@ class _AcceptsEverything(_Real):
 class _NoPointers(_Real):
     def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
         result = self.inner.validate(schema, value)
-        errors = tuple(ToolArgumentValidationError(path=None, message="bad") for _ in result.errors)
+        errors = tuple(ToolArgumentValidationIssue(path=None, message="bad") for _ in result.errors)
         return ToolArgumentValidationResult(ok=result.ok, errors=errors)
 
 

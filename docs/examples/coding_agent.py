@@ -41,16 +41,13 @@ from prism.coding_security import (
 from prism.coding_tools import ShellOperations, ShellOptions, create_coding_tools
 from prism.core import (
     InMemoryRunLedger,
-    LoopOptions,
-    ModelRequest,
-    ModelResponse,
     SecretRedactor,
     TextContent,
     ToolCall,
-    create_agent,
     create_tool_registry,
     render_tool_result,
 )
+from prism.core.agent import Agent, LoopOptions, ModelRequest, ModelResponse
 from prism.core.events import AgentEvent
 from prism.core.testing import ScriptedProvider
 from prism.jsonschema import create_json_schema_tool_argument_validator
@@ -220,7 +217,7 @@ async def run_agent(workspace: str, want_sandbox: bool, log: Log) -> dict[str, A
     ) as bridge:
         pids = {bridge.server_pid}
         log.say(f"MCP server started over stdio (pid {bridge.server_pid})")
-        agent = create_agent(
+        agent = Agent(
             provider=NarratedProvider(ScriptedProvider(SCRIPT), log),
             model="scripted",
             tools=create_tool_registry([*bridge.tools, *coding_tools]),

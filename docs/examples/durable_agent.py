@@ -16,15 +16,9 @@ import signal
 import sys
 from pathlib import Path
 
-from prism.core import (
-    ModelRequest,
-    ModelResponse,
-    TextContent,
-    ToolCall,
-    ToolExecutionContext,
-    ToolFilter,
-    tool,
-)
+from prism.core import TextContent, ToolCall, ToolExecutionContext, ToolFilter
+from prism.core.agent import ModelRequest, ModelResponse
+from prism.core.functions import tool
 from prism.dbos import (
     AWAITING_APPROVAL_EVENT,
     ApprovalOptions,

@@ -20,9 +20,7 @@ from prism.core import (
     AbortController,
     InMemoryRunLedger,
     JsonObject,
-    LoopOptions,
     MiddlewareRegistry,
-    ModelResponse,
     TextContent,
     ToolArgumentValidationResult,
     ToolCall,
@@ -37,6 +35,7 @@ from prism.core import (
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
+from prism.core.agent import LoopOptions, ModelResponse
 from prism.core.events import AgentEvent
 from prism.core.testing import ScriptedProvider
 

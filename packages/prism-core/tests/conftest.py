@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from prism.core import AgentEvent, ToolDefinition, ToolExecutionContext
+from prism.core import ToolDefinition, ToolExecutionContext
+from prism.core.events import AgentEvent
 
 
 class Canary:

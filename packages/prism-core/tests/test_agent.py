@@ -8,20 +8,22 @@ import pytest
 
 from prism.core import (
     AbortController,
-    AssistantMessage,
     InMemoryRunLedger,
+    TextContent,
+    ToolCall,
+    ToolExecutionContext,
+)
+from prism.core._backend import sleep, task_group
+from prism.core.agent import (
+    Agent,
+    AssistantMessage,
     LoopOptions,
     ModelResponse,
     RunLimits,
     RunOptions,
-    TextContent,
-    ToolCall,
-    ToolExecutionContext,
     ToolMessage,
     UserMessage,
-    create_agent,
 )
-from prism.core._backend import sleep, task_group
 from prism.core.testing import ScriptedProvider
 
 pytestmark = pytest.mark.anyio
@@ -37,7 +39,7 @@ def _final(text: str = "done") -> ModelResponse:
 
 async def test_two_rounds_of_two_parallel_calls(canary: Any) -> None:
     provider = ScriptedProvider([_turn("a", "b"), _turn("c", "d"), _final()])
-    agent = create_agent(
+    agent = Agent(
         provider=provider,
         model="m",
         tools=[canary.tool("echo")],
@@ -57,7 +59,7 @@ async def test_two_rounds_of_two_parallel_calls(canary: Any) -> None:
 async def test_round_limit_answers_every_unanswered_call(canary: Any, events: Any) -> None:
     provider = ScriptedProvider([_turn("a"), _turn("b", "c"), _final()])
     ledger = InMemoryRunLedger()
-    agent = create_agent(
+    agent = Agent(
         provider=provider,
         model="m",
         tools=[canary.tool("echo")],
@@ -78,13 +80,13 @@ async def test_round_limit_answers_every_unanswered_call(canary: Any, events: An
 
 async def test_run_limits_may_only_narrow(canary: Any) -> None:
     script = [_turn("a"), _turn("b"), _turn("c"), _final()]
-    wide = create_agent(
+    wide = Agent(
         provider=ScriptedProvider(script), model="m", tools=[canary.tool("echo")],
         limits=RunLimits(max_tool_rounds=1),
     )  # fmt: skip
     widened = await wide.run("go", options=RunOptions(limits=RunLimits(max_tool_rounds=5)))
     assert widened.finish_reason == "tool_round_limit"
-    narrow = create_agent(provider=ScriptedProvider(script), model="m", tools=[canary.tool("echo")])
+    narrow = Agent(provider=ScriptedProvider(script), model="m", tools=[canary.tool("echo")])
     narrowed = await narrow.run("go", options=RunOptions(limits=RunLimits(max_tool_rounds=2)))
     assert narrowed.finish_reason == "tool_round_limit"
     assert sum(isinstance(m, ToolMessage) and not m.result.is_error for m in narrowed.messages) == 2
@@ -105,7 +107,7 @@ async def test_run_options_override_agent_options(canary: Any) -> None:
     def agent_validator(tool: Any, args: Any, ctx: Any) -> str:
         return "agent validator blocks"
 
-    agent = create_agent(
+    agent = Agent(
         provider=ScriptedProvider([_turn("a", "b", "c", name="t"), _final()]),
         model="m",
         tools=[ToolDefinition(name="t", execute=tracked)],
@@ -123,7 +125,7 @@ async def test_run_options_override_agent_options(canary: Any) -> None:
 
 
 async def test_provider_failure_ends_the_run_failed() -> None:
-    agent = create_agent(provider=ScriptedProvider([]), model="m")
+    agent = Agent(provider=ScriptedProvider([]), model="m")
     result = await agent.run("go")
     assert (result.status, result.finish_reason) == ("failed", "error")
     assert result.error is not None and "only 0 responses" in result.error.message
@@ -138,7 +140,7 @@ async def test_abort_during_tools_keeps_transcript_valid(canary: Any) -> None:
 
     from prism.core import ToolDefinition
 
-    agent = create_agent(
+    agent = Agent(
         provider=ScriptedProvider([_turn("a", "b", name="slow"), _final()]),
         model="m",
         tools=[ToolDefinition(name="slow", execute=slow)],
@@ -174,7 +176,7 @@ async def test_abort_while_model_generates() -> None:
 
     async with task_group() as group:
         group.start_soon(stop)
-        result = await create_agent(provider=Hanging(), model="m").run(
+        result = await Agent(provider=Hanging(), model="m").run(
             "go", options=RunOptions(signal=controller.signal)
         )
     assert result.status == "aborted"
@@ -191,3 +193,18 @@ def _assert_transcript_valid(messages: tuple[Any, ...]) -> None:
             assert expected, "tool message without a call"
             assert message.result.tool_call_id == expected.pop(0)
     assert not expected, f"calls {expected} left unanswered"
+
+
+@pytest.mark.parametrize(
+    ("settings", "error", "match"),
+    [
+        ({"provider": ScriptedProvider([]), "model": "m", "tool": []}, TypeError, "unknown.*tool"),
+        ({"provider": object(), "model": "m"}, ValueError, r"Agent\.provider"),
+        ({"model": "m"}, ValueError, r"Agent\.provider"),
+        ({"provider": ScriptedProvider([]), "model": ""}, ValueError, r"Agent\.model"),
+        ({"provider": ScriptedProvider([]), "model": "m", "limits": 3}, ValueError, "limits"),
+    ],
+)
+def test_bad_agent_settings_are_named(settings: dict[str, Any], error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        Agent(**settings)

@@ -10,7 +10,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prism.core import (
-    LoopOptions,
     MiddlewareRegistry,
     ToolCall,
     ToolDefinition,
@@ -18,9 +17,9 @@ from prism.core import (
     create_static_permission_policy,
     create_tool_registry,
     dispatch_tool_calls_in_order,
-    resolve_tool_concurrency,
 )
 from prism.core._backend import sleep
+from prism.core.agent import LoopOptions, resolve_tool_concurrency
 
 pytestmark = pytest.mark.anyio
 

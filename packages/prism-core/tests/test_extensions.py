@@ -8,14 +8,16 @@ from typing import Any
 import pytest
 
 from prism.core import (
-    ExtensionPermissionError,
     ToolCall,
     ToolDefinition,
-    create_extension_kernel,
     create_static_permission_policy,
     create_tool_registry,
-    discover_extensions,
     dispatch_tool_call,
+)
+from prism.core.extensions import (
+    ExtensionPermissionError,
+    create_extension_kernel,
+    discover_extensions,
 )
 
 pytestmark = pytest.mark.anyio

@@ -12,19 +12,18 @@ from prism.core import (
     AbortController,
     ImageContent,
     InMemoryRunLedger,
-    ModelResponse,
     TextContent,
     ToolCall,
     ToolExecutionContext,
     ToolResult,
-    create_agent,
     create_tool_registry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
     render_tool_result,
-    tool,
 )
+from prism.core.agent import Agent, ModelResponse
 from prism.core.events import AgentEvent
+from prism.core.functions import tool
 from prism.core.testing import ScriptedProvider
 
 pytestmark = pytest.mark.anyio
@@ -216,7 +215,7 @@ async def test_an_agent_sends_the_schema_and_runs_the_function() -> None:
             ModelResponse(content=(TextContent(text="It is 21.5 C in Lima."),), tool_calls=()),
         ]
     )
-    agent = create_agent(provider=provider, model="scripted", tools=[weather])
+    agent = Agent(provider=provider, model="scripted", tools=[weather])
     with anyio.fail_after(10):
         run = await agent.run("How warm is Lima?")
     assert run.status == "succeeded"

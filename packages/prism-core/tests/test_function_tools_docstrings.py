@@ -4,8 +4,9 @@ from typing import Annotated, Any
 
 import pytest
 
-from prism.core import ToolDefinition, tool
+from prism.core import ToolDefinition
 from prism.core._docstrings import docstring_params, docstring_summary
+from prism.core.functions import tool
 
 
 def descriptions(definition: ToolDefinition) -> dict[str, Any]:

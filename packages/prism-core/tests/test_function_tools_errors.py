@@ -9,8 +9,9 @@ from typing import Annotated, Any, Literal, TypedDict
 
 import pytest
 
-from prism.core import ToolDefinition, ToolExecutionContext, ToolResult, tool
+from prism.core import ToolDefinition, ToolExecutionContext, ToolResult
 from prism.core._abort import AbortController
+from prism.core.functions import tool
 
 
 def context() -> ToolExecutionContext:

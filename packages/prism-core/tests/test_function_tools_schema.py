@@ -27,9 +27,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prism.core import ToolDefinition, ToolExecutionContext, ToolResult, tool
+from prism.core import ToolDefinition, ToolExecutionContext, ToolResult
 from prism.core._abort import AbortController
 from prism.core._function_values import ToolArgumentsError, to_json
+from prism.core.functions import tool
 
 
 class Color(enum.Enum):

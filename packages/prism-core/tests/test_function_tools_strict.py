@@ -6,8 +6,9 @@ from typing import Any, Literal, TypedDict
 
 import pytest
 
-from prism.core import ToolExecutionContext, ToolResult, to_strict_json_schema, tool
+from prism.core import ToolExecutionContext, ToolResult
 from prism.core._abort import AbortController
+from prism.core.functions import to_strict_json_schema, tool
 
 
 def context() -> ToolExecutionContext:

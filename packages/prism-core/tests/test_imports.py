@@ -13,7 +13,8 @@ import prism.core
 def test_import_does_not_load_async_backends() -> None:
     code = (
         "import sys, prism.core\n"
-        "from prism.core import dispatch_tool_call, dispatch_tool_calls_in_order, create_agent\n"
+        "from prism.core import dispatch_tool_call, dispatch_tool_calls_in_order\n"
+        "from prism.core.agent import Agent\n"
         "print(sorted(m for m in ('asyncio', 'trio', 'anyio', 'sniffio') if m in sys.modules))"
     )
     out = subprocess.run(

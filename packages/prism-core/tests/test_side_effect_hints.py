@@ -6,8 +6,9 @@ import dataclasses
 
 import pytest
 
-from prism.core import ToolDefinition, ToolExecutionContext, tool
+from prism.core import ToolDefinition, ToolExecutionContext
 from prism.core._fastinit import positional_factory
+from prism.core.functions import tool
 
 
 def _noop(arguments: object, context: ToolExecutionContext) -> str:
@@ -29,7 +30,8 @@ def test_hints_sit_after_exclusive_and_before_metadata() -> None:
 
 
 def test_a_positional_factory_follows_the_new_field_order() -> None:
-    make = positional_factory(ToolDefinition)
+    order = ("name", "execute", "description", "parameters", "exclusive", "read_only", "idempotent")
+    make = positional_factory(ToolDefinition, (*order, "metadata"))
     built = make("t", _noop, "d", None, False, True, False, {})
     assert built == ToolDefinition(
         name="t", execute=_noop, description="d", read_only=True, metadata={}

@@ -8,7 +8,7 @@ import pytest
 
 from prism.core import (
     ErrorInfo,
-    ToolArgumentValidationError,
+    ToolArgumentValidationIssue,
     ToolArgumentValidationResult,
     ToolCall,
     ToolDefinition,
@@ -73,7 +73,7 @@ class _Positive:
     def validate(self, schema: Any, value: Any) -> ToolArgumentValidationResult:
         self.schemas.append(schema)
         errors = tuple(
-            ToolArgumentValidationError(path=f"/{k}", message="must be positive")
+            ToolArgumentValidationIssue(path=f"/{k}", message="must be positive")
             for k, v in value.items()
             if isinstance(v, int) and v <= 0
         )
@@ -120,9 +120,9 @@ def test_root_level_errors_render_without_an_empty_pointer() -> None:
     from prism.core._validation import render_validation_errors
 
     errors = (
-        ToolArgumentValidationError(path="", message="additional properties are not allowed"),
-        ToolArgumentValidationError(path=None, message="bad"),
-        ToolArgumentValidationError(path="/x", message="wrong"),
+        ToolArgumentValidationIssue(path="", message="additional properties are not allowed"),
+        ToolArgumentValidationIssue(path=None, message="bad"),
+        ToolArgumentValidationIssue(path="/x", message="wrong"),
     )
     assert render_validation_errors(errors) == (
         "additional properties are not allowed; bad; /x: wrong"

@@ -21,18 +21,15 @@ from dbos import DBOS, SetWorkflowID
 
 from prism.core import (
     AbortController,
-    LoopOptions,
-    ModelRequest,
-    ModelResponse,
-    RunLimits,
     TextContent,
     ToolCall,
     ToolCallRecord,
     ToolExecutionContext,
     ToolFilter,
     create_tool_registry,
-    tool,
 )
+from prism.core.agent import LoopOptions, ModelRequest, ModelResponse, RunLimits
+from prism.core.functions import tool
 from prism.dbos import (
     AWAITING_APPROVAL_EVENT,
     ApprovalOptions,

@@ -12,19 +12,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prism.core import (
-    AssistantMessage,
     ErrorInfo,
     ImageContent,
-    ModelRequest,
-    ModelResponse,
     ResourceLinkContent,
     TextContent,
     ToolCall,
     ToolFilter,
-    ToolMessage,
     ToolResult,
-    UserMessage,
     create_tool_registry,
+)
+from prism.core.agent import (
+    Agent,
+    AssistantMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolMessage,
+    UserMessage,
 )
 from prism.dbos import (
     ApprovalOptions,
@@ -50,6 +53,24 @@ class _Provider:
 
 def _agent() -> DurableAgent:
     return DurableAgent(name="entry-agent", provider=_Provider(), model="m")
+
+
+def test_a_durable_agent_is_a_core_agent_with_its_name_as_session() -> None:
+    registry = create_tool_registry([])
+    agent = DurableAgent(name="entry-reuse", provider=_Provider(), model="m", tools=registry)
+    core = agent.options.agent
+    assert isinstance(core, Agent)
+    assert (core.session_id, core.model, core.registry) == ("entry-reuse", "m", registry)
+    assert agent.options.toolset.tools is registry
+    named = DurableAgent(name="entry-reuse-2", provider=_Provider(), model="m", session_id="s")
+    assert named.options.agent.session_id == "s"
+
+
+def test_a_durable_agent_refuses_what_an_agent_refuses() -> None:
+    with pytest.raises(ValueError, match=r"Agent\.model"):
+        DurableAgent(name="entry-bad", provider=_Provider(), model="")
+    with pytest.raises(TypeError, match="unknown settings: tool"):
+        DurableAgent(name="entry-bad", provider=_Provider(), model="m", tool=[])  # type: ignore[call-arg]
 
 
 def test_starting_a_run_on_trio_fails_with_a_clear_error() -> None:
@@ -100,7 +121,7 @@ def test_bad_options_name_the_field(build: Any, field: str) -> None:
 
 
 def test_approval_covers_named_tools_and_unhinted_side_effects() -> None:
-    from prism.core import tool
+    from prism.core.functions import tool
 
     @tool(read_only=True)
     def look(x: str) -> str:

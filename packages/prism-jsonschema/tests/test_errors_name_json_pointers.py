@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from prism.core import ToolArgumentValidationError
+from prism.core import ToolArgumentValidationIssue
 from prism.core._validation import render_validation_errors as render_errors
 from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 from prism.jsonschema._errors import MESSAGE_LIMIT
@@ -74,9 +74,9 @@ def test_messages_are_bounded(engine: str) -> None:
 
 def test_rendering_joins_pointer_and_message() -> None:
     errors = (
-        ToolArgumentValidationError(path="/a/0", message="must be string"),
-        ToolArgumentValidationError(path="", message="must contain ['q'] properties"),
-        ToolArgumentValidationError(path=None, message="schema rejected"),
+        ToolArgumentValidationIssue(path="/a/0", message="must be string"),
+        ToolArgumentValidationIssue(path="", message="must contain ['q'] properties"),
+        ToolArgumentValidationIssue(path=None, message="schema rejected"),
     )
     assert render_errors(errors) == (
         "/a/0: must be string; must contain ['q'] properties; schema rejected"

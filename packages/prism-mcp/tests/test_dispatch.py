@@ -10,7 +10,7 @@ import pytest
 from prism.core import (
     AbortController,
     InMemoryRunLedger,
-    ToolArgumentValidationError,
+    ToolArgumentValidationIssue,
     ToolArgumentValidationResult,
     ToolCall,
     create_static_permission_policy,
@@ -30,7 +30,7 @@ class _JsonschemaLibrary:
         import jsonschema
 
         errors = tuple(
-            ToolArgumentValidationError(
+            ToolArgumentValidationIssue(
                 path="/" + "/".join(str(p) for p in error.absolute_path), message=error.message
             )
             for error in jsonschema.Draft202012Validator(schema).iter_errors(value)

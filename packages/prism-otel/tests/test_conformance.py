@@ -17,14 +17,13 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from prism.conformance import ConformanceSubjects, default_subjects, make_conformance_tests
 from prism.core import (
-    AgentEvent,
-    EventSink,
     ToolCall,
     ToolLookup,
     ToolResult,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
+from prism.core.events import AgentEvent, EventSink
 from prism.otel import ToolTelemetry
 
 test_conformance = make_conformance_tests(package="prism-core")

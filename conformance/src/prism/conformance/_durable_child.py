@@ -19,9 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from prism.core import (
-    LoopOptions,
-    ModelRequest,
-    ModelResponse,
     TextContent,
     ToolCall,
     ToolCallRecord,
@@ -29,6 +26,7 @@ from prism.core import (
     ToolExecutionContext,
     ToolFilter,
 )
+from prism.core.agent import LoopOptions, ModelRequest, ModelResponse
 
 SCRIPTS: dict[str, list[list[tuple[str, str]]]] = {
     "turns": [[("s1", "side"), ("p1", "peek")], [("s2", "side")]],

@@ -8,18 +8,15 @@ from typing import Any
 
 from prism.core import (
     JsonObject,
-    LoopOptions,
     MiddlewareRegistry,
-    ModelResponse,
-    RunLimits,
     TextContent,
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    ToolMessage,
     ToolResult,
     create_tool_registry,
 )
+from prism.core.agent import LoopOptions, ModelResponse, RunLimits, ToolMessage
 from prism.core.testing import ScriptedProvider
 
 from . import _aio

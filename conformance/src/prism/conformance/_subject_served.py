@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from prism.core import (
     AbortController,
     ErrorInfo,
-    EventSink,
     MiddlewareRegistry,
     PermissionPolicy,
     Redactor,
@@ -34,6 +33,7 @@ from prism.core import (
     create_tool_registry,
     dispatch_tool_call,
 )
+from prism.core.events import EventSink
 
 from ._subjects import ConformanceSubjects, default_subjects
 

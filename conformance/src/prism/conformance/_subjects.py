@@ -15,12 +15,12 @@ from prism.core import (
     SecretRedactor,
     ToolDefinition,
     ToolResult,
-    create_agent,
-    create_extension_kernel,
     create_static_permission_policy,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
+from prism.core.agent import Agent
+from prism.core.extensions import create_extension_kernel
 
 __all__ = ["ConformanceSubjects", "default_subjects"]
 
@@ -49,10 +49,10 @@ class ConformanceSubjects:
     """Builds a permission policy that denies exactly the named tools."""
     redactor_factory: Callable[[Iterable[str]], Redactor] = _secret_redactor
     """Builds a redactor hiding the given secrets."""
-    agent_factory: Callable[..., Any] = create_agent
-    """Like ``prism.core.create_agent(provider=..., model=..., tools=..., **options)``."""
+    agent_factory: Callable[..., Any] = Agent
+    """Like ``prism.core.agent.Agent(provider=..., model=..., tools=..., **options)``."""
     extension_kernel_factory: Callable[..., Any] = create_extension_kernel
-    """Like ``prism.core.create_extension_kernel(*, permission=None)``."""
+    """Like ``prism.core.extensions.create_extension_kernel(*, permission=None)``."""
     json_schema_validator_factory: Callable[..., Any] | None = None
     """Like ``prism.jsonschema.JsonSchemaArgumentValidator(*, options=None)``."""
     coding_tools_factory: Callable[..., tuple[ToolDefinition, ...]] | None = None

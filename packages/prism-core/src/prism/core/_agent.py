@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 from . import _backend
 from ._abort import NEVER_ABORTED, AbortController, AbortSignal
 from ._batch import LoopOptions, dispatch_tool_calls_in_order, resolve_tool_concurrency
-from ._dispatch import DispatchOptions, block, error_info_from
+from ._dispatch_options import DispatchOptions, DispatchSettings
 from ._filter import ToolFilter, filter_tools
 from ._ledger import RunLedger
 from ._messages import (
@@ -25,6 +25,7 @@ from ._messages import (
     as_messages,
 )
 from ._middleware import MiddlewareRegistry
+from ._outcomes import blocked_outcome, error_info_from
 from ._permission import PermissionPolicy
 from ._redact import Redactor
 from ._registry import ToolRegistry
@@ -33,7 +34,7 @@ from ._validation import ToolValidator
 from .events import EventSink
 from .options import check_count
 
-__all__ = ["Agent", "RunLimits", "RunOptions", "create_agent"]
+__all__ = ["Agent", "AgentSettings", "RunLimits", "RunOptions"]
 
 MAX_TOOL_ROUNDS = 64
 
@@ -45,7 +46,7 @@ class RunLimits:
     max_tool_rounds: int = 8
 
     def __post_init__(self) -> None:
-        check_count("max_tool_rounds", self.max_tool_rounds, cap=MAX_TOOL_ROUNDS)
+        check_count("RunLimits.max_tool_rounds", self.max_tool_rounds, cap=MAX_TOOL_ROUNDS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,37 +60,57 @@ class RunOptions:
     abort_grace_seconds: float = 5.0
 
 
-class Agent:
-    """A provider, a tool registry and the dispatch options, run as a single-shot loop."""
+class AgentSettings(TypedDict, total=False):
+    """The keyword arguments of ``Agent`` (and of agents built on it, such as a durable one).
 
-    def __init__(
-        self,
-        *,
-        provider: Provider,
-        model: str,
-        tools: Iterable[ToolDefinition] | ToolRegistry = (),
-        validator: ToolValidator | None = None,
-        permission: PermissionPolicy | None = None,
-        middleware: MiddlewareRegistry | None = None,
-        loop: LoopOptions | None = None,
-        limits: RunLimits | None = None,
-        ledger: RunLedger | None = None,
-        redactor: Redactor | None = None,
-        tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
-        session_id: str | None = None,
-    ) -> None:
-        self.provider = provider
+    ``provider`` and ``model`` are required; ``session_id`` defaults to a random id.
+    """
+
+    provider: Required[Provider]
+    model: Required[str]
+    tools: Iterable[ToolDefinition] | ToolRegistry
+    validator: ToolValidator | None
+    permission: PermissionPolicy | None
+    middleware: MiddlewareRegistry | None
+    loop: LoopOptions | None
+    limits: RunLimits | None
+    ledger: RunLedger | None
+    redactor: Redactor | None
+    tool_filter: ToolFilter | Sequence[ToolFilter] | None
+    session_id: str | None
+
+
+_SETTINGS = frozenset(AgentSettings.__annotations__)
+
+
+class Agent:
+    """A provider, a tool registry and the dispatch gates, run as a single-shot loop."""
+
+    def __init__(self, **settings: Unpack[AgentSettings]) -> None:
+        if not _SETTINGS.issuperset(settings):
+            unknown = ", ".join(sorted(settings.keys() - _SETTINGS))
+            raise TypeError(f"Agent got unknown settings: {unknown}")
+        if not callable(getattr(settings.get("provider"), "generate", None)):
+            raise ValueError("Agent.provider must have an async generate(request) method")
+        model = settings.get("model")
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"Agent.model must be a non-empty str, got {model!r}")
+        limits = settings.get("limits")
+        if limits is not None and not isinstance(limits, RunLimits):
+            raise ValueError(f"Agent.limits must be RunLimits or None, got {limits!r}")
+        tools = settings.get("tools", ())
+        self.provider = settings["provider"]
         self.model = model
         self.registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
-        self.validator = validator
-        self.permission = permission
-        self.middleware = middleware
-        self.loop = loop
+        self.validator = settings.get("validator")
+        self.permission = settings.get("permission")
+        self.middleware = settings.get("middleware")
+        self.loop = settings.get("loop")
         self.limits = limits or RunLimits()
-        self.ledger = ledger
-        self.redactor = redactor
-        self.tool_filter = tool_filter
-        self.session_id = session_id or os.urandom(16).hex()
+        self.ledger = settings.get("ledger")
+        self.redactor = settings.get("redactor")
+        self.tool_filter = settings.get("tool_filter")
+        self.session_id = settings.get("session_id") or os.urandom(16).hex()
 
     def tool_specs(self) -> tuple[ToolSpec, ...]:
         """The tools offered to the model (after the agent's filter)."""
@@ -119,11 +140,15 @@ class Agent:
         context = ToolExecutionContext(
             session_id=self.session_id, run_id=os.urandom(16).hex(), tool_call_id="", signal=signal
         )
-        dispatch = DispatchOptions(
-            self.registry, context, self.tool_filter, self.middleware, self.permission,
-            options.validate or self.validator, emit, self.ledger, self.redactor,
+        settings: DispatchSettings = (
+            {
+                "registry": self.registry, "context": context, "tool_filter": self.tool_filter,
+                "middleware": self.middleware, "permission": self.permission,
+                "validate": options.validate or self.validator, "emit": emit,
+                "ledger": self.ledger, "redactor": self.redactor,
+            }
         )  # fmt: skip
-        run = _Run(self, options, dispatch, as_messages(prompt), signal)
+        run = _Run(self, options, settings, as_messages(prompt), signal)
         return await run.loop(self._max_rounds(options))
 
 
@@ -134,13 +159,14 @@ class _Run:
         self,
         agent: Agent,
         options: RunOptions,
-        dispatch: DispatchOptions,
+        settings: DispatchSettings,
         messages: list[Message],
         signal: AbortSignal,
     ) -> None:
         self.agent = agent
         self.options = options
-        self.dispatch = dispatch
+        self.settings = settings
+        self.dispatch = DispatchOptions(settings)
         self.messages = messages
         self.signal = signal
         self.concurrency = resolve_tool_concurrency(options.loop, agent.loop)
@@ -176,16 +202,13 @@ class _Run:
             rounds += 1
 
     async def dispatch_round(self, calls: tuple[ToolCall, ...]) -> None:
-        d = self.dispatch
         results = await dispatch_tool_calls_in_order(
             calls,
             tool_concurrency=self.concurrency,
             signal=self.signal,
             abort_grace_seconds=self.options.abort_grace_seconds,
-            registry=d.registry, context=d.context, tool_filter=d.tool_filter,
-            middleware=d.middleware, permission=d.permission, validate=d.validate,
-            emit=d.emit, ledger=d.ledger, redactor=d.redactor,
-        )  # fmt: skip
+            **self.settings,
+        )
         self.messages.extend(ToolMessage(result=r) for r in results)
 
     async def refuse(self, calls: tuple[ToolCall, ...], max_rounds: int) -> None:
@@ -193,7 +216,7 @@ class _Run:
         message = f"Tool round limit reached ({max_rounds} rounds); this call was not run"
         for call in calls:
             report = self.dispatch.reporter(self.dispatch.context)
-            result = await block(report, call, "tool_round_limit", message)
+            result = await blocked_outcome(report, call, "tool_round_limit", message)
             self.messages.append(ToolMessage(result=result))
 
 
@@ -217,26 +240,3 @@ async def _generate(
             response.append(await provider.generate(request))
         done.abort()
     return response[0] if response else None
-
-
-def create_agent(
-    *,
-    provider: Provider,
-    model: str,
-    tools: Iterable[ToolDefinition] | ToolRegistry = (),
-    validator: ToolValidator | None = None,
-    permission: PermissionPolicy | None = None,
-    middleware: MiddlewareRegistry | None = None,
-    loop: LoopOptions | None = None,
-    limits: RunLimits | None = None,
-    ledger: RunLedger | None = None,
-    redactor: Redactor | None = None,
-    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
-    session_id: str | None = None,
-) -> Agent:
-    """Build an ``Agent``: a provider and model, tools, and the dispatch gates to apply."""
-    return Agent(
-        provider=provider, model=model, tools=tools, validator=validator,
-        permission=permission, middleware=middleware, loop=loop, limits=limits,
-        ledger=ledger, redactor=redactor, tool_filter=tool_filter, session_id=session_id,
-    )  # fmt: skip

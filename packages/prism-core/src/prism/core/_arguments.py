@@ -12,6 +12,7 @@ import math
 from json.encoder import encode_basestring
 
 __all__ = [
+    "DEFAULT_MAX_ARGUMENT_BYTES",
     "MAX_ARGUMENT_BYTES_CAP",
     "MAX_ARGUMENT_DEPTH",
     "MAX_ARGUMENT_INTEGER_BITS",
@@ -20,6 +21,7 @@ __all__ = [
 
 MAX_ARGUMENT_DEPTH = 64
 MAX_ARGUMENT_BYTES_CAP = 16_777_216
+DEFAULT_MAX_ARGUMENT_BYTES = 1_048_576
 MAX_ARGUMENT_INTEGER_BITS = 2048
 """Integers must lie strictly between -2**2048 and 2**2048 (about 617 decimal digits): below
 the smallest digit limit Python allows (640), so every accepted integer can be printed and
@@ -28,7 +30,7 @@ compared by every engine, whatever ``sys.set_int_max_str_digits`` says."""
 _CHUNK = 16_384
 
 
-class _Over(Exception):
+class _SizeLimitExceeded(Exception):
     """The encoded size passed the bound: stop counting."""
 
 
@@ -58,7 +60,7 @@ def _check(arguments: object, max_bytes: int) -> str | None:
         return None  # even the worst-case encoding fits: skip the exact measurement
     try:
         _measure(arguments, max_bytes)
-    except _Over:
+    except _SizeLimitExceeded:
         return f"encoded arguments exceed {max_bytes} bytes"
     return None
 
@@ -144,7 +146,10 @@ def _scalar(value: object, path: str, budget: list[int]) -> str | None:
 
 
 def _measure(value: object, room: int) -> int:
-    """Exact compact-JSON UTF-8 size of an already checked value; ``_Over`` past ``room``."""
+    """Exact compact-JSON UTF-8 size of an already checked value.
+
+    Raises ``_SizeLimitExceeded`` as soon as the size passes ``room``.
+    """
     if isinstance(value, str):
         return _text_bytes(value, room)
     if isinstance(value, dict):
@@ -153,14 +158,14 @@ def _measure(value: object, room: int) -> int:
             size += _text_bytes(key, room - size) + 1
             size += _measure(item, room - size)
             if size > room:
-                raise _Over
+                raise _SizeLimitExceeded
         return size
     if isinstance(value, (list, tuple)):
         size = 1 + max(len(value), 1)
         for item in value:
             size += _measure(item, room - size)
             if size > room:
-                raise _Over
+                raise _SizeLimitExceeded
         return size
     if value is None or value is True:
         size = 4
@@ -171,18 +176,18 @@ def _measure(value: object, room: int) -> int:
     else:
         size = len(float.__repr__(value))
     if size > room:
-        raise _Over
+        raise _SizeLimitExceeded
     return size
 
 
 def _text_bytes(text: str, room: int) -> int:
     """Encoded size of ``text`` as a JSON string, quotes included, one chunk at a time."""
     if len(text) + 2 > room:  # every character takes at least one byte
-        raise _Over
+        raise _SizeLimitExceeded
     size = 2
     for start in range(0, len(text), _CHUNK):
         piece: str = encode_basestring(text[start : start + _CHUNK])
         size += len(piece.encode("utf-8", "surrogatepass")) - 2
         if size > room:
-            raise _Over
+            raise _SizeLimitExceeded
     return size

@@ -45,11 +45,6 @@ async def sleep(seconds: float) -> None:
         await asyncio.sleep(seconds)
 
 
-async def checkpoint() -> None:
-    """Yield to the scheduler once (a cancellation point)."""
-    await sleep(0)
-
-
 async def to_thread(fn: Callable[[], T]) -> T:
     """Run a blocking callable in a worker thread; cancellation abandons the thread."""
     if current_backend() == "trio":
@@ -134,13 +129,12 @@ class CancelScope(Protocol):
 class _AsyncioScope:
     """``move_on`` semantics on asyncio, built on ``asyncio.timeout``."""
 
-    __slots__ = ("_cm", "_entered", "_pending_cancel", "cancelled_caught", "deadline")
+    __slots__ = ("_cm", "_pending_cancel", "cancelled_caught", "deadline")
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
         self._cm: asyncio.Timeout | None = None
         self._pending_cancel = False
-        self._entered = False
         self.cancelled_caught = False
 
     def cancel(self) -> None:
@@ -277,11 +271,6 @@ def task_group() -> TaskGroup:
     if current_backend() == "trio":
         return _TrioTaskGroup()
     return _AsyncioTaskGroup()
-
-
-def is_awaitable(value: object) -> bool:
-    """Cheaper than ``isinstance(value, Awaitable)`` (no ABC machinery) on the hot path."""
-    return hasattr(value, "__await__")
 
 
 async def maybe_await(value: T | Awaitable[T]) -> T:

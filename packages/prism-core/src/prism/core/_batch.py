@@ -5,18 +5,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal, Unpack
 
 from . import _backend
 from ._abort import NEVER_ABORTED, AbortController, AbortSignal
-from ._dispatch import (
-    DispatchOptions,
-    block_aborted,
-    fail,
-    middleware_failed,
-    run_call_middleware,
-    run_dispatch,
-    unprocessable,
+from ._dispatch import run_call_middleware, run_dispatch
+from ._dispatch_options import DispatchOptions, DispatchSettings
+from ._outcomes import (
+    aborted_outcome,
+    failed_outcome,
+    middleware_failed_outcome,
+    unprocessable_outcome,
 )
 from ._reporting import CallReporter
 from ._types import ErrorInfo, ToolCall, ToolExecutionContext, ToolResult
@@ -65,18 +64,19 @@ async def dispatch_tool_calls_in_order(
     tool_concurrency: int = 1,
     signal: AbortSignal | None = None,
     abort_grace_seconds: float = 5.0,
-    **dispatch_options: Any,
+    **settings: Unpack[DispatchSettings],
 ) -> tuple[ToolResult, ...]:
     """Dispatch ``calls`` with at most ``tool_concurrency`` in flight; results in call order.
 
     A turn that calls an ``exclusive`` tool (judged after ``tool_call`` middleware) runs one
     call at a time. Once ``signal`` aborts, nothing new starts; running calls get
     ``abort_grace_seconds`` to return, then are cancelled; every call without a completed
-    result gets an ``aborted`` result. No task outlives the batch.
+    result gets an ``aborted`` result. No task outlives the batch. ``settings`` are the gates
+    of ``dispatch_tool_call``.
     """
     check_count("tool_concurrency", tool_concurrency, cap=MAX_TOOL_CONCURRENCY)
     grace = check_seconds("abort_grace_seconds", abort_grace_seconds, cap=MAX_ABORT_GRACE_SECONDS)
-    opts = DispatchOptions(**dispatch_options)
+    opts = DispatchOptions(settings)
     base = opts.context
     batch_signal = _batch_signal(signal, base)
     slots = await _prepare(calls, opts, base)
@@ -181,11 +181,11 @@ async def _run_one(
     results of the whole batch)."""
     try:
         if slot.middleware_error is not None:
-            return await middleware_failed(slot.report, slot.call, slot.middleware_error)
+            return await middleware_failed_outcome(slot.report, slot.call, slot.middleware_error)
         context = _slot_context(base, slot.call, signal)
         return await run_dispatch(slot.call, opts, slot.report, context, call_middleware_done=True)
     except Exception as exc:
-        return await unprocessable(slot.report, slot.call, exc)
+        return await unprocessable_outcome(slot.report, slot.call, exc)
 
 
 async def _finish(slot: _Slot, signal: AbortSignal) -> ToolResult:
@@ -195,7 +195,7 @@ async def _finish(slot: _Slot, signal: AbortSignal) -> ToolResult:
     try:
         return await _aborted(slot, signal)
     except Exception as exc:
-        return await unprocessable(slot.report, slot.call, exc)
+        return await unprocessable_outcome(slot.report, slot.call, exc)
 
 
 async def _aborted(slot: _Slot, signal: AbortSignal) -> ToolResult:
@@ -205,5 +205,5 @@ async def _aborted(slot: _Slot, signal: AbortSignal) -> ToolResult:
         error = ErrorInfo(
             code="aborted", name="Cancelled", message=f"Tool call cancelled after abort{suffix}"
         )
-        return await fail(slot.report, slot.call, error)
-    return await block_aborted(slot.report, slot.call, reason)
+        return await failed_outcome(slot.report, slot.call, error)
+    return await aborted_outcome(slot.report, slot.call, reason)

@@ -15,16 +15,7 @@ from ._types import ToolDefinition
 if TYPE_CHECKING:
     from importlib import metadata
 
-__all__ = [
-    "Extension",
-    "ExtensionAPI",
-    "ExtensionContributions",
-    "ExtensionDescriptor",
-    "ExtensionKernel",
-    "ExtensionPermissionError",
-    "create_extension_kernel",
-    "discover_extensions",
-]
+# The public names are listed once, in prism.core.extensions.
 
 
 class ExtensionPermissionError(PermissionError):

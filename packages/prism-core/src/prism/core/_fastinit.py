@@ -3,6 +3,11 @@
 A frozen dataclass's generated ``__init__`` sets each field through ``object.__setattr__``
 looked up anew per field; setting the slots through their member descriptors is about twice as
 fast. The class stays a frozen, slotted, keyword-only dataclass: only ``__init__`` changes.
+
+Kept because each is worth about 10% of a dispatch on its own and about a quarter together
+(bare and full-pipeline rows, measured by swapping each out in one process). Both are guarded:
+``fast_init`` refuses classes it cannot reproduce, and a positional factory checks the field
+order its call site passes when the module is imported.
 """
 
 from __future__ import annotations
@@ -17,6 +22,14 @@ C = TypeVar("C", bound=type)
 T = TypeVar("T")
 
 
+def _slot(cls: type, name: str) -> Any:
+    """The slot descriptor of field ``name``: on ``cls`` or the base class that declares it."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    raise TypeError(f"{cls.__name__}.{name} has no slot")
+
+
 def fast_init(cls: C) -> C:
     """Replace ``cls.__init__`` with a keyword-only one that sets slots directly."""
     if not (dataclasses.is_dataclass(cls) and "__slots__" in cls.__dict__):
@@ -29,7 +42,7 @@ def fast_init(cls: C) -> C:
     for f in dataclasses.fields(cls):
         if not f.init:
             raise TypeError(f"{cls.__name__}.{f.name} is init=False; not supported")
-        namespace[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
+        namespace[f"_set_{f.name}"] = _slot(cls, f.name).__set__
         if f.default is not dataclasses.MISSING:
             namespace[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
@@ -51,14 +64,20 @@ def fast_init(cls: C) -> C:
     return cls
 
 
-def positional_factory(cls: type[T]) -> Callable[..., T]:
-    """A private positional constructor for ``cls`` (all fields, in declaration order).
+def positional_factory(cls: type[T], order: tuple[str, ...]) -> Callable[..., T]:
+    """A private positional constructor for ``cls`` taking its fields in ``order``.
 
     For the hottest internal call sites only: skips keyword parsing and defaults entirely.
+    ``order`` is the order the call site passes them in; it must name every field of ``cls``
+    in declaration order, so reordering or adding a field fails at import, not silently.
     """
-    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    if names != order:
+        raise TypeError(
+            f"{cls.__name__} fields are {names}; the positional call site passes {order}"
+        )
     namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    namespace.update({f"_set_{n}": cls.__dict__[n].__set__ for n in names})
+    namespace.update({f"_set_{n}": _slot(cls, n).__set__ for n in names})
     body = "\n    ".join(f"_set_{n}(self, {n})" for n in names)
     source = f"def make({', '.join(names)}):\n    self = _new(_cls)\n    {body}\n    return self"
     exec(source, namespace)  # built from field names only, never from data

@@ -15,7 +15,11 @@ from .events import AgentEvent, EventSink
 
 __all__ = ["CallReporter"]
 
-_make_record = positional_factory(ToolCallRecord)
+_make_record = positional_factory(
+    ToolCallRecord,
+    ("id", "session_id", "run_id", "tool_call_id", "name", "arguments", "status", "reason",
+     "result", "started_at", "finished_at"),
+)  # fmt: skip
 
 
 def _warn(message: str, *args: object) -> None:

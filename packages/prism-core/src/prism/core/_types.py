@@ -84,24 +84,25 @@ class TextContent:
     annotations: ContentAnnotations | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _MediaContent:
+    """Base64 ``data`` of one ``mime_type``: what images and audio have in common."""
+
+    data: str
+    mime_type: str
+    annotations: ContentAnnotations | None = None
+
+
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ImageContent:
+class ImageContent(_MediaContent):
     """An image as base64 ``data``."""
 
-    data: str
-    mime_type: str
-    annotations: ContentAnnotations | None = None
-
 
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AudioContent:
+class AudioContent(_MediaContent):
     """Audio as base64 ``data``."""
-
-    data: str
-    mime_type: str
-    annotations: ContentAnnotations | None = None
 
 
 @fast_init

@@ -10,7 +10,7 @@ from ._backend import maybe_await
 from ._types import ErrorInfo, JsonObject, ToolDefinition, ToolExecutionContext
 
 __all__ = [
-    "ToolArgumentValidationError",
+    "ToolArgumentValidationIssue",
     "ToolArgumentValidationResult",
     "ToolArgumentValidator",
     "ToolValidator",
@@ -24,7 +24,7 @@ ToolValidator: TypeAlias = Callable[
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolArgumentValidationError:
+class ToolArgumentValidationIssue:
     """One problem: ``path`` is a JSON Pointer into the arguments (or ``None``)."""
 
     path: str | None
@@ -36,7 +36,7 @@ class ToolArgumentValidationResult:
     """``ok`` with no errors, or not ok with at least one error."""
 
     ok: bool
-    errors: tuple[ToolArgumentValidationError, ...] = ()
+    errors: tuple[ToolArgumentValidationIssue, ...] = ()
 
 
 @runtime_checkable
@@ -48,7 +48,7 @@ class ToolArgumentValidator(Protocol):
         ...
 
 
-def render_validation_errors(errors: tuple[ToolArgumentValidationError, ...]) -> str:
+def render_validation_errors(errors: tuple[ToolArgumentValidationIssue, ...]) -> str:
     """``<path>: <message>`` joined by ``; `` (the path is omitted when unknown or the root)."""
     parts = [f"{e.path}: {e.message}" if e.path else e.message for e in errors]
     return "; ".join(parts) or "arguments are invalid"

@@ -14,7 +14,7 @@ __all__ = [
     "BlockedReason",
     "EventSink",
     "ToolExecutionBlocked",
-    "ToolExecutionError",
+    "ToolExecutionFailed",
     "ToolExecutionFinished",
     "ToolExecutionProgress",
     "ToolExecutionStarted",
@@ -32,14 +32,20 @@ BlockedReason: TypeAlias = Literal[
 ]
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolExecutionBlocked:
-    """The call was refused before its handler ran."""
+class _CallEvent:
+    """What every event says: which session and run, and which call."""
 
     session_id: str
     run_id: str
     call: ToolCall
+
+
+@fast_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolExecutionBlocked(_CallEvent):
+    """The call was refused before its handler ran."""
+
     reason: BlockedReason
     error: ErrorInfo
     duration_seconds: float
@@ -48,23 +54,17 @@ class ToolExecutionBlocked:
 
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolExecutionStarted:
+class ToolExecutionStarted(_CallEvent):
     """The handler is about to run."""
 
-    session_id: str
-    run_id: str
-    call: ToolCall
     type: Literal["tool_execution_started"] = "tool_execution_started"
 
 
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolExecutionProgress:
+class ToolExecutionProgress(_CallEvent):
     """The handler reported progress through ``context.progress``."""
 
-    session_id: str
-    run_id: str
-    call: ToolCall
     progress: float | None
     message: str | None
     type: Literal["tool_execution_progress"] = "tool_execution_progress"
@@ -72,12 +72,9 @@ class ToolExecutionProgress:
 
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolExecutionFinished:
+class ToolExecutionFinished(_CallEvent):
     """The handler returned (possibly an error result it chose to return)."""
 
-    session_id: str
-    run_id: str
-    call: ToolCall
     result: ToolResult
     duration_seconds: float
     type: Literal["tool_execution_finished"] = "tool_execution_finished"
@@ -85,12 +82,9 @@ class ToolExecutionFinished:
 
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolExecutionError:
+class ToolExecutionFailed(_CallEvent):
     """The handler (or ``tool_result`` middleware) raised, or the call was cancelled."""
 
-    session_id: str
-    run_id: str
-    call: ToolCall
     error: ErrorInfo
     duration_seconds: float
     type: Literal["tool_execution_error"] = "tool_execution_error"
@@ -101,7 +95,7 @@ AgentEvent: TypeAlias = (
     | ToolExecutionStarted
     | ToolExecutionProgress
     | ToolExecutionFinished
-    | ToolExecutionError
+    | ToolExecutionFailed
 )
 
 EventSink: TypeAlias = Callable[[AgentEvent], "None | Awaitable[None]"]

@@ -3,36 +3,24 @@
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Unpack
 
 from dbos import DBOS, SetWorkflowID, WorkflowHandleAsync
-from prism.core import (
-    AbortController,
+from prism.core import AbortController, ErrorInfo, ToolCall
+from prism.core.agent import (
+    Agent,
+    AgentSettings,
     AssistantMessage,
-    ErrorInfo,
-    EventSink,
-    LoopOptions,
     Message,
-    MiddlewareRegistry,
     ModelRequest,
-    PermissionPolicy,
-    Provider,
-    Redactor,
-    RunLedger,
-    RunLimits,
     RunResult,
-    ToolCall,
-    ToolDefinition,
-    ToolFilter,
+    RunStatus,
     ToolMessage,
-    ToolRegistry,
-    ToolSpec,
-    ToolValidator,
-    filter_tools,
+    resolve_tool_concurrency,
 )
-from prism.core._messages import RunStatus
+from prism.core.events import EventSink
 
 from ._batch import durable_dispatch_tool_calls_in_order
 from ._codec import (
@@ -50,92 +38,69 @@ from ._codec import (
 )
 from ._guard import require_asyncio
 from ._options import ApprovalOptions, QueueOptions, _check_name
-from ._seam import block, error_info_from
-from ._toolset import DurableToolset, as_registry, register_toolset
+from ._seam import blocked_outcome, error_info_from
+from ._toolset import DurableToolset, NameTable, register_toolset
 
 __all__ = ["RUN_WORKFLOW", "DurableAgent", "DurableAgentOptions"]
 
 RUN_WORKFLOW = "prism.dbos.run"
-_AGENTS: dict[str, DurableAgent] = {}
 _NEVER = AbortController().signal
-_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DurableAgentOptions:
-    """What a durable agent is: a provider and model, its tool set and its round limit."""
+    """What a durable agent is: a core ``Agent`` (provider, model, gates, limits, session id)
+    and the durable tool set built from it."""
 
-    provider: Provider
-    model: str
+    agent: Agent
     toolset: DurableToolset
-    limits: RunLimits
-    session_id: str
 
     def __post_init__(self) -> None:
-        if not callable(getattr(self.provider, "generate", None)):
-            raise ValueError("provider must have an async generate(request) method")
-        if not isinstance(self.model, str) or not self.model:
-            raise ValueError(f"model must be a non-empty str, got {self.model!r}")
-        if not isinstance(self.limits, RunLimits):
-            raise ValueError("limits must be RunLimits")
-        _check_name("session_id", self.session_id)
+        if not isinstance(self.agent, Agent):
+            raise ValueError(f"DurableAgentOptions.agent must be an Agent, got {self.agent!r}")
+        if not isinstance(self.toolset, DurableToolset):
+            raise ValueError("DurableAgentOptions.toolset must be a DurableToolset")
 
 
 class DurableAgent:
-    """``create_agent(...).run(...)`` as a DBOS workflow that survives crashes and restarts.
+    """``Agent(...).run(...)`` as a DBOS workflow that survives crashes and restarts.
 
-    Every process of the app builds the same agent (same ``name``) before ``DBOS.launch()``;
-    launch then resumes unfinished runs from their last finished step, with the same run id.
+    Takes ``Agent``'s settings plus a ``name``; ``session_id`` defaults to the name (a random one
+    would differ between processes). Every process of the app builds the same agent (same
+    ``name``) before ``DBOS.launch()``; launch then resumes unfinished runs from their last
+    finished step, with the same run id.
     """
 
     def __init__(
         self,
         *,
         name: str,
-        provider: Provider,
-        model: str,
-        tools: Iterable[ToolDefinition] | ToolRegistry = (),
-        validator: ToolValidator | None = None,
-        permission: PermissionPolicy | None = None,
-        middleware: MiddlewareRegistry | None = None,
-        loop: LoopOptions | None = None,
-        limits: RunLimits | None = None,
-        ledger: RunLedger | None = None,
-        redactor: Redactor | None = None,
-        tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
         emit: EventSink | None = None,
         approval: ApprovalOptions | None = None,
         queue: QueueOptions | None = None,
-        session_id: str | None = None,
         abort_grace_seconds: float = 5.0,
+        **settings: Unpack[AgentSettings],
     ) -> None:
+        _check_name("name", name)
+        if not settings.get("session_id"):
+            settings["session_id"] = name
+        _check_name("session_id", settings["session_id"])
+        agent = Agent(**settings)
         toolset = DurableToolset(
-            name=name, tools=as_registry(tools), tool_filter=tool_filter, middleware=middleware,
-            permission=permission, validator=validator, emit=emit, ledger=ledger,
-            redactor=redactor, approval=approval, queue=queue,
-            tool_concurrency=loop.tool_concurrency if loop is not None else 1,
+            name=name, tools=agent.registry, tool_filter=agent.tool_filter,
+            middleware=agent.middleware, permission=agent.permission, validator=agent.validator,
+            emit=emit, ledger=agent.ledger, redactor=agent.redactor, approval=approval,
+            queue=queue, tool_concurrency=resolve_tool_concurrency(None, agent.loop),
             abort_grace_seconds=abort_grace_seconds,
         )  # fmt: skip
-        self.options = DurableAgentOptions(
-            provider=provider, model=model, toolset=toolset, limits=limits or RunLimits(),
-            session_id=session_id or name,
-        )  # fmt: skip
+        self.options = DurableAgentOptions(agent=agent, toolset=toolset)
         register_toolset(toolset)
-        with _LOCK:
-            _AGENTS[name] = self
+        _AGENTS.put(name, self)
 
     @property
     def name(self) -> str:
         """The name recorded in every run (and the name of its tool set)."""
         return self.options.toolset.name
-
-    def tool_specs(self) -> tuple[ToolSpec, ...]:
-        """The tools offered to the model (after the agent's filter)."""
-        ts = self.options.toolset
-        tools = filter_tools(ts.tools.list(), ts.tool_filter)
-        return tuple(
-            ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools
-        )
 
     async def start(self, prompt: str | Sequence[Message], *, run_id: str | None = None) -> str:
         """Start a run (or attach to the existing run ``run_id``); returns the run id."""
@@ -163,13 +128,16 @@ class DurableAgent:
 
 def agent_named(name: str) -> DurableAgent:
     """The agent registered as ``name`` in this process."""
-    with _LOCK:
-        agent = _AGENTS.get(name)
-    if agent is None:
-        raise LookupError(
-            f"no durable agent named {name!r} in this process; build it before DBOS.launch()"
-        )
-    return agent
+    return _AGENTS.get(name)
+
+
+def _unknown_agent(name: str) -> LookupError:
+    return LookupError(
+        f"no durable agent named {name!r} in this process; build it before DBOS.launch()"
+    )
+
+
+_AGENTS = NameTable[DurableAgent](_unknown_agent)
 
 
 @DBOS.workflow(name=RUN_WORKFLOW)
@@ -178,7 +146,7 @@ async def _run_workflow(agent_name: str, encoded: list[Plain]) -> Plain:
     agent = agent_named(agent_name)
     opts = agent.options
     messages = decode_messages(encoded)
-    max_rounds = opts.limits.max_tool_rounds
+    max_rounds = opts.agent.limits.max_tool_rounds
     rounds = 0
     while True:
         outcome: Plain = await DBOS.run_step_async(
@@ -199,7 +167,7 @@ async def _run_workflow(agent_name: str, encoded: list[Plain]) -> Plain:
             messages.extend(ToolMessage(result=decode_result(r)) for r in refused)
             return encode_run(_result(messages, "succeeded", "tool_round_limit"))
         results = await durable_dispatch_tool_calls_in_order(
-            calls, toolset=opts.toolset, session_id=opts.session_id
+            calls, toolset=opts.toolset, session_id=opts.agent.session_id
         )
         messages.extend(ToolMessage(result=r) for r in results)
         rounds += 1
@@ -213,13 +181,12 @@ def _result(
 
 async def _generate(agent_name: str, encoded: list[Plain]) -> Plain:
     """Step: one model request; a provider failure is recorded as the run's error."""
-    agent = agent_named(agent_name)
-    opts = agent.options
+    core = agent_named(agent_name).options.agent
     request = ModelRequest(
-        model=opts.model, messages=tuple(decode_messages(encoded)), tools=agent.tool_specs()
+        model=core.model, messages=tuple(decode_messages(encoded)), tools=core.tool_specs()
     )
     try:
-        response = await opts.provider.generate(request)
+        response = await core.provider.generate(request)
     except Exception as exc:
         info = error_info_from(exc)
         return {"error": {"message": info.message, "code": info.code, "name": info.name}}
@@ -231,12 +198,13 @@ async def _refuse(agent_name: str, calls: list[Plain]) -> list[Plain]:
     opts = agent_named(agent_name).options
     ts = opts.toolset
     message = (
-        f"Tool round limit reached ({opts.limits.max_tool_rounds} rounds); this call was not run"
+        f"Tool round limit reached ({opts.agent.limits.max_tool_rounds} rounds); this call was "
+        "not run"
     )
     out: list[Plain] = []
     for data in calls:
         call: ToolCall = decode_call(data)
-        context = ts.context(opts.session_id, DBOS.workflow_id or "", call.id, _NEVER)
+        context = ts.context(opts.agent.session_id, DBOS.workflow_id or "", call.id, _NEVER)
         report = ts.dispatch_options(context).reporter(context)
-        out.append(encode_result(await block(report, call, "tool_round_limit", message)))
+        out.append(encode_result(await blocked_outcome(report, call, "tool_round_limit", message)))
     return out

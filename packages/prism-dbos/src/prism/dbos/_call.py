@@ -19,9 +19,9 @@ from ._seam import (
     CallReporter,
     DispatchOptions,
     MoveOnScope,
-    block,
-    block_aborted,
-    fail,
+    aborted_outcome,
+    blocked_outcome,
+    failed_outcome,
     move_on_after,
     run_dispatch,
 )
@@ -101,17 +101,17 @@ async def _pipeline(
     opts = toolset.dispatch_options(context)
     report = opts.reporter(context)
     if spec.middleware_error is not None:
-        return await block(report, call, "middleware_failed", spec.middleware_error)
+        return await blocked_outcome(report, call, "middleware_failed", spec.middleware_error)
     if spec.denial is not None:
-        return await block(report, call, "permission_denied", spec.denial)
+        return await blocked_outcome(report, call, "permission_denied", spec.denial)
     if spec.aborted:
-        return await block_aborted(report, call, signal.reason)
+        return await aborted_outcome(report, call, signal.reason)
     tool = toolset.tool(call.name)
     if interrupted and not (tool is not None and (tool.read_only or tool.idempotent)):
         unknown = ErrorInfo(
             code=OUTCOME_UNKNOWN, name="OutcomeUnknown", message=OUTCOME_UNKNOWN_MESSAGE
         )
-        return await fail(report, call, unknown)
+        return await failed_outcome(report, call, unknown)
     if scopes is None:
         return await run_dispatch(call, opts, report, context, call_middleware_done=True)
     return await _cancellable(spec, call, opts, report, context, scopes)
@@ -141,5 +141,5 @@ async def _cancellable(
         error = ErrorInfo(
             code="aborted", name="Cancelled", message=f"Tool call cancelled after abort{suffix}"
         )
-        return await fail(report, call, error)
-    return await block_aborted(report, call, reason)
+        return await failed_outcome(report, call, error)
+    return await aborted_outcome(report, call, reason)

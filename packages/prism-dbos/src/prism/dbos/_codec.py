@@ -11,21 +11,23 @@ from collections.abc import Mapping
 from typing import Any, TypeAlias
 
 from prism.core import (
-    AssistantMessage,
     AudioContent,
     Content,
     ContentAnnotations,
     ErrorInfo,
     ImageContent,
-    Message,
-    ModelResponse,
     ResourceContent,
     ResourceLinkContent,
-    RunResult,
     TextContent,
     ToolCall,
-    ToolMessage,
     ToolResult,
+)
+from prism.core.agent import (
+    AssistantMessage,
+    Message,
+    ModelResponse,
+    RunResult,
+    ToolMessage,
     UserMessage,
 )
 

@@ -9,15 +9,13 @@ prism-dbos pins ``prism-core<0.2``; keeping every such import here makes the cou
 from __future__ import annotations
 
 from prism.core._backend import MoveOnScope, current_backend, move_on_after
-from prism.core._dispatch import (
-    DispatchOptions,
-    block,
-    block_aborted,
+from prism.core._dispatch import run_call_middleware, run_dispatch
+from prism.core._dispatch_options import DispatchOptions
+from prism.core._outcomes import (
+    aborted_outcome,
+    blocked_outcome,
     error_info_from,
-    fail,
-    middleware_failed,
-    run_call_middleware,
-    run_dispatch,
+    failed_outcome,
 )
 from prism.core._reporting import CallReporter
 
@@ -25,12 +23,11 @@ __all__ = [
     "CallReporter",
     "DispatchOptions",
     "MoveOnScope",
-    "block",
-    "block_aborted",
+    "aborted_outcome",
+    "blocked_outcome",
     "current_backend",
     "error_info_from",
-    "fail",
-    "middleware_failed",
+    "failed_outcome",
     "move_on_after",
     "run_call_middleware",
     "run_dispatch",

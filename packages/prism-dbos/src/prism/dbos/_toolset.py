@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from prism.core import (
     AbortSignal,
-    EventSink,
     MiddlewareRegistry,
     PermissionPolicy,
     Redactor,
@@ -19,6 +19,8 @@ from prism.core import (
     ToolRegistry,
     ToolValidator,
 )
+from prism.core.events import EventSink
+from prism.core.options import check_count
 
 from ._options import ApprovalOptions, QueueOptions, _check_name
 from ._seam import DispatchOptions
@@ -26,8 +28,33 @@ from ._seam import DispatchOptions
 __all__ = ["DurableToolset", "UnknownToolsetError", "register_toolset", "toolset_named"]
 
 _MAX_CONCURRENCY = 64
-_REGISTRY: dict[str, DurableToolset] = {}
-_LOCK = threading.Lock()
+T = TypeVar("T")
+
+
+class NameTable(Generic[T]):
+    """What this process registered by name (the latest registration wins), thread-safe.
+
+    Recovery and queue workers find agents and tool sets by the name recorded in a run.
+    """
+
+    def __init__(self, missing: Callable[[str], Exception]) -> None:
+        self._items: dict[str, T] = {}
+        self._lock = threading.Lock()
+        self._missing = missing
+
+    def put(self, name: str, item: T) -> T:
+        """Register ``item`` as ``name``."""
+        with self._lock:
+            self._items[name] = item
+        return item
+
+    def get(self, name: str) -> T:
+        """The item registered as ``name``; the ``missing`` error names what is absent."""
+        with self._lock:
+            found = self._items.get(name)
+        if found is None:
+            raise self._missing(name)
+        return found
 
 
 class UnknownToolsetError(LookupError):
@@ -60,11 +87,7 @@ class DurableToolset:
         _check_name("name", self.name)
         if not isinstance(self.tools, ToolRegistry):
             raise ValueError(f"tools must be a ToolRegistry, got {type(self.tools).__name__}")
-        c = self.tool_concurrency
-        if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= _MAX_CONCURRENCY:
-            raise ValueError(
-                f"tool_concurrency must be an int in [1, {_MAX_CONCURRENCY}], got {c!r}"
-            )
+        check_count("DurableToolset.tool_concurrency", self.tool_concurrency, cap=_MAX_CONCURRENCY)
         g = self.abort_grace_seconds
         if isinstance(g, bool) or not isinstance(g, int | float) or not 0 <= g <= 600:
             raise ValueError(f"abort_grace_seconds must be in [0, 600], got {g!r}")
@@ -80,8 +103,12 @@ class DurableToolset:
     def dispatch_options(self, context: ToolExecutionContext) -> DispatchOptions:
         """Core's dispatch options for one call under ``context``."""
         return DispatchOptions(
-            self.tools, context, self.tool_filter, self.middleware, self.permission,
-            self.validator, self.emit, self.ledger, self.redactor,
+            {
+                "registry": self.tools, "context": context, "tool_filter": self.tool_filter,
+                "middleware": self.middleware, "permission": self.permission,
+                "validate": self.validator, "emit": self.emit, "ledger": self.ledger,
+                "redactor": self.redactor,
+            }
         )  # fmt: skip
 
     def context(
@@ -93,27 +120,23 @@ class DurableToolset:
         )
 
 
-def as_registry(tools: Iterable[ToolDefinition] | ToolRegistry) -> ToolRegistry:
-    """``tools`` as a registry (a registry is kept as is)."""
-    return tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
-
-
 def register_toolset(toolset: DurableToolset) -> DurableToolset:
     """Make ``toolset`` findable by name in this process (the latest registration wins)."""
     if not isinstance(toolset, DurableToolset):
         raise TypeError(f"expected a DurableToolset, got {type(toolset).__name__}")
-    with _LOCK:
-        _REGISTRY[toolset.name] = toolset
-    return toolset
+    return _TOOLSETS.put(toolset.name, toolset)
 
 
 def toolset_named(name: str) -> DurableToolset:
     """The tool set registered as ``name``; ``UnknownToolsetError`` names what is missing."""
-    with _LOCK:
-        found = _REGISTRY.get(name)
-    if found is None:
-        raise UnknownToolsetError(
-            f"no durable tool set named {name!r} in this process; build the same agent or "
-            "DurableToolset (same name) before DBOS.launch() in every process of the app"
-        )
-    return found
+    return _TOOLSETS.get(name)
+
+
+def _unknown_toolset(name: str) -> UnknownToolsetError:
+    return UnknownToolsetError(
+        f"no durable tool set named {name!r} in this process; build the same agent or "
+        "DurableToolset (same name) before DBOS.launch() in every process of the app"
+    )
+
+
+_TOOLSETS = NameTable[DurableToolset](_unknown_toolset)

@@ -1,4 +1,4 @@
-"""Engine errors → ``ToolArgumentValidationError(path=<JSON Pointer>, message)``."""
+"""Engine errors → ``ToolArgumentValidationIssue(path=<JSON Pointer>, message)``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Any, Final
 
-from prism.core import ToolArgumentValidationError
+from prism.core import ToolArgumentValidationIssue
 
 from ._pointer import join_pointer
 
@@ -23,33 +23,33 @@ def clip(message: str, limit: int = MESSAGE_LIMIT) -> str:
     return message if len(message) <= limit else message[: limit - 3] + "..."
 
 
-def rs_errors(errors: Iterable[Any], max_errors: int) -> tuple[ToolArgumentValidationError, ...]:
+def rs_errors(errors: Iterable[Any], max_errors: int) -> tuple[ToolArgumentValidationIssue, ...]:
     """Convert ``jsonschema_rs.ValidationError`` objects."""
     return tuple(
-        ToolArgumentValidationError(path=join_pointer(e.instance_path), message=clip(e.message))
+        ToolArgumentValidationIssue(path=join_pointer(e.instance_path), message=clip(e.message))
         for e in islice(errors, max_errors)
     )
 
 
 def fastjsonschema_errors(
     exc: Exception, instance: object, max_errors: int
-) -> tuple[ToolArgumentValidationError, ...]:
+) -> tuple[ToolArgumentValidationIssue, ...]:
     """Convert a fastjsonschema exception; its dotted ``name`` is mapped back onto the instance."""
     found = getattr(exc, "errors", None) or [exc]
     return tuple(_one(e, instance) for e in islice(found, max_errors))
 
 
-def _one(error: Any, instance: object) -> ToolArgumentValidationError:
+def _one(error: Any, instance: object) -> ToolArgumentValidationIssue:
     name = getattr(error, "name", None)
     message = str(getattr(error, "message", None) or error)
     if not isinstance(name, str):
-        return ToolArgumentValidationError(path=None, message=clip(message))
+        return ToolArgumentValidationIssue(path=None, message=clip(message))
     segments = _segments(name, instance)
     if segments is None:
-        return ToolArgumentValidationError(path=None, message=clip(message))
+        return ToolArgumentValidationIssue(path=None, message=clip(message))
     if message.startswith(name + " "):
         message = message[len(name) + 1 :]
-    return ToolArgumentValidationError(path=join_pointer(segments), message=clip(message))
+    return ToolArgumentValidationIssue(path=join_pointer(segments), message=clip(message))
 
 
 def _segments(name: str, instance: object) -> list[str] | None:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from prism.core import ToolArgumentValidationError
+from prism.core import ToolArgumentValidationIssue
 
 from ._pointer import join_pointer
 from ._walk import is_array
@@ -31,7 +31,7 @@ argument check applies: every engine can print and compare such an integer exact
 class InstanceRejected(Exception):
     """An instance broke a bound; carries the error (with its JSON Pointer)."""
 
-    def __init__(self, error: ToolArgumentValidationError) -> None:
+    def __init__(self, error: ToolArgumentValidationIssue) -> None:
         super().__init__(error.message)
         self.error = error
 
@@ -49,10 +49,10 @@ class Violation(Exception):
         self.segments.append(str(segment))
         return self
 
-    def error(self) -> ToolArgumentValidationError:
+    def error(self) -> ToolArgumentValidationIssue:
         """The error, with the JSON Pointer of the offending value."""
         path = join_pointer(reversed(self.segments))
-        return ToolArgumentValidationError(path=path, message=self.message)
+        return ToolArgumentValidationIssue(path=path, message=self.message)
 
 
 class Slow(Exception):
@@ -234,5 +234,5 @@ def _index_of(items: list[object], item: object) -> int:
     return -1  # pragma: no cover - the item came from this list
 
 
-def _unreadable(why: str) -> ToolArgumentValidationError:
-    return ToolArgumentValidationError(path=None, message=f"value cannot be read as JSON ({why})")
+def _unreadable(why: str) -> ToolArgumentValidationIssue:
+    return ToolArgumentValidationIssue(path=None, message=f"value cannot be read as JSON ({why})")

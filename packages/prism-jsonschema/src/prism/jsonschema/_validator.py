@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from prism.core import JsonObject, ToolArgumentValidationError, ToolArgumentValidationResult
+from prism.core import JsonObject, ToolArgumentValidationIssue, ToolArgumentValidationResult
 
 from ._cache import CacheInfo, CompileCache, Entry
 from ._compile import check_schema, compile_checked
@@ -114,14 +114,14 @@ class JsonSchemaArgumentValidator:
             if entry.fast(instance):  # the bounds schema is stricter than JSON (huge integers)
                 return OK
         except Exception as exc:  # an engine bug must not escape as a crash
-            return failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
+            return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
         return self._rs_invalid(entry, instance)
 
     def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
         try:
             errors = rs_errors(entry.rs_validator.iter_errors(instance), self._max_errors)
         except Exception as exc:  # an engine bug must not escape as a crash
-            return failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
+            return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
         return failure(*errors)
 
     def _engine_failure(
@@ -129,7 +129,7 @@ class JsonSchemaArgumentValidator:
     ) -> ToolArgumentValidationResult:
         if isinstance(exc, FASTJSONSCHEMA_EXCEPTIONS):
             return self._fastjsonschema_failure(exc, entry.collect_all, instance)
-        return failure(ToolArgumentValidationError(path=None, message=_engine_crash(exc)))
+        return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
 
     def _fastjsonschema_failure(
         self, first: Exception, collect_all: Any, instance: object
@@ -190,7 +190,7 @@ class JsonSchemaArgumentValidator:
 
 def _rejection(reason: str) -> ToolArgumentValidationResult:
     message = clip(f"tool parameter schema rejected: {reason}", 600)
-    return failure(ToolArgumentValidationError(path=None, message=message))
+    return failure(ToolArgumentValidationIssue(path=None, message=message))
 
 
 def _engine_crash(exc: BaseException) -> str:

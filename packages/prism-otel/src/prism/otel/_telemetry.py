@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
-from prism.core import (
+from prism.core import Redactor, ToolLookup
+from prism.core.events import (
     AgentEvent,
-    Redactor,
     ToolExecutionBlocked,
-    ToolExecutionError,
+    ToolExecutionFailed,
     ToolExecutionFinished,
     ToolExecutionStarted,
-    ToolLookup,
 )
 
 from ._attributes import OPERATION, call_attributes, error_type, json_text, result_attributes
@@ -80,7 +79,7 @@ class ToolTelemetry:
             self._started(event)
         elif type(event) is ToolExecutionFinished:
             self._finished(event)
-        elif type(event) is ToolExecutionError:
+        elif type(event) is ToolExecutionFailed:
             self._failed(event)
         elif type(event) is ToolExecutionBlocked:
             self._blocked(event)
@@ -149,7 +148,7 @@ class ToolTelemetry:
         outcome = "error" if result.error is not None else "finished"
         self._end(span, event, outcome, attributes, None)
 
-    def _failed(self, event: ToolExecutionError) -> None:
+    def _failed(self, event: ToolExecutionFailed) -> None:
         span = self._take(event) or self._start(event, _start_ns(event.duration_seconds))
         attributes: dict[str, str | bool] = {"error.type": error_type(event.error)}
         if event.error.code:
@@ -169,7 +168,7 @@ class ToolTelemetry:
     def _end(
         self,
         span: Span,
-        event: ToolExecutionFinished | ToolExecutionError | ToolExecutionBlocked,
+        event: ToolExecutionFinished | ToolExecutionFailed | ToolExecutionBlocked,
         outcome: str,
         attributes: dict[str, str | bool],
         message: str | None,

@@ -1,0 +1,124 @@
+"""Running a tool's handler: started, the handler, ``tool_result`` middleware, finished."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+from . import _backend
+from ._middleware import MiddlewareRegistry
+from ._outcomes import error_info_from, failed_outcome
+from ._reporting import CallReporter
+from ._types import (
+    CONTENT_TYPES,
+    TextContent,
+    ToolCall,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolResult,
+)
+from .events import ToolExecutionFinished, ToolExecutionStarted
+
+__all__ = ["ASYNC_HANDLER_CACHE_SIZE", "executed_outcome", "is_async_handler", "normalize_result"]
+
+
+async def executed_outcome(
+    report: CallReporter,
+    call: ToolCall,
+    tool: ToolDefinition,
+    ctx: ToolExecutionContext,
+    middleware: MiddlewareRegistry | None,
+) -> ToolResult:
+    """The result of running ``tool`` for ``call``, reported as started, then finished or failed."""
+    if report.emit is not None:
+        pending = report.send(
+            ToolExecutionStarted(session_id=report.session_id, run_id=report.run_id, call=call)
+        )
+        if pending is not None:
+            await pending
+    report.record(call, "started")
+    try:
+        execute = tool.execute
+        if is_async_handler(execute):
+            raw = await execute(call.arguments, ctx)  # type: ignore[misc]
+        else:
+            raw = await _invoke_sync(tool, call, ctx)
+        result = normalize_result(raw, call)
+        if middleware is not None and middleware.has("tool_result"):
+            result = await middleware.run("tool_result", result, ToolResult)
+            if result.tool_call_id != call.id or result.name != call.name:
+                result = dataclasses.replace(result, tool_call_id=call.id, name=call.name)
+    except Exception as exc:
+        return await failed_outcome(report, call, error_info_from(exc))
+    if report.redactor is not None:
+        result = report.redactor.redact(result)
+    if report.emit is not None:
+        pending = report.send(
+            ToolExecutionFinished(
+                session_id=report.session_id,
+                run_id=report.run_id,
+                call=call,
+                result=result,
+                duration_seconds=report.elapsed(),
+            )
+        )
+        if pending is not None:
+            await pending
+    report.record(call, "finished", result=result)
+    return result
+
+
+ASYNC_HANDLER_CACHE_SIZE = 4096
+"""At most this many handlers are remembered; the cache starts over when it is full."""
+_ASYNC_HANDLERS: dict[object, bool] = {}
+
+
+def is_async_handler(execute: object) -> bool:
+    """Whether ``execute`` is a coroutine function (cached: ``inspect`` is slow per call)."""
+    try:
+        return _ASYNC_HANDLERS[execute]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable callable object
+        return _check_async(execute)
+    if len(_ASYNC_HANDLERS) >= ASYNC_HANDLER_CACHE_SIZE:
+        _ASYNC_HANDLERS.clear()
+    result = _ASYNC_HANDLERS[execute] = _check_async(execute)
+    return result
+
+
+def _check_async(execute: object) -> bool:
+    return inspect.iscoroutinefunction(execute) or inspect.iscoroutinefunction(
+        getattr(execute, "__call__", None)  # noqa: B004
+    )
+
+
+async def _invoke_sync(tool: ToolDefinition, call: ToolCall, ctx: ToolExecutionContext) -> object:
+    """Run a plain ``def`` handler in a worker thread (awaiting what it returns, if needed)."""
+    execute = tool.execute
+    out = await _backend.to_thread(lambda: execute(call.arguments, ctx))
+    if hasattr(out, "__await__"):
+        return await out
+    return out
+
+
+def normalize_result(raw: object, call: ToolCall) -> ToolResult:
+    """Turn what a handler returned into a ``ToolResult`` stamped with this call's id and name."""
+    if type(raw) is str:
+        return ToolResult(tool_call_id=call.id, name=call.name, content=(TextContent(text=raw),))
+    if isinstance(raw, ToolResult):
+        if raw.tool_call_id == call.id and raw.name == call.name:
+            return raw
+        return dataclasses.replace(raw, tool_call_id=call.id, name=call.name)
+    if isinstance(raw, str):
+        return ToolResult(tool_call_id=call.id, name=call.name, content=(TextContent(text=raw),))
+    if raw is None:
+        return ToolResult(tool_call_id=call.id, name=call.name)
+    if isinstance(raw, (list, tuple)) and all(isinstance(b, CONTENT_TYPES) for b in raw):
+        return ToolResult(tool_call_id=call.id, name=call.name, content=tuple(raw))
+    if isinstance(raw, (dict, list, tuple, int, float, bool)):
+        return ToolResult(tool_call_id=call.id, name=call.name, value=raw)
+    raise TypeError(
+        f"tool {call.name!r} returned {type(raw).__name__}; expected ToolResult, str, "
+        "a sequence of content blocks or a JSON value"
+    )

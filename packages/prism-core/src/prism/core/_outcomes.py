@@ -1,0 +1,118 @@
+"""The results dispatch gives a call that does not finish normally, each one reported.
+
+Every ``…_outcome`` function returns the call's result after sending its event and ledger row,
+so a refused, failed or aborted call is reported exactly once, the same way on every path.
+"""
+
+from __future__ import annotations
+
+from ._abort import AbortError
+from ._hostile import exception_text, safe_call
+from ._reporting import CallReporter
+from ._types import ErrorInfo, JsonObject, ToolCall, ToolResult
+from .events import BlockedReason, ToolExecutionBlocked, ToolExecutionFailed
+
+__all__ = [
+    "aborted_outcome",
+    "blocked_outcome",
+    "blocked_result",
+    "error_info_from",
+    "failed_outcome",
+    "middleware_failed_outcome",
+    "unprocessable_outcome",
+]
+
+
+def blocked_result(
+    call: ToolCall, reason: BlockedReason, message: str, details: JsonObject | None = None
+) -> ToolResult:
+    """The result a blocked call gets: an error with ``code=reason``."""
+    error = ErrorInfo(code=reason, message=message, details=details)
+    return ToolResult(tool_call_id=call.id, name=call.name, error=error)
+
+
+def error_info_from(exc: BaseException) -> ErrorInfo:
+    """Describe a raised exception: class name, message and its ``code`` attribute if a str."""
+    try:
+        code = getattr(exc, "code", None)
+    except Exception:
+        code = None
+    if isinstance(exc, AbortError):
+        code = "aborted"
+    return ErrorInfo(
+        name=type(exc).__name__,
+        message=exception_text(exc),
+        code=code if type(code) is str else None,
+    )
+
+
+async def blocked_outcome(
+    report: CallReporter,
+    call: ToolCall,
+    reason: BlockedReason,
+    message: str,
+    details: JsonObject | None = None,
+) -> ToolResult:
+    """A refused call's result, after one blocked event and one blocked ledger row."""
+    result = blocked_result(call, reason, message, details)
+    if report.redactor is not None:
+        result = report.redactor.redact(result)
+    if report.emit is not None:
+        await report.event(
+            ToolExecutionBlocked(
+                session_id=report.session_id,
+                run_id=report.run_id,
+                call=call,
+                reason=reason,
+                error=result.error or ErrorInfo(message=message, code=reason),
+                duration_seconds=report.elapsed(),
+            )
+        )
+    report.record(call, "blocked", reason=reason, result=result)
+    return result
+
+
+async def failed_outcome(report: CallReporter, call: ToolCall, error: ErrorInfo) -> ToolResult:
+    """The handler or result middleware raised: the error result, after its event and row."""
+    result = ToolResult(tool_call_id=call.id, name=call.name, error=error)
+    if report.redactor is not None:
+        result = report.redactor.redact(result)
+        error = result.error or error
+    if report.emit is not None:
+        await report.event(
+            ToolExecutionFailed(
+                session_id=report.session_id,
+                run_id=report.run_id,
+                call=call,
+                error=error,
+                duration_seconds=report.elapsed(),
+            )
+        )
+    report.record(call, "error", reason=error.code, result=result)
+    return result
+
+
+async def aborted_outcome(report: CallReporter, call: ToolCall, reason: object) -> ToolResult:
+    """``call`` blocked because its signal was aborted before the handler started."""
+    message = "Tool call aborted before it started" + (f": {reason}" if reason else "")
+    return await blocked_outcome(report, call, "aborted", message)
+
+
+async def unprocessable_outcome(
+    report: CallReporter, call: ToolCall, exc: BaseException
+) -> ToolResult:
+    """``call`` blocked with ``invalid_arguments`` because reading its contents raised."""
+    message = (
+        "Tool call could not be processed: reading it raised "
+        f"{type(exc).__name__}; arguments must be plain JSON values"
+    )
+    return await blocked_outcome(report, safe_call(call), "invalid_arguments", message)
+
+
+async def middleware_failed_outcome(
+    report: CallReporter, call: ToolCall, exc: Exception
+) -> ToolResult:
+    """``call`` blocked because its ``tool_call`` middleware raised ``exc``."""
+    info = error_info_from(exc)
+    message = f"tool_call middleware failed: {info.name}: {info.message}"
+    return await blocked_outcome(report, call, "middleware_failed", message)

@@ -1,0 +1,25 @@
+"""Extensions: packaged contributions (tools, middleware, permissions) loaded into a kernel."""
+
+from __future__ import annotations
+
+from ._extensions import (
+    Extension,
+    ExtensionAPI,
+    ExtensionContributions,
+    ExtensionDescriptor,
+    ExtensionKernel,
+    ExtensionPermissionError,
+    create_extension_kernel,
+    discover_extensions,
+)
+
+__all__ = [
+    "Extension",
+    "ExtensionAPI",
+    "ExtensionContributions",
+    "ExtensionDescriptor",
+    "ExtensionKernel",
+    "ExtensionPermissionError",
+    "create_extension_kernel",
+    "discover_extensions",
+]

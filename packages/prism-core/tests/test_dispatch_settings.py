@@ -1,0 +1,81 @@
+"""Dispatch settings are checked the same way on every entry point, with no value exempt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from prism.core import (
+    ToolCall,
+    ToolDefinition,
+    ToolExecutionContext,
+    create_tool_registry,
+    dispatch_tool_call,
+    dispatch_tool_calls_in_order,
+)
+from prism.core._handler import _ASYNC_HANDLERS, ASYNC_HANDLER_CACHE_SIZE
+
+CALL = ToolCall(id="c", name="noop", arguments={})
+
+
+async def _noop(arguments: object, context: ToolExecutionContext) -> str:
+    return "ok"
+
+
+REGISTRY = create_tool_registry([ToolDefinition(name="noop", execute=_noop)])
+
+
+async def _single(**settings: Any) -> object:
+    return await dispatch_tool_call(CALL, **settings)
+
+
+async def _batch(**settings: Any) -> object:
+    return await dispatch_tool_calls_in_order([CALL], **settings)
+
+
+ENTRY_POINTS = [_single, _batch]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+@pytest.mark.parametrize("value", [1_048_576.0, True, 0, -1, 16_777_217, "1048576"])
+async def test_every_bad_argument_limit_is_refused_even_one_equal_to_the_default(
+    entry: Any, value: object
+) -> None:
+    with pytest.raises(ValueError, match=r"dispatch\.max_argument_bytes must be an int"):
+        await entry(registry=REGISTRY, max_argument_bytes=value)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+async def test_an_unknown_setting_is_named(entry: Any) -> None:
+    with pytest.raises(TypeError, match="unknown settings: permision"):
+        await entry(registry=REGISTRY, permision=None)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+async def test_a_missing_registry_is_named(entry: Any) -> None:
+    with pytest.raises(TypeError, match="registry="):
+        await entry()
+
+
+@pytest.mark.anyio
+async def test_a_given_limit_in_range_applies() -> None:
+    call = ToolCall(id="c", name="noop", arguments={"text": "x" * 200})
+    result = await dispatch_tool_call(call, registry=REGISTRY, max_argument_bytes=100)
+    assert result.error is not None and result.error.code == "invalid_arguments"
+
+
+@pytest.mark.anyio
+async def test_the_async_handler_cache_stays_bounded() -> None:
+    def fresh(i: int) -> ToolDefinition:
+        async def execute(arguments: object, context: ToolExecutionContext) -> str:
+            return str(i)
+
+        return ToolDefinition(name="noop", execute=execute)
+
+    for i in range(ASYNC_HANDLER_CACHE_SIZE + 50):
+        await dispatch_tool_call(CALL, registry=create_tool_registry([fresh(i)]))
+        assert len(_ASYNC_HANDLERS) <= ASYNC_HANDLER_CACHE_SIZE
