@@ -39,7 +39,7 @@ from prism.core.agent import LoopOptions, ModelResponse
 from prism.core.events import AgentEvent
 from prism.core.testing import ScriptedProvider
 
-AGENT_HOMES = (("prism.core.agent", "Agent"), ("prism.core", "create_agent"))
+AGENT_HOMES = (("prism.core.agent", "Agent"),)
 """Where the agent class (or its factory) lives, newest first: the first importable one is used
 by the agent benches and by the import bench's first-use statement."""
 
