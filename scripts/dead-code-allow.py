@@ -8,3 +8,8 @@ Vulture only reads the names here: this module is never imported or run.
 # mypy: ignore-errors
 
 _ = object()
+
+# scripts
+_.pycache_prefix  # bench/_common.py sets sys.pycache_prefix (read by the interpreter)
+_.tempdir  # bench/coding_tools.py sets tempfile.tempdir (read by tempfile)
+_.noop_tool  # bench/integrations.py registers it with a decorator on a pydantic-ai toolset

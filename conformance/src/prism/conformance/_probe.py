@@ -63,7 +63,6 @@ class _Prober:
         self.registry = create_tool_registry(
             [wrapped if t.name == tool else t for t in registry.list()]
         )
-        self.host_registry = registry
         self.dispatch = dispatch
         self.failures: list[str] = []
         self.probes: list[str] = []
