@@ -127,3 +127,19 @@ def test_make_conformance_tests_refuses_unknown_packages() -> None:
 
     with pytest.raises(ValueError, match="unknown package 'prism-foo'"):
         make_conformance_tests(package="prism-foo")
+
+
+def test_prism_time_factor_scales_the_bounds_for_the_session(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_factor=(
+            "from prism.core.testing import scaled\ndef test_scaled():\n    assert scaled(2) == 6\n"
+        )
+    )
+    pytester.runpytest("--prism-time-factor", "3").assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "abc"])
+def test_a_bad_prism_time_factor_is_a_usage_error(pytester: pytest.Pytester, value: str) -> None:
+    result = pytester.runpytest(f"--prism-time-factor={value}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--prism-time-factor must be a finite number from 1 to 100*"])

@@ -1,4 +1,4 @@
-"""Test doubles for hosts and demos (named as such: a scripted stand-in for an LLM)."""
+"""Test doubles for hosts and demos (a scripted stand-in for an LLM) and the test time factor."""
 
 from __future__ import annotations
 
@@ -6,8 +6,22 @@ import threading
 from collections.abc import Sequence
 
 from ._messages import ModelRequest, ModelResponse
+from ._time_factor import (
+    TIME_FACTOR_ENV,
+    check_time_factor,
+    scaled,
+    set_time_factor,
+    time_factor,
+)
 
-__all__ = ["ScriptedProvider"]
+__all__ = [
+    "TIME_FACTOR_ENV",
+    "ScriptedProvider",
+    "check_time_factor",
+    "scaled",
+    "set_time_factor",
+    "time_factor",
+]
 
 
 class ScriptedProvider:
