@@ -26,6 +26,7 @@ from prism.core import (
     ToolResult,
     create_tool_registry,
 )
+from prism.core.testing import scaled
 
 from ._registry import conformance_row, require
 from ._subjects import ConformanceSubjects
@@ -292,7 +293,7 @@ async def _approval_cases(
     what = "aborted" if abort_after is not None else "timed-out"
     controller = AbortController()
     started = anyio.current_time()
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:
             if abort_after is not None:
 
@@ -305,13 +306,13 @@ async def _approval_cases(
     elapsed = anyio.current_time() - started
     _expect_absent(canary, f"{what} approval")
     _expect_error(result, f"{what} approval")
-    if approver.asked != 1 or elapsed > 3:
+    if approver.asked != 1 or elapsed > scaled(3):
         raise AssertionError(
             f"a pending approval must be asked once and end when {what} "
             f"(asked {approver.asked}x, took {elapsed:.1f} s)"
         )
     approver.mode = "refuse"
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await _call(subjects, tools, "shell", command)
     _expect_absent(canary, "refused approval")
     _expect_error(result, "refused approval")
@@ -325,7 +326,7 @@ async def approval_denied_or_timeout(subjects: ConformanceSubjects) -> None:
     require(subjects.execution_policy_factory, _POLICY)
     with _dirs() as d:
         await _approval_cases(subjects, d, timeout=0.3, abort_after=None)
-        await _approval_cases(subjects, d, timeout=30.0, abort_after=0.2)
+        await _approval_cases(subjects, d, timeout=scaled(30.0), abort_after=scaled(0.2))
 
 
 @conformance_row("E10")

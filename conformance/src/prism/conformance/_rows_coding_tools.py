@@ -30,6 +30,7 @@ from prism.core import (
     create_tool_registry,
     render_tool_result,
 )
+from prism.core.testing import scaled
 
 from ._registry import conformance_row, require
 
@@ -259,9 +260,10 @@ async def shell_timeout_and_abort_kill_the_tree(subjects: ConformanceSubjects) -
 
     with tempfile.TemporaryDirectory() as cwd:
         shell = _tools(subjects, cwd)["shell"]
+        settle = scaled(1.5)  # time for the tree to start and print its pids
         started = time.monotonic()
-        result = await _call(subjects, shell, {"command": _DAEMON, "timeout": 1.5})
-        _assert_tree_gone(result, "timeout", time.monotonic() - started, 1.5)
+        result = await _call(subjects, shell, {"command": _DAEMON, "timeout": settle})
+        _assert_tree_gone(result, "timeout", time.monotonic() - started, settle)
 
         controller = AbortController()
         outcome: list[ToolResult] = []
@@ -274,9 +276,9 @@ async def shell_timeout_and_abort_kill_the_tree(subjects: ConformanceSubjects) -
         started = time.monotonic()
         async with anyio.create_task_group() as group:
             group.start_soon(run)
-            await anyio.sleep(1.5)
+            await anyio.sleep(settle)
             controller.abort("conformance abort")
-        _assert_tree_gone(outcome[0], "abort", time.monotonic() - started, 1.5)
+        _assert_tree_gone(outcome[0], "abort", time.monotonic() - started, settle)
 
 
 def _assert_tree_gone(result: ToolResult, how: str, elapsed: float, after: float) -> None:
@@ -293,11 +295,16 @@ def _assert_tree_gone(result: ToolResult, how: str, elapsed: float, after: float
         os.kill(pid, 9)  # leave the machine clean before failing
     if survivors:
         raise AssertionError(f"after {how}, processes of the command tree survive: {survivors}")
-    if elapsed > after + 15:
+    if elapsed > after + scaled(15):
         raise AssertionError(f"the call returned {elapsed:.1f}s after start on {how}: not prompt")
 
 
 # ----------------------------------------------------------------------------- row E4
+
+
+def flood_marker() -> str:
+    """A fresh marker naming this process: only floods this process started carry it."""
+    return f"prism-flood-{os.getpid()}-{uuid.uuid4().hex}"
 
 
 @conformance_row("E4")
@@ -317,7 +324,7 @@ async def shell_output_flood(subjects: ConformanceSubjects) -> None:
             _discard(spill)
 
         limit = 4 * _MIB
-        marker = f"prism-flood-{uuid.uuid4().hex}"
+        marker = flood_marker()
         tools = _tools(subjects, cwd, shell=ShellOptions(max_total_output_bytes=limit))
         started = time.monotonic()
         result = await _call(subjects, tools["shell"], {"command": f"exec yes {marker}"})
@@ -359,7 +366,7 @@ def _check_hard_stop(
         raise AssertionError("the output-limit error result does not carry the tail")
     if spill is not None and os.path.getsize(spill) > limit:
         raise AssertionError(f"the full-output file passed max_total_output_bytes ({limit:,})")
-    if elapsed > 30:
+    if elapsed > scaled(30):
         raise AssertionError(f"stopping at the output limit took {elapsed:.1f}s")
 
 

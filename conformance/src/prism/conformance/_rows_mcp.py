@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from prism.core.testing import scaled
+
 from ._registry import RowSkipped, conformance_row, require
 from ._subjects import ConformanceSubjects
 
@@ -60,7 +62,7 @@ def _group(pgid: int) -> list[int]:
 async def _group_gone(pgid: int, seconds: float = 3.0) -> bool:
     import anyio
 
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + scaled(seconds)
     while _group(pgid):
         if time.monotonic() > deadline:
             return False
@@ -122,7 +124,7 @@ def _expect_error(result: Any, codes: tuple[str, ...], what: str) -> None:
 async def _wait_stale(bridge: Any, seconds: float = 5.0) -> None:
     import anyio
 
-    with anyio.move_on_after(seconds):
+    with anyio.move_on_after(scaled(seconds)):
         while not bridge.stale:
             await anyio.sleep(0.02)
     if not bridge.stale:
@@ -136,7 +138,7 @@ async def mcp_tool_name_collision(subjects: ConformanceSubjects) -> None:
 
     from prism.core import ToolCall, create_tool_registry
 
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with (
             connect(server_id="alpha", transport=_hostile(stdio, "--label", "alpha")) as alpha,
             connect(server_id="beta", transport=_hostile(stdio, "--label", "beta")) as beta,
@@ -198,7 +200,7 @@ async def mcp_oversized_result_or_timeout(subjects: ConformanceSubjects) -> None
     _need_proc()
     import anyio
 
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         await _oversize_then_timeout(connect, stdio)
 
 
@@ -207,7 +209,7 @@ async def mcp_list_changed(subjects: ConformanceSubjects) -> None:
     connect, stdio = _subjects(subjects)
     import anyio
 
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect(
             server_id="lc", transport=_hostile(stdio), list_cache_ttl_seconds=3600.0
         ) as bridge:
@@ -248,12 +250,12 @@ async def mcp_untrusted_server_output(subjects: ConformanceSubjects) -> None:
     import anyio
 
     for mode, extra, codes in _E8_CASES:
-        with anyio.fail_after(30):
+        with anyio.fail_after(scaled(30)):
             transport = _hostile(stdio, "--mode", mode, *extra)
             async with connect(
                 server_id="e8",
                 transport=transport,
-                call_timeout_seconds=10.0,
+                call_timeout_seconds=scaled(10.0),
                 max_result_bytes=_CAP,
             ) as bridge:
                 with _peak_rss_growth() as growth:
@@ -283,7 +285,7 @@ async def mcp_stdio_environment(subjects: ConformanceSubjects) -> None:
     previous = os.environ.get(secret_name)
     os.environ[secret_name] = secret
     try:
-        with anyio.fail_after(60):
+        with anyio.fail_after(scaled(60)):
             for mode in ("ok", "stubborn"):
                 transport = _hostile(stdio, "--mode", mode, env={"PRISM_GIVEN": "yes"})
                 async with connect(

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from prism.core import ToolDefinition
+from prism.core.testing import scaled
 
 from ._registry import RowSkipped, conformance_row, require
 from ._rows_coding_security import (
@@ -69,7 +70,7 @@ async def _basic(subjects: ConformanceSubjects, tools: Sequence[ToolDefinition],
     async with anyio.create_task_group() as group:
         group.start_soon(listener.serve, record)
         text = await _shell(subjects, tools, f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo CONNECTED")
-        await anyio.sleep(0.2)
+        await anyio.sleep(scaled(0.2))
         group.cancel_scope.cancel()
     await listener.aclose()
     if connections or "CONNECTED" in text:
@@ -211,7 +212,7 @@ async def _storm(subjects: ConformanceSubjects, tools: Sequence[ToolDefinition])
         group.start_soon(watch)
         result = await _call(subjects, tools, "shell", {"command": command, "timeout": 3})
         done.set()
-    await anyio.sleep(0.3)
+    await anyio.sleep(scaled(0.3))
     if result.error is None:
         raise AssertionError(f"a process storm must end with an error result: {_text(result)!r}")
     if peak > _CEILING + 4:
