@@ -13,6 +13,7 @@ import pytest
 from prism.conformance._registry import RowSkipped, registered_checks
 from prism.conformance._subjects import ConformanceSubjects
 from prism.core import ExecutionAction, ExecutionDecision
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -34,7 +35,7 @@ def _real() -> ConformanceSubjects:
 
 
 async def _run(row: str, subjects: ConformanceSubjects) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         try:
             await registered_checks()[row](subjects)
         except RowSkipped as skipped:

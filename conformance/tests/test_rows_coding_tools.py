@@ -37,6 +37,7 @@ from prism.core import (
     ToolExecutionContext,
     ToolResult,
 )
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -91,7 +92,7 @@ def private_tempdir(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 async def run(row: str, subjects: ConformanceSubjects) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         await registered_checks()[row](subjects)
 
 

@@ -322,7 +322,7 @@ def test_default_subjects_leave_missing_adapters_empty(monkeypatch: pytest.Monke
 async def test_rows_can_be_awaited_directly_inside_an_anyio_test() -> None:
     from prism.conformance import registered_checks
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         await registered_checks()["7"](ConformanceSubjects())
 
 

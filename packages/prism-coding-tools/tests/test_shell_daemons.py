@@ -21,6 +21,7 @@ import pytest
 
 from prism.coding_tools import LocalShellOperations, ShellOptions, create_shell_tool
 from prism.core import AbortController, ToolResult
+from prism.core.testing import scaled
 
 pytestmark = [
     pytest.mark.anyio,
@@ -42,7 +43,7 @@ def _pid_texts(directory: Path) -> list[str]:
 
 
 async def recorded_pids(tmp_path: Path, expected: int) -> list[int]:
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         while True:
             texts = _pid_texts(tmp_path)
             if len(texts) >= expected and all(texts):
@@ -89,7 +90,7 @@ async def test_detached_processes_never_survive_the_command(
             arguments["timeout"] = 2
         results.append(await shell.execute(arguments, context(controller.signal)))
 
-    with reaping(pids, is_alive), anyio.fail_after(30):
+    with reaping(pids, is_alive), anyio.fail_after(scaled(30)):
         async with anyio.create_task_group() as group:
             group.start_soon(call)
             pids += await recorded_pids(tmp_path, expected_count(shape))
@@ -107,7 +108,7 @@ async def test_keep_background_processes_keeps_a_setsid_daemon(
     shell = create_shell_tool(tmp_path, options=ShellOptions(operations=operations))
     command = SHAPES["setsid_redirected"].format(pid=tmp_path / "daemon.pid")
     pids: list[int] = []
-    with reaping(pids, is_alive), anyio.fail_after(20):
+    with reaping(pids, is_alive), anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": command}, context())
         pids += await recorded_pids(tmp_path, 1)
         assert not result.is_error
@@ -125,7 +126,7 @@ async def test_exit_status_signals_and_environment_pass_through_the_supervisor(
         'yes | head -n 1 >/dev/null; echo "pipe=${PIPESTATUS[0]}"; '
         'echo "ctype=${LC_CTYPE-unset}"; trap -p TERM; exit 7'
     )
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": script}, context())
         killed = await shell.execute({"command": "kill -TERM $$"}, context())
     text = result.content[0].text  # type: ignore[union-attr]
@@ -143,7 +144,7 @@ async def test_a_stubborn_detached_daemon_is_killed_after_the_grace(
     operations = LocalShellOperations(kill_grace_seconds=0.3)
     shell = create_shell_tool(tmp_path, options=ShellOptions(operations=operations))
     pids: list[int] = []
-    with reaping(pids, is_alive), anyio.fail_after(20):
+    with reaping(pids, is_alive), anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": command}, context())
         pids += await recorded_pids(tmp_path, 1)
         assert not result.is_error
@@ -157,7 +158,7 @@ async def test_killing_its_own_process_group_does_not_free_a_daemon(
     command += f"; while [ ! -s {tmp_path}/daemon.pid ]; do sleep 0.01; done; kill -KILL 0"
     shell = create_shell_tool(tmp_path)
     pids: list[int] = []
-    with reaping(pids, is_alive), anyio.fail_after(20):
+    with reaping(pids, is_alive), anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": command}, context())
         pids += await recorded_pids(tmp_path, 1)
         assert "SIGKILL" in result.content[0].text  # type: ignore[union-attr]

@@ -23,6 +23,7 @@ import anyio
 import pytest
 
 from prism.core import AbortController, AbortSignal, ToolExecutionContext, ToolResult
+from prism.core.testing import scaled
 from prism.mcp import McpToolBridge, StdioTransport
 
 SERVERS = Path(__file__).parent / "servers"
@@ -147,7 +148,7 @@ class Kit:
             start_new_session=True,
         )
         try:
-            with anyio.fail_after(30):
+            with anyio.fail_after(scaled(30)):
                 while True:
                     try:
                         stream = await anyio.connect_tcp("127.0.0.1", port)

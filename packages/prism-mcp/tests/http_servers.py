@@ -12,6 +12,8 @@ from typing import Any
 
 import anyio
 
+from prism.core.testing import scaled
+
 from .conftest import SERVERS, free_port
 
 
@@ -28,7 +30,7 @@ async def serve(kit: Any, script: str, *extra: str) -> AsyncIterator[str]:
         start_new_session=True,
     )
     try:
-        with anyio.fail_after(30):
+        with anyio.fail_after(scaled(30)):
             while True:
                 try:
                     stream = await anyio.connect_tcp("127.0.0.1", port)

@@ -29,6 +29,7 @@ from prism.core import (
     ToolResult,
     create_tool_registry,
 )
+from prism.core.testing import scaled
 from prism.openai_agents import prism_function_tools
 
 from .conftest import Script, call
@@ -103,7 +104,7 @@ async def test_unknown_tools_never_reach_a_handler() -> None:
     pipeline = ToolPipeline(
         registry=create_tool_registry([ToolDefinition(name="echo", execute=echo)])
     )
-    with anyio.fail_after(20), pytest.raises(ModelBehaviorError, match="missing"):
+    with anyio.fail_after(scaled(20)), pytest.raises(ModelBehaviorError, match="missing"):
         await Script([call("missing", "u1"), call("echo", "e1")]).run(
             prism_function_tools(pipeline)
         )

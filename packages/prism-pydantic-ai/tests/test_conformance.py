@@ -28,6 +28,7 @@ from prism.core import (
     ToolResult,
     create_tool_registry,
 )
+from prism.core.testing import scaled
 from prism.pydantic_ai import PrismToolset
 
 from .conftest import Script, call
@@ -96,7 +97,7 @@ async def test_unknown_tools_never_reach_a_handler_and_the_model_is_told() -> No
     registry = create_tool_registry([ToolDefinition(name="echo", execute=echo)])
     toolset = _Recording(ToolPipeline(registry=registry))
     script = Script([call("missing", "u1")], [call("echo", "e1")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[toolset]).run("go")
     assert ran == ["e1"]
     assert "missing" in script.retries["u1"] and "echo" in script.retries["u1"]
