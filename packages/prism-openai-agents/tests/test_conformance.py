@@ -15,7 +15,6 @@ import pytest
 from agents.exceptions import ModelBehaviorError
 
 from prism.conformance import (
-    THREAT_MATRIX,
     ConformanceSubjects,
     default_subjects,
     make_conformance_tests,
@@ -40,13 +39,7 @@ FRAMEWORK_REFUSES_UNKNOWN_TOOLS = ("16", "E12")
 ``unknown_tool`` result never exists. ``test_unknown_tools_never_reach_a_handler`` pins that."""
 
 test_conformance = make_conformance_tests(
-    package="prism-core",
-    rows=[
-        row.id
-        for row in THREAT_MATRIX
-        if row.package == "prism-core" and row.id not in FRAMEWORK_REFUSES_UNKNOWN_TOOLS
-    ],
-    backends=("asyncio",),
+    package="prism-core", exclude=FRAMEWORK_REFUSES_UNKNOWN_TOOLS, backends=("asyncio",)
 )
 
 

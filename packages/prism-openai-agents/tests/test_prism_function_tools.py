@@ -24,7 +24,7 @@ from prism.core import (
     create_static_permission_policy,
     create_tool_registry,
 )
-from prism.core.testing import scaled
+from prism.core.testing import RecordingTools, scaled
 from prism.jsonschema import create_json_schema_tool_argument_validator
 from prism.openai_agents import prism_function_tools
 
@@ -39,39 +39,8 @@ ADD_SCHEMA = {
 }
 
 
-class Ran:
-    """Which handlers ran, and how many at once at most."""
-
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-        self.active = 0
-        self.peak = 0
-        self.exclusive_overlap = False
-        self.exclusive_active = False
-
-    def tool(self, name: str, *, delay: float = 0.0, **options: Any) -> ToolDefinition:
-        exclusive = bool(options.get("exclusive"))
-
-        async def execute(args: Any, ctx: ToolExecutionContext) -> str:
-            self.calls.append(ctx.tool_call_id)
-            if self.exclusive_active or (exclusive and self.active):
-                self.exclusive_overlap = True
-            self.active += 1
-            self.exclusive_active = self.exclusive_active or exclusive
-            self.peak = max(self.peak, self.active)
-            try:
-                await anyio.sleep(delay)
-            finally:
-                self.active -= 1
-                if exclusive:
-                    self.exclusive_active = False
-            return f"{name} ok"
-
-        return ToolDefinition(name=name, execute=execute, **options)
-
-
 async def test_the_runner_sees_prism_tools_and_their_results() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     registry = create_tool_registry(
         [ran.tool("add", description="Add", parameters=ADD_SCHEMA), ran.tool("hidden")]
     )
@@ -88,7 +57,7 @@ async def test_the_runner_sees_prism_tools_and_their_results() -> None:
 
 
 async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     ledger = InMemoryRunLedger()
     pipeline = ToolPipeline(
         registry=create_tool_registry([ran.tool("rm")]),
@@ -115,7 +84,7 @@ async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
 async def test_invalid_arguments_reach_the_model_as_an_error_and_never_run(
     raw: str, fragment: str
 ) -> None:
-    ran = Ran()
+    ran = RecordingTools()
     pipeline = ToolPipeline(
         registry=create_tool_registry([ran.tool("add", parameters=ADD_SCHEMA)]),
         validate=create_json_schema_tool_argument_validator(),
@@ -129,7 +98,7 @@ async def test_invalid_arguments_reach_the_model_as_an_error_and_never_run(
 
 
 async def test_parallel_calls_overlap_and_an_exclusive_tool_runs_alone() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     registry = create_tool_registry(
         [ran.tool("slow", delay=0.2), ran.tool("lock", delay=0.1, exclusive=True)]
     )
@@ -171,7 +140,7 @@ async def test_the_execution_policy_decides_inside_the_call() -> None:
 
 
 async def test_after_the_host_aborts_no_call_starts() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     controller = AbortController()
     controller.abort("user pressed stop")
     pipeline = ToolPipeline(registry=create_tool_registry([ran.tool("work")]))

@@ -22,7 +22,7 @@ from prism.core import (
     create_static_permission_policy,
     create_tool_registry,
 )
-from prism.core.testing import scaled
+from prism.core.testing import RecordingTools, scaled
 from prism.jsonschema import create_json_schema_tool_argument_validator
 from prism.pydantic_ai import PrismToolset
 
@@ -38,30 +38,8 @@ ADD_SCHEMA = {
 }
 
 
-class Ran:
-    """Which handlers ran, and how many at once at most."""
-
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-        self.active = 0
-        self.peak = 0
-
-    def tool(self, name: str, *, delay: float = 0.0, **options: Any) -> ToolDefinition:
-        async def execute(args: Any, ctx: ToolExecutionContext) -> str:
-            self.calls.append(ctx.tool_call_id)
-            self.active += 1
-            self.peak = max(self.peak, self.active)
-            try:
-                await anyio.sleep(delay)
-            finally:
-                self.active -= 1
-            return f"{name} ok"
-
-        return ToolDefinition(name=name, execute=execute, **options)
-
-
 async def test_the_agent_sees_prism_tools_with_their_schemas_and_the_filter_applies() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     registry = create_tool_registry(
         [ran.tool("add", description="Add two ints", parameters=ADD_SCHEMA), ran.tool("secret")]
     )
@@ -79,7 +57,7 @@ async def test_the_agent_sees_prism_tools_with_their_schemas_and_the_filter_appl
 
 
 async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     ledger = InMemoryRunLedger()
     pipeline = ToolPipeline(
         registry=create_tool_registry([ran.tool("rm")]),
@@ -95,7 +73,7 @@ async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
 
 
 async def test_invalid_arguments_come_back_as_a_retry_prompt_then_succeed() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     pipeline = ToolPipeline(
         registry=create_tool_registry([ran.tool("add", parameters=ADD_SCHEMA)]),
         validate=create_json_schema_tool_argument_validator(),
@@ -109,7 +87,7 @@ async def test_invalid_arguments_come_back_as_a_retry_prompt_then_succeed() -> N
 
 
 async def test_a_model_that_keeps_sending_bad_arguments_cannot_abort_the_run() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     pipeline = ToolPipeline(
         registry=create_tool_registry([ran.tool("add", parameters=ADD_SCHEMA)]),
         validate=create_json_schema_tool_argument_validator(),
@@ -126,7 +104,7 @@ async def test_a_model_that_keeps_sending_bad_arguments_cannot_abort_the_run() -
 
 
 async def test_parallel_calls_overlap_and_an_exclusive_tool_runs_alone() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     registry = create_tool_registry(
         [ran.tool("slow", delay=0.2), ran.tool("lock", delay=0.05, exclusive=True)]
     )
@@ -173,7 +151,7 @@ async def test_the_execution_policy_asks_the_host_for_approval_inside_the_call()
 
 
 async def test_after_the_host_aborts_no_call_starts() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     controller = AbortController()
     controller.abort("user pressed stop")
     pipeline = ToolPipeline(registry=create_tool_registry([ran.tool("work")]))
@@ -222,7 +200,7 @@ def test_options_are_checked_by_name() -> None:
 async def test_pydantic_ais_own_approval_flow_composes_with_the_prism_toolset() -> None:
     from pydantic_ai import DeferredToolRequests, DeferredToolResults
 
-    ran = Ran()
+    ran = RecordingTools()
     ledger = InMemoryRunLedger()
     pipeline = ToolPipeline(registry=create_tool_registry([ran.tool("deploy")]), ledger=ledger)
     toolset = PrismToolset(pipeline).approval_required()
