@@ -9,8 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-import socket
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -32,6 +30,7 @@ from ._rows_coding_security import (
     _write,
 )
 from ._subjects import ConformanceSubjects
+from ._unix_listener import UnixListener
 
 __all__: list[str] = []
 
@@ -77,44 +76,11 @@ async def _basic(subjects: ConformanceSubjects, tools: Sequence[ToolDefinition],
         raise AssertionError(f"the sandbox reached a host loopback listener on port {port}")
 
 
-class _UnixListener:
-    """A host Unix socket server in a thread, recording every connection and byte."""
-
-    def __init__(self, path: str) -> None:
-        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.server.bind(path)
-        self.server.listen(8)
-        self.server.settimeout(0.1)
-        self.received = bytearray()
-        self.accepted = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while not self.stop.is_set():
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                continue
-            self.accepted += 1
-            client.settimeout(1)
-            with contextlib.suppress(OSError):
-                while chunk := client.recv(4096):
-                    self.received += chunk
-            client.close()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(5)
-        self.server.close()
-
-
 async def _unix_socket(
     subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], d: _Dirs
 ) -> None:
     path = os.path.join(d.root, "host-agent.sock")
-    listener = _UnixListener(path)
+    listener = UnixListener(path)
     code = (
         "import socket\ns = socket.socket(socket.AF_UNIX)\n"
         f"s.connect({path!r}); s.sendall(b'payload'); print('CONNECTED')\n"
