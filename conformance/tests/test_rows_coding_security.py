@@ -1,4 +1,4 @@
-"""Rows 11, 12, 13, 14, E10, E11 pass with the real subjects and fail with broken ones."""
+"""Rows 11, 12, 13, 14, E10, E11 fail with broken subjects (each with a precise message)."""
 
 from __future__ import annotations
 
@@ -42,9 +42,9 @@ async def _run(row: str, subjects: ConformanceSubjects) -> None:
             pytest.skip(f"row {row} skipped: {skipped.reason}")
 
 
-@pytest.mark.parametrize("row", ["11", "12", "13", "14", "E10", "E11"])
-async def test_rows_pass_with_the_real_subjects(row: str) -> None:
-    await _run(row, _real())
+# The rows pass against the real subjects once per session, in
+# packages/prism-coding-security/tests/test_conformance.py;
+# this module proves each row can fail.
 
 
 class _AllowAll:

@@ -1,4 +1,4 @@
-"""Rows 15, E3, E4, E5, E6 pass against prism-coding-tools and fail against broken subjects."""
+"""Rows 15, E3, E4, E5, E6 fail against broken subjects (each with a precise message)."""
 
 from __future__ import annotations
 
@@ -96,9 +96,9 @@ async def run(row: str, subjects: ConformanceSubjects) -> None:
         await registered_checks()[row](subjects)
 
 
-@pytest.mark.parametrize("row", ["15", "E3", "E4", "E5", "E6"])
-async def test_rows_pass_against_prism_coding_tools(row: str) -> None:
-    await run(row, REAL)
+# The rows pass against the real subjects once per session, in
+# packages/prism-coding-tools/tests/test_conformance.py;
+# this module proves each row can fail.
 
 
 # --------------------------------------------------------------------------- row 15

@@ -301,6 +301,21 @@ def test_registering_a_row_twice_or_with_a_bad_timeout_is_refused() -> None:
         conformance_row("Z9")
 
 
+def test_a_row_module_imported_anew_replaces_its_own_checks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    from prism.conformance._registry import registered_checks
+
+    before = registered_checks()["5"]
+    monkeypatch.delitem(sys.modules, before.__module__)  # as pytester's snapshot restore does
+    importlib.import_module(before.__module__)
+    after = registered_checks()["5"]
+    assert after is not before
+    assert after.__qualname__ == before.__qualname__
+
+
 def test_matrix_has_every_threat_row() -> None:
     ids = [row.id for row in THREAT_MATRIX]
     assert ids == [str(i) for i in range(1, 17)] + [f"E{i}" for i in range(1, 16)]
