@@ -24,7 +24,7 @@ from prism.coding_tools import (
     create_coding_tools,
 )
 from prism.conformance._registry import registered_checks
-from prism.conformance._rows_coding_tools import flood_marker
+from prism.conformance._rows_shell import flood_marker
 from prism.conformance._subjects import ConformanceSubjects
 from prism.core import (
     AbortSignal,

@@ -41,6 +41,7 @@ _ROW_MODULES: dict[str, str] = {
     "_rows_jsonschema": "prism-jsonschema",
     "_rows_mcp": "prism-mcp",
     "_rows_coding_tools": "prism-coding-tools",
+    "_rows_shell": "prism-coding-tools",
     "_rows_coding_security": "prism-coding-security",
     "_rows_sandbox": "prism-coding-security",
     "_rows_dbos": "prism-dbos",

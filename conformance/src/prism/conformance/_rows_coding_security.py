@@ -11,10 +11,10 @@ import shlex
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prism.core import (
     AbortController,
@@ -30,6 +30,9 @@ from prism.core.testing import scaled
 
 from ._registry import conformance_row, require
 from ._subjects import ConformanceSubjects
+
+if TYPE_CHECKING:
+    from prism.coding_tools import ExecResult, ShellOperations, ShellOptions
 
 __all__: list[str] = []
 
@@ -106,10 +109,10 @@ def _expect_absent(path: str, why: str) -> None:
         raise AssertionError(f"{why}: side effect happened, {path} exists")
 
 
-def _shell_options(**options: Any) -> Any:
+def _shell_options(*, operations: ShellOperations) -> ShellOptions:
     from prism.coding_tools import ShellOptions
 
-    return ShellOptions(**options)
+    return ShellOptions(operations=operations)
 
 
 @dataclass
@@ -118,7 +121,16 @@ class _RecordingShell:
 
     commands: list[str] = field(default_factory=list)
 
-    async def exec(self, command: str, **_: Any) -> Any:
+    async def exec(
+        self,
+        command: str,
+        *,
+        cwd: str,
+        env: Mapping[str, str],
+        on_data: Callable[[bytes], None],
+        signal: AbortSignal | None,
+        timeout_seconds: float | None,
+    ) -> ExecResult:
         from prism.coding_tools import ExecResult
 
         self.commands.append(command)

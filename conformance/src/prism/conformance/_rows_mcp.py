@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from prism.core.testing import scaled
 
-from ._registry import RowSkipped, conformance_row, require
+from ._process_probes import group_gone, need_proc, peak_rss_growth, process_group
+from ._registry import conformance_row, require
 from ._subjects import ConformanceSubjects
 
 __all__: list[str] = []
@@ -37,57 +36,6 @@ def _subjects(subjects: ConformanceSubjects) -> tuple[Callable[..., Any], Callab
 def _hostile(stdio: Callable[..., Any], *args: str, env: dict[str, str] | None = None) -> Any:
     argv = ("-m", "prism.conformance._hostile_mcp", *args)
     return stdio(sys.executable, args=argv, env=env)
-
-
-def _need_proc() -> None:
-    if not os.path.exists("/proc/self/status"):
-        raise RowSkipped("this row measures processes and memory through /proc (Linux only)")
-
-
-def _group(pgid: int) -> list[int]:
-    """Live (non-zombie) processes in process group ``pgid``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if fields[0] != b"Z" and int(fields[2]) == pgid:
-                found.append(int(entry))
-    return found
-
-
-async def _group_gone(pgid: int, seconds: float = 3.0) -> bool:
-    import anyio
-
-    deadline = time.monotonic() + scaled(seconds)
-    while _group(pgid):
-        if time.monotonic() > deadline:
-            return False
-        await anyio.sleep(0.02)
-    return True
-
-
-@contextmanager
-def _peak_rss_growth() -> Iterator[Callable[[], int]]:
-    """Yields a function returning the peak RSS growth (bytes) since entering."""
-
-    def read(field: str) -> int:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith(field):
-                    return int(line.split()[1]) * 1024
-        raise RowSkipped(f"/proc/self/status has no {field}")
-
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # reset VmHWM (the peak) to the current RSS
-    except OSError as exc:
-        raise RowSkipped(f"cannot reset the peak RSS: {exc}") from None
-    base = read("VmRSS:")
-    yield lambda: read("VmHWM:") - base
 
 
 def _tool(bridge: Any, name: str) -> Any:
@@ -174,20 +122,20 @@ async def _oversize_then_timeout(connect: Any, stdio: Any) -> None:
         max_result_bytes=_CAP,
     ) as bridge:
         first = (await _call(bridge, "mcp:hostile:pid", {})).value["pgid"]
-        with _peak_rss_growth() as growth:
+        with peak_rss_growth() as growth:
             big = await _call(bridge, "mcp:hostile:big", {"size": 200_000_000, "newline": False})
             grew = growth()
         _expect_error(big, ("mcp_result_too_large",), "a 200 MB result")
         if grew > 2 * _CAP + _SLACK:
             raise AssertionError(f"client RSS grew {grew >> 20} MiB while a server sent 200 MB")
-        if not await _group_gone(first):
+        if not await group_gone(first):
             raise AssertionError(f"after an oversize result process group {first} still runs")
         second = (await _call(bridge, "mcp:hostile:pid", {})).value["pgid"]
         if second == first:
             raise AssertionError("the next call did not use a fresh connection")
         slow = await _call(bridge, "mcp:hostile:sleep", {"seconds": 30})
         _expect_error(slow, ("mcp_timeout",), "a call that never answers")
-        if not await _group_gone(second):
+        if not await group_gone(second):
             raise AssertionError(f"after a timeout process group {second} still runs")
         echo = await _call(bridge, "mcp:hostile:echo", {"text": "again"})
         if echo.is_error:
@@ -197,7 +145,7 @@ async def _oversize_then_timeout(connect: Any, stdio: Any) -> None:
 @conformance_row("9")
 async def mcp_oversized_result_or_timeout(subjects: ConformanceSubjects) -> None:
     connect, stdio = _subjects(subjects)
-    _need_proc()
+    need_proc()
     import anyio
 
     with anyio.fail_after(scaled(60)):
@@ -246,7 +194,7 @@ _E8_CASES = (
 @conformance_row("E8")
 async def mcp_untrusted_server_output(subjects: ConformanceSubjects) -> None:
     connect, stdio = _subjects(subjects)
-    _need_proc()
+    need_proc()
     import anyio
 
     for mode, extra, codes in _E8_CASES:
@@ -258,7 +206,7 @@ async def mcp_untrusted_server_output(subjects: ConformanceSubjects) -> None:
                 call_timeout_seconds=scaled(10.0),
                 max_result_bytes=_CAP,
             ) as bridge:
-                with _peak_rss_growth() as growth:
+                with peak_rss_growth() as growth:
                     result = await _call(bridge, "mcp:e8:echo", {"text": "x"})
                     grew = growth()
                 if codes is None and result.is_error:
@@ -277,7 +225,7 @@ async def mcp_untrusted_server_output(subjects: ConformanceSubjects) -> None:
 @conformance_row("E9")
 async def mcp_stdio_environment(subjects: ConformanceSubjects) -> None:
     connect, stdio = _subjects(subjects)
-    _need_proc()
+    need_proc()
     import anyio
 
     secret_name = "PRISM_CONFORMANCE_PARENT_SECRET"
@@ -298,10 +246,11 @@ async def mcp_stdio_environment(subjects: ConformanceSubjects) -> None:
                         raise AssertionError("the configured env did not reach the server")
                     pgid = (await _call(bridge, "mcp:env:pid", {})).value["pgid"]
                     await _call(bridge, "mcp:env:spawn_grandchild", {})
-                    if len(_group(pgid)) < 2:
+                    if len(process_group(pgid)) < 2:
                         raise AssertionError("the grandchild did not start in the server's group")
-                if not await _group_gone(pgid, 2.0):
-                    raise AssertionError(f"after close, processes {_group(pgid)} of {mode} remain")
+                if not await group_gone(pgid, 2.0):
+                    left = process_group(pgid)
+                    raise AssertionError(f"after close, processes {left} of {mode} remain")
     finally:
         if previous is None:
             os.environ.pop(secret_name, None)
