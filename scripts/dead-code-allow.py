@@ -13,3 +13,6 @@ _ = object()
 _.pycache_prefix  # bench/_common.py sets sys.pycache_prefix (read by the interpreter)
 _.tempdir  # bench/coding_tools.py sets tempfile.tempdir (read by tempfile)
 _.noop_tool  # bench/integrations.py registers it with a decorator on a pydantic-ai toolset
+
+# prism-core (prism.core.testing.RecordingTools)
+_.exclusive_overlap  # public result attribute of a test double, read by the adapter tests
