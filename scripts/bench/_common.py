@@ -1,11 +1,14 @@
 """Shared helpers for the benchmark scripts: timing loops, medians, markdown tables.
 
 Every bench script measures Prism and the raw peer side by side in one run; these helpers keep
-the method (warm-up, interleaved repeats, median) identical across scripts.
+the method identical across scripts: one untimed warm-up batch per subject, then interleaved
+(round-robin) timed batches, reported as the median beside the best batch, under a header that
+states the machine and its load.
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import platform
@@ -19,23 +22,37 @@ from typing import NamedTuple
 
 __all__ = [
     "AsyncThunk",
+    "Batch",
+    "Figures",
     "ImportFigures",
     "Target",
+    "baseline_table",
+    "bench_parser",
+    "cpu_model",
     "fmt_ms",
     "fmt_ratio",
     "fmt_us",
+    "header",
     "interleaved_async",
+    "interleaved_sync",
+    "load_line",
     "machine_line",
     "markdown_table",
+    "measure_async",
     "measure_imports",
+    "measure_sync",
     "median",
     "settle",
+    "summarize",
     "targets_table",
     "time_async_calls",
+    "time_calls",
     "verdict",
 ]
 
 AsyncThunk = Callable[[], Awaitable[object]]
+Batch = Callable[[], Awaitable[float]]
+"""One timed batch of a subject: returns its figure (seconds per call, per run, per turn)."""
 Target = tuple[str, str, bool]
 """A target row: what, the measured figure as text, whether it was met."""
 
@@ -71,6 +88,26 @@ async def time_async_calls(fn: AsyncThunk, n: int) -> float:
     return (time.perf_counter() - start) / n
 
 
+def time_calls(fn: Callable[[], object], n: int) -> float:
+    """Seconds per call of ``fn()``, over ``n`` back-to-back calls."""
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - start) / n
+
+
+class Figures(NamedTuple):
+    """One subject's timed batches, summarised: the median (what tables judge) and the best."""
+
+    median: float
+    best: float
+
+
+def summarize(samples: Mapping[str, Sequence[float]]) -> dict[str, Figures]:
+    """Median and best (lowest) figure per subject."""
+    return {name: Figures(median(values), min(values)) for name, values in samples.items()}
+
+
 async def interleaved_async(
     subjects: Mapping[str, Callable[[], Awaitable[float]]], repeats: int
 ) -> dict[str, list[float]]:
@@ -84,6 +121,39 @@ async def interleaved_async(
             settle()
             results[name].append(await batch())
     return results
+
+
+def interleaved_sync(
+    subjects: Mapping[str, Callable[[], float]], repeats: int
+) -> dict[str, list[float]]:
+    """The synchronous twin of :func:`interleaved_async`: one batch per subject per repeat."""
+    results: dict[str, list[float]] = {name: [] for name in subjects}
+    for _ in range(repeats):
+        for name, batch in subjects.items():
+            settle()
+            results[name].append(batch())
+    return results
+
+
+async def measure_async(
+    subjects: Mapping[str, Callable[[], Awaitable[float]]], repeats: int, warmups: int = 1
+) -> dict[str, Figures]:
+    """The method in one call: ``warmups`` untimed batches per subject (caches, lazy imports,
+    specialisation), then ``repeats`` interleaved timed batches, summarised."""
+    for _ in range(warmups):
+        for batch in subjects.values():
+            await batch()
+    return summarize(await interleaved_async(subjects, repeats))
+
+
+def measure_sync(
+    subjects: Mapping[str, Callable[[], float]], repeats: int, warmups: int = 1
+) -> dict[str, Figures]:
+    """The synchronous twin of :func:`measure_async`."""
+    for _ in range(warmups):
+        for batch in subjects.values():
+            batch()
+    return summarize(interleaved_sync(subjects, repeats))
 
 
 def fmt_us(seconds: float) -> str:
@@ -114,11 +184,70 @@ def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str
     return "\n".join(lines)
 
 
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo`` on Linux), or the platform's processor string."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def load_line() -> str:
+    """The machine's load average now (1, 5 and 15 minutes): shared machines skew figures."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f}"
+
+
+def baseline_table(
+    figures: Mapping[str, Figures], base: str, subject: str, *, delta: bool = False
+) -> str:
+    """µs per call of each subject, median and best batch, each beside the baseline subject's
+    (as a ratio, or as a difference in µs when ``delta``)."""
+    ref = figures[base]
+
+    def versus(value: float, against: float) -> str:
+        return fmt_us(value - against) if delta else fmt_ratio(value / against)
+
+    vs = "Δ vs" if delta else "÷"
+    rows = [
+        [name, fmt_us(f.median), versus(f.median, ref.median), fmt_us(f.best),
+         versus(f.best, ref.best)]
+        for name, f in figures.items()
+    ]  # fmt: skip
+    return markdown_table(
+        [subject, "µs/call (median)", f"{vs} {base}", "best batch µs/call", f"best {vs} {base}"],
+        rows,
+    )
+
+
 def machine_line() -> str:
-    """Where the figures come from: interpreter, OS and core count."""
+    """Where the figures come from: interpreter, OS, CPU model, core count and load now."""
     impl = platform.python_implementation()
     version = ".".join(str(v) for v in sys.version_info[:3])
-    return f"{impl} {version}, {platform.system()} {platform.machine()}, {os.cpu_count()} cores"
+    return (
+        f"{impl} {version}, {platform.system()} {platform.machine()}, {cpu_model()}, "
+        f"{os.cpu_count()} cores, {load_line()}"
+    )
+
+
+def header(command: str, detail: str = "") -> str:
+    """The line above every report: the exact command, the machine and its load, the method."""
+    method = "warm-up batch, then medians of interleaved repeats beside the best batch"
+    extra = f"; {detail}" if detail else ""
+    return f"Command: `{command}` — {machine_line()}; {method}{extra}.\n"
+
+
+def bench_parser(
+    doc: str | None, quick_help: str = "fewer, shorter rounds (a smoke run)"
+) -> argparse.ArgumentParser:
+    """The command line every bench shares: its docstring's first line and ``--quick``."""
+    parser = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    return parser
 
 
 def targets_table(targets: Iterable[Target]) -> str:

@@ -1,6 +1,6 @@
 """Benchmark prism-coding-tools against the raw standard library, side by side in one run.
 
-    uv run --group bench python scripts/bench/coding_tools.py [--quick]
+    uv run --group bench python scripts/bench/coding_tools.py [--quick] [--calls-only]
 
 * shell: 200 MB of output through the ``shell`` tool (asyncio and trio) vs a raw ``os.read``
   loop over a pipe and ``subprocess.run(capture_output=True)``: wall time, throughput and peak
@@ -10,23 +10,49 @@
   small ``write`` / ``edit`` / ``read`` on a file six directories deep: the fixed cost of the
   supervisor and of the race-free (directory fd) file access.
 
-Prints markdown tables (the ones in docs/performance.md). Linux only (reads /proc).
+Prints markdown tables (the ones in docs/performance.md), each subject timed in interleaved
+batches after a warm-up, medians beside the best batch. Linux only (reads /proc).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
+from _common import (
+    Batch,
+    Figures,
+    bench_parser,
+    header,
+    measure_async,
+    measure_sync,
+    median,
+    time_async_calls,
+)
+
+from prism.core import ToolResult
+
+INVOCATION = "uv run --group bench python scripts/bench/coding_tools.py"
 TOTAL = 200_000_000
 COMMAND = f"yes 'prism benchmark output line 0123456789 abcdefghij' | head -c {TOTAL}"
 LINE = b"prism read benchmark line 0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQ\n"
+
+
+async def _execute(tool: Any, arguments: dict[str, Any], context: Any) -> ToolResult:
+    """Run a coding tool's handler (sync or async) and return its ``ToolResult``."""
+    outcome = tool.execute(arguments, context)
+    result = await outcome if inspect.isawaitable(outcome) else outcome
+    assert isinstance(result, ToolResult), result
+    return result
 
 
 def _status_kib(field: str) -> int:
@@ -54,12 +80,12 @@ def _measure(name: str) -> dict[str, float]:
     )
 
     async def through_tool() -> tuple[int, float]:
-        await tool.execute({"command": "echo warm-up"}, context)  # lazy imports, child watcher
+        await _execute(tool, {"command": "echo warm-up"}, context)  # lazy imports, child watcher
         started = time.perf_counter()
-        result = await tool.execute({"command": COMMAND}, context)
+        result = await _execute(tool, {"command": COMMAND}, context)
         seconds = time.perf_counter() - started
         assert not result.is_error, result.error
-        return int(result.metadata["total_bytes"]), seconds  # type: ignore[call-overload]
+        return int(str(result.metadata["total_bytes"])), seconds
 
     def raw_read() -> int:
         process = subprocess.Popen(["bash", "-c", COMMAND], stdout=subprocess.PIPE)
@@ -97,17 +123,25 @@ def _fresh(name: str) -> dict[str, float]:
 
 
 def shell_table(repeats: int) -> str:
+    """Each subject in a fresh interpreter per batch, interleaved; median seconds beside the
+    best, and the median peak RSS growth."""
     names = ["os.read", "subprocess.run", "asyncio", "trio"]
-    best: dict[str, dict[str, float]] = {}
-    for _ in range(repeats):
-        for name in names:
+    rss: dict[str, list[float]] = {name: [] for name in names}
+
+    def subject(name: str) -> Callable[[], float]:
+        def batch() -> float:
             got = _fresh(name)
-            if name not in best or got["seconds"] < best[name]["seconds"]:
-                best[name] = got
-    raw = best["os.read"]["seconds"]
+            rss[name].append(got["rss_mib"])
+            return got["seconds"]
+
+        return batch
+
+    figures = measure_sync({name: subject(name) for name in names}, repeats)
+    raw = figures["os.read"].median
     rows = [
-        "| 200 MB of output | seconds | MB/s | throughput vs raw `os.read` | peak RSS growth |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| 200 MB of output | seconds (median) | best | MB/s | throughput vs raw `os.read` "
+        "| peak RSS growth |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     labels = {
         "os.read": "raw `os.read` loop (no tail, no spill)",
@@ -116,15 +150,16 @@ def shell_table(repeats: int) -> str:
         "trio": "prism `shell` tool, trio (tail + spill file)",
     }
     for name in names:
-        sec, rss = best[name]["seconds"], best[name]["rss_mib"]
+        sec, best = figures[name]
         rows.append(
-            f"| {labels[name]} | {sec:.2f} | {TOTAL / sec / 1e6:.0f} | {raw / sec:.2f}× "
-            f"| {rss:.1f} MiB |"
+            f"| {labels[name]} | {sec:.2f} | {best:.2f} | {TOTAL / sec / 1e6:.0f} "
+            f"| {raw / sec:.2f}× | {median(rss[name]):.1f} MiB |"
         )
     return "\n".join(rows)
 
 
-def read_table(iterations: int, big_bytes: int) -> str:
+def read_table(iterations: int, repeats: int, big_bytes: int) -> str:
+    """First page of a 1 MB and a 1 GB file through the ``read`` tool, asyncio and trio."""
     import anyio
 
     from prism.coding_tools import create_read_tool
@@ -141,31 +176,35 @@ def read_table(iterations: int, big_bytes: int) -> str:
             session_id="b", run_id="b", tool_call_id="1", signal=AbortController().signal
         )
 
-        async def per_call(name: str) -> float:
-            for _ in range(20):  # warm-up (page cache, thread pool)
-                await tool.execute({"path": name}, context)
-            started = time.perf_counter()
-            for _ in range(iterations):
-                result = await tool.execute({"path": name}, context)
-            assert "offset=" in str(result.content[0].text)  # type: ignore[union-attr]
-            return (time.perf_counter() - started) / iterations
+        async def first_page(name: str) -> None:
+            result = await _execute(tool, {"path": name}, context)
+            assert "offset=" in str(result.content), result
+
+        def batch(name: str) -> Batch:
+            return lambda: time_async_calls(lambda: first_page(name), iterations)
+
+        async def measure() -> dict[str, Figures]:
+            return await measure_async({n: batch(n) for n in ("small.txt", "big.txt")}, repeats)
 
         rows = [
-            "| first page (2,000 lines / 50 KiB) | 1 MB file | 1 GB file | 1 GB ÷ 1 MB |",
+            "| first page (2,000 lines / 50 KiB), median (best) | 1 MB file | 1 GB file "
+            "| 1 GB ÷ 1 MB |",
             "| --- | ---: | ---: | ---: |",
         ]
         for backend in ("asyncio", "trio"):
-            small = anyio.run(per_call, "small.txt", backend=backend)
-            big = anyio.run(per_call, "big.txt", backend=backend)
+            figures = anyio.run(measure, backend=backend)
+            small, big = figures["small.txt"], figures["big.txt"]
             rows.append(
-                f"| prism `read` tool, {backend} | {small * 1e6:.0f} µs | {big * 1e6:.0f} µs "
-                f"| {big / small:.2f}× |"
+                f"| prism `read` tool, {backend} | {small.median * 1e6:.0f} µs "
+                f"({small.best * 1e6:.0f}) | {big.median * 1e6:.0f} µs ({big.best * 1e6:.0f}) "
+                f"| {big.median / small.median:.2f}× |"
             )
     return "\n".join(rows)
 
 
-def per_call_table(iterations: int) -> str:
-    """Median seconds per call of small operations, asyncio and trio."""
+def _per_call_subjects(directory: str, iterations: int) -> dict[str, Batch]:
+    """Small operations as timed batches: ``true`` through the shell tool (supervised or not)
+    and raw, and a ``write`` / ``edit`` / ``read`` on a file six directories deep."""
     import anyio
 
     from prism.coding_tools import (
@@ -176,91 +215,90 @@ def per_call_table(iterations: int) -> str:
     )
     from prism.core import AbortController, ToolExecutionContext
 
+    deep = Path(directory, "a", "b", "c", "d", "e")
+    deep.mkdir(parents=True)
+    (deep / "f.txt").write_text("one\ntwo\n")
+    shell, read, write, edit = create_coding_tools(directory)
+    keep = LocalShellOperations(keep_background_processes=True)
+    unsupervised = create_shell_tool(directory, options=ShellOptions(operations=keep))
+    context = ToolExecutionContext(
+        session_id="b", run_id="b", tool_call_id="1", signal=AbortController().signal
+    )
+    path = "a/b/c/d/e/f.txt"
+
+    def tool_call(tool: Any, arguments: dict[str, Any]) -> Callable[[], Awaitable[None]]:
+        async def call() -> None:
+            result = await _execute(tool, arguments, context)
+            assert not result.is_error, result.error
+
+        return call
+
+    async def raw_true() -> None:
+        await anyio.to_thread.run_sync(lambda: subprocess.run(["bash", "-c", "true"]))
+
+    async def do_edit() -> None:
+        old, new = ("one", "uno") if "one" in (deep / "f.txt").read_text() else ("uno", "one")
+        await tool_call(edit, {"path": path, "edits": [{"old_text": old, "new_text": new}]})()
+
+    few = max(iterations // 4, 1)
+    subjects = {
+        "`subprocess.run(['bash', '-c', 'true'])` in a thread": (raw_true, few),
+        "`shell` tool, `true` (subreaper supervisor, default)": (
+            tool_call(shell, {"command": "true"}), few),
+        "`shell` tool, `true`, `keep_background_processes=True`": (
+            tool_call(unsupervised, {"command": "true"}), few),
+        "`write` tool, 8 bytes, 6 levels deep": (
+            tool_call(write, {"path": path, "content": "one\ntwo\n"}), iterations),
+        "`edit` tool, one replacement": (do_edit, iterations),
+        "`read` tool, 2 lines": (tool_call(read, {"path": path}), iterations),
+    }  # fmt: skip
+
+    def batch(fn: Callable[[], Awaitable[None]], count: int) -> Batch:
+        return lambda: time_async_calls(fn, count)
+
+    return {name: batch(fn, count) for name, (fn, count) in subjects.items()}
+
+
+def per_call_table(iterations: int, repeats: int) -> str:
+    """Seconds per call of small operations, asyncio and trio (interleaved batches)."""
+    import anyio
+
     with tempfile.TemporaryDirectory(prefix="prism-bench-call-") as directory:
-        deep = Path(directory, "a", "b", "c", "d", "e")
-        deep.mkdir(parents=True)
-        shell, read, write, edit = create_coding_tools(directory)
-        keep = LocalShellOperations(keep_background_processes=True)
-        unsupervised = create_shell_tool(directory, options=ShellOptions(operations=keep))
-        context = ToolExecutionContext(
-            session_id="b", run_id="b", tool_call_id="1", signal=AbortController().signal
-        )
-        path = "a/b/c/d/e/f.txt"
-
-        async def run_true() -> None:
-            result = await shell.execute({"command": "true"}, context)
-            assert not result.is_error, result.error
-
-        async def run_true_unsupervised() -> None:
-            result = await unsupervised.execute({"command": "true"}, context)
-            assert not result.is_error, result.error
-
-        async def raw_true() -> None:
-            await anyio.to_thread.run_sync(lambda: subprocess.run(["bash", "-c", "true"]))
-
-        async def do_write() -> None:
-            result = await write.execute({"path": path, "content": "one\ntwo\n"}, context)
-            assert not result.is_error, result.error
-
-        async def do_edit() -> None:
-            old, new = ("one", "uno") if "one" in (deep / "f.txt").read_text() else ("uno", "one")
-            edits = [{"old_text": old, "new_text": new}]
-            result = await edit.execute({"path": path, "edits": edits}, context)
-            assert not result.is_error, result.error
-
-        async def do_read() -> None:
-            result = await read.execute({"path": path}, context)
-            assert not result.is_error, result.error
-
-        subjects = {
-            "`subprocess.run(['bash', '-c', 'true'])` in a thread": (raw_true, iterations // 4),
-            "`shell` tool, `true` (subreaper supervisor, default)": (run_true, iterations // 4),
-            "`shell` tool, `true`, `keep_background_processes=True`": (
-                run_true_unsupervised,
-                iterations // 4,
-            ),
-            "`write` tool, 8 bytes, 6 levels deep": (do_write, iterations),
-            "`edit` tool, one replacement": (do_edit, iterations),
-            "`read` tool, 2 lines": (do_read, iterations),
+        subjects = _per_call_subjects(directory, iterations)
+        results = {
+            backend: anyio.run(measure_async, subjects, repeats, backend=backend)
+            for backend in ("asyncio", "trio")
         }
-
-        async def measure() -> dict[str, float]:
-            await do_write()
-            times: dict[str, list[float]] = {name: [] for name in subjects}
-            for _ in range(5):
-                for name, (fn, count) in subjects.items():
-                    await fn()  # warm-up
-                    started = time.perf_counter()
-                    for _ in range(max(count, 1)):
-                        await fn()
-                    times[name].append((time.perf_counter() - started) / max(count, 1))
-            return {name: sorted(values)[len(values) // 2] for name, values in times.items()}
-
-        results = {backend: anyio.run(measure, backend=backend) for backend in ("asyncio", "trio")}
-    rows = ["| per call (median of 5 batches) | asyncio | trio |", "| --- | ---: | ---: |"]
+    rows = [
+        f"| per call, median of {repeats} batches (best) | asyncio | trio |",
+        "| --- | ---: | ---: |",
+    ]
     for name in subjects:
-        cells = " | ".join(f"{results[b][name] * 1e3:.2f} ms" for b in ("asyncio", "trio"))
+        cells = " | ".join(
+            f"{results[b][name].median * 1e3:.2f} ms ({results[b][name].best * 1e3:.2f})"
+            for b in ("asyncio", "trio")
+        )
         rows.append(f"| {name} | {cells} |")
     return "\n".join(rows)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = bench_parser(__doc__, "fewer repeats and iterations (a smoke run)")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
-    parser.add_argument("--quick", action="store_true", help="one repeat, fewer read iterations")
     parser.add_argument("--calls-only", action="store_true", help="only the per-call table")
     args = parser.parse_args()
     if args.measure:
         print(json.dumps(_measure(args.measure)))
         return
-    print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs\n")
-    print(per_call_table(100 if args.quick else 400))
+    flags = (" --quick" if args.quick else "") + (" --calls-only" if args.calls_only else "")
+    print(header(INVOCATION + flags))
+    print(per_call_table(40 if args.quick else 400, 2 if args.quick else 5))
     print()
     if args.calls_only:
         return
     print(shell_table(1 if args.quick else 5))
     print()
-    print(read_table(100 if args.quick else 500, 1_000_000_000))
+    print(read_table(50 if args.quick else 500, 2 if args.quick else 5, 1_000_000_000))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,15 @@
 """Durable-execution benchmark: what recording every tool call in DBOS costs.
 
-Run: uv run python scripts/bench/durable.py [--calls 200] [--batch 1000] [--skip-postgres]
+Run: ``uv run python scripts/bench/durable.py [--quick] [--calls 200] [--batch 1000]
+[--repeats 5] [--skip-postgres]``. Every figure is the median of interleaved batches after a
+warm-up batch, the best batch beside it.
 
 1. Per-call overhead of ``durable_dispatch_tool_calls_in_order`` (one call per batch, inside
    one workflow) over plain ``dispatch_tool_call``, on SQLite and on Postgres; peer: the same
    no-op handler as a raw ``DBOS.run_step_async`` step.
 2. Throughput of one batch of ``--batch`` short calls through a DBOS queue with one and with two
-   worker processes on Postgres; peer: the same number of raw DBOS workflows on a queue.
+   worker processes on Postgres; peer: the same number of raw DBOS workflows on the same queue,
+   served by the same workers, batches interleaved.
 
 DBOS keeps one instance per process, so every measurement runs in a child process of this
 script. Postgres is a private server (initdb + pg_ctl, Unix socket) started and stopped here.
@@ -30,9 +33,20 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import fmt_ratio, fmt_us, machine_line, markdown_table
+from _common import (
+    Batch,
+    Figures,
+    bench_parser,
+    fmt_ratio,
+    fmt_us,
+    header,
+    markdown_table,
+    measure_async,
+    time_async_calls,
+)
 
 QUEUE = "bench-tools"
+COMMAND = "uv run python scripts/bench/durable.py"
 
 
 # ----------------------------------------------------------------------------- children
@@ -106,33 +120,60 @@ async def raw_batch(n: int) -> int:
     return n
 
 
-async def _timed(fn: Any, n: int) -> float:
-    with SetWorkflowID(f"bench-{os.urandom(6).hex()}"):
-        started = time.perf_counter()
-        handle = await DBOS.start_workflow_async(fn, n)
-        await handle.get_result()
-    return time.perf_counter() - started
+def _workflow_batch(fn: Any, n: int, per: int) -> Batch:
+    """A batch: one workflow of ``n`` (run to completion); its figure is seconds per ``per``."""
+
+    async def batch() -> float:
+        with SetWorkflowID(f"bench-{os.urandom(6).hex()}"):
+            started = time.perf_counter()
+            handle = await DBOS.start_workflow_async(fn, n)
+            await handle.get_result()
+        return (time.perf_counter() - started) / per
+
+    return batch
 
 
-async def _overhead(url: str, calls: int) -> dict[str, float]:
+def _plain_batch(calls: int) -> Batch:
+    async def dispatch_all() -> None:
+        for i in range(calls):
+            await dispatch_tool_call(ToolCall(id=f"p{i}", name="noop", arguments={}),
+                                     registry=REGISTRY)  # fmt: skip
+
+    async def batch() -> float:
+        return await time_async_calls(dispatch_all, 1) / calls
+
+    return batch
+
+
+def _as_json(figures: dict[str, Figures]) -> str:
+    return json.dumps({name: list(f) for name, f in figures.items()})
+
+
+async def _overhead(url: str, calls: int, repeats: int) -> dict[str, Figures]:
+    """Seconds per call: plain dispatch, durable dispatch and a raw DBOS step, interleaved."""
     launch_dbos(app_name="prism-bench", database_url=url, app_version="bench")
-    started = time.perf_counter()
-    for i in range(calls):
-        await dispatch_tool_call(ToolCall(id=f"p{i}", name="noop", arguments={}), registry=REGISTRY)
-    out = {"plain": (time.perf_counter() - started) / calls}
-    out["durable"] = await _timed(durable_calls, calls) / calls
-    out["raw"] = await _timed(raw_steps, calls) / calls
+    subjects = {
+        "plain": _plain_batch(calls),
+        "durable": _workflow_batch(durable_calls, calls, calls),
+        "raw": _workflow_batch(raw_steps, calls, calls),
+    }
+    figures = await measure_async(subjects, repeats)
     DBOS.destroy()
-    return out
+    return figures
 
 
-async def _throughput(url: str, batch: int, raw: bool) -> float:
+async def _throughput(url: str, batch: int, repeats: int) -> dict[str, Figures]:
+    """Seconds per batch of ``batch`` queued calls, durable and raw, interleaved."""
     launch_dbos(app_name="prism-bench", database_url=url, app_version="bench",
                 executor_id="bench-host", listen_queues=False)  # fmt: skip
     await register_tool_queue(QUEUE_OPTIONS)
-    seconds = await _timed(raw_batch if raw else durable_batch, batch)
+    subjects = {
+        "durable": _workflow_batch(durable_batch, batch, 1),
+        "raw": _workflow_batch(raw_batch, batch, 1),
+    }
+    figures = await measure_async(subjects, repeats)
     DBOS.destroy()
-    return seconds
+    return figures
 
 
 async def _worker(url: str, executor: str) -> None:
@@ -144,11 +185,11 @@ async def _worker(url: str, executor: str) -> None:
 
 def _child(args: argparse.Namespace) -> None:
     if args.child == "overhead":
-        print(json.dumps(asyncio.run(_overhead(args.url, args.calls))))
+        print(_as_json(asyncio.run(_overhead(args.url, args.calls, args.repeats))))
     elif args.child == "worker":
         asyncio.run(_worker(args.url, args.executor))
     else:
-        print(json.dumps(asyncio.run(_throughput(args.url, args.batch, args.child == "raw"))))
+        print(_as_json(asyncio.run(_throughput(args.url, args.batch, args.repeats))))
 
 
 # ----------------------------------------------------------------------------- parent
@@ -175,15 +216,17 @@ def _postgres(root: Path) -> tuple[str, list[str]] | None:
     return f"postgresql://postgres@localhost:{port}/{{db}}?host={root}", stop
 
 
-def _run_child(*args: str) -> Any:
+def _run_child(*args: str) -> dict[str, Figures]:
     done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
                           timeout=1800)  # fmt: skip
     if done.returncode != 0:
         raise SystemExit(f"child {args[:2]} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    raw = json.loads(done.stdout.strip().splitlines()[-1])
+    return {name: Figures(*values) for name, values in raw.items()}
 
 
-def _throughput_row(url: str, batch: int, workers: int, raw: bool) -> float:
+def _throughput_figures(url: str, batch: int, workers: int, repeats: int) -> dict[str, Figures]:
+    """Durable and raw batches on one queue served by ``workers`` worker processes."""
     spawned = [
         subprocess.Popen(
             [sys.executable, __file__, "--child", "worker", "--url", url, "--executor", f"w{i}"],
@@ -194,9 +237,8 @@ def _throughput_row(url: str, batch: int, workers: int, raw: bool) -> float:
     ]
     try:
         time.sleep(8)  # workers launched and polling (imports are slow on a busy machine)
-        child = "raw" if raw else "batch"
-        seconds: float = _run_child("--child", child, "--url", url, "--batch", str(batch))
-        return seconds
+        return _run_child("--child", "throughput", "--url", url, "--batch", str(batch),
+                          "--repeats", str(repeats))  # fmt: skip
     finally:
         for p in spawned:
             p.kill()
@@ -204,14 +246,18 @@ def _throughput_row(url: str, batch: int, workers: int, raw: bool) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--calls", type=int, default=200)
-    parser.add_argument("--batch", type=int, default=1000)
+    parser = bench_parser(__doc__)
+    parser.add_argument("--calls", type=int, default=None, help="calls per overhead batch (200)")
+    parser.add_argument("--batch", type=int, default=None, help="calls per queued batch (1000)")
+    parser.add_argument("--repeats", type=int, default=None, help="timed batches (5)")
     parser.add_argument("--skip-postgres", action="store_true")
-    parser.add_argument("--child", default=None)
-    parser.add_argument("--url", default="")
-    parser.add_argument("--executor", default="")
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--url", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--executor", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.calls = args.calls or (30 if args.quick else 200)
+    args.batch = args.batch or (100 if args.quick else 1000)
+    args.repeats = args.repeats or (2 if args.quick else 5)
     if args.child:
         _child(args)
         return
@@ -222,34 +268,49 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _report(args: argparse.Namespace, tmp: Path) -> None:
-    print(machine_line())
+def _overhead_table(args: argparse.Namespace, backends: list[tuple[str, str]]) -> str:
     rows = []
+    for label, url in backends:
+        f = _run_child("--child", "overhead", "--url", url, "--calls", str(args.calls),
+                       "--repeats", str(args.repeats))  # fmt: skip
+        durable, raw = f["durable"], f["raw"]
+        rows.append([label, fmt_us(f["plain"].median), fmt_us(durable.median),
+                     fmt_us(raw.median), fmt_ratio(durable.median / raw.median),
+                     fmt_ratio(durable.best / raw.best)])  # fmt: skip
+    return markdown_table(["backend", "plain dispatch µs", "durable dispatch µs",
+                           "raw DBOS step µs", "durable / raw DBOS", "best batches"],
+                          rows)  # fmt: skip
+
+
+def _throughput_table(args: argparse.Namespace, url: str) -> str:
+    rows = []
+    for workers in (1, 2):
+        f = _throughput_figures(url.format(db=f"bench_q{workers}"), args.batch, workers,
+                                args.repeats)  # fmt: skip
+        ours, peer = f["durable"], f["raw"]
+        rows.append([str(workers), f"{args.batch / ours.median:,.0f}",
+                     f"{args.batch / peer.median:,.0f}", fmt_ratio(ours.median / peer.median),
+                     fmt_ratio(ours.best / peer.best)])  # fmt: skip
+    return markdown_table(["workers", "durable calls/s", "raw DBOS workflows/s",
+                           "durable time / raw", "best batches"], rows)  # fmt: skip
+
+
+def _report(args: argparse.Namespace, tmp: Path) -> None:
+    flags = f" --calls {args.calls} --batch {args.batch} --repeats {args.repeats}"
+    print(header(COMMAND + flags + (" --skip-postgres" if args.skip_postgres else "")))
     backends = [("SQLite", f"sqlite:///{tmp / 'bench.sqlite'}")]
     pg_root = Path(tempfile.mkdtemp(prefix="prism-bench-pg-"))  # the server user must reach it
     pg = None if args.skip_postgres else _postgres(pg_root)
     if pg is not None:
         backends.append(("Postgres", pg[0].format(db="bench_overhead")))
     try:
-        for label, url in backends:
-            f = _run_child("--child", "overhead", "--url", url, "--calls", str(args.calls))
-            rows.append([label, fmt_us(f["plain"]), fmt_us(f["durable"]), fmt_us(f["raw"]),
-                         fmt_ratio(f["durable"] / f["raw"])])  # fmt: skip
-        print("\n### Per-call cost (one call per batch, sequential)\n")
-        print(markdown_table(["backend", "plain dispatch µs", "durable dispatch µs",
-                              "raw DBOS step µs", "durable / raw DBOS"], rows))  # fmt: skip
+        print("### Per-call cost (one call per batch, sequential)\n")
+        print(_overhead_table(args, backends))
         if pg is None:
             print("\n(Postgres binaries not found or --skip-postgres: throughput not measured)")
             return
-        trows = []
-        for workers in (1, 2):
-            ours = _throughput_row(pg[0].format(db=f"bench_q{workers}"), args.batch, workers, False)
-            peer = _throughput_row(pg[0].format(db=f"bench_r{workers}"), args.batch, workers, True)
-            trows.append([str(workers), f"{args.batch / ours:,.0f}", f"{args.batch / peer:,.0f}",
-                          fmt_ratio(ours / peer)])  # fmt: skip
         print(f"\n### Throughput: one batch of {args.batch} short calls on a Postgres queue\n")
-        print(markdown_table(["workers", "durable calls/s", "raw DBOS workflows/s",
-                              "durable time / raw"], trows))  # fmt: skip
+        print(_throughput_table(args, pg[0]))
     finally:
         if pg is not None:
             subprocess.run(pg[1], capture_output=True)

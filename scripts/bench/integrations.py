@@ -6,19 +6,29 @@ plain (its own tools), Prism (Prism's pipeline: registry, permission policy, led
 same run with no tool call at all. Framework per-call cost = (plain - none) / K; Prism adds
 (prism - plain) / K. Target: Prism adds less than the framework's own per-call cost.
 
-Usage: uv run python scripts/bench/integrations.py [--calls K] [--repeats R]
+Run: ``uv run --group bench python scripts/bench/integrations.py [--quick] [--calls K]
+[--repeats R] [--rounds N]``.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import os
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from _common import fmt_ratio, fmt_us, interleaved_async, machine_line, markdown_table, median
+from _common import (
+    AsyncThunk,
+    Batch,
+    Figures,
+    bench_parser,
+    fmt_ms,
+    fmt_ratio,
+    fmt_us,
+    header,
+    markdown_table,
+    measure_async,
+    time_async_calls,
+)
 
 from prism.core import (
     InMemoryRunLedger,
@@ -28,7 +38,7 @@ from prism.core import (
     create_tool_registry,
 )
 
-Batch = Callable[[], Awaitable[float]]
+COMMAND = "uv run --group bench python scripts/bench/integrations.py"
 
 
 async def noop(args: Any, ctx: Any) -> str:
@@ -43,14 +53,9 @@ def prism_pipeline() -> ToolPipeline:
     )
 
 
-def _timed(run: Callable[[], Awaitable[object]], rounds: int) -> Batch:
-    async def batch() -> float:
-        start = time.perf_counter()
-        for _ in range(rounds):
-            await run()
-        return (time.perf_counter() - start) / rounds
-
-    return batch
+def _timed(run: AsyncThunk, rounds: int) -> Batch:
+    """A batch of ``rounds`` whole runs; its figure is seconds per run."""
+    return lambda: time_async_calls(run, rounds)
 
 
 def pydantic_ai_subjects(calls: int, rounds: int) -> dict[str, Batch]:
@@ -118,38 +123,44 @@ def openai_agents_subjects(calls: int, rounds: int) -> dict[str, Batch]:
     }
 
 
-def _rows(figures: dict[str, float], prefix: str, calls: int) -> list[list[str]]:
+def _row(figures: dict[str, Figures], prefix: str, calls: int) -> list[str]:
+    """Framework per-call cost and what Prism adds, from medians (best batches beside)."""
     none, plain, prism = (figures[k] for k in figures if k.startswith(prefix))
-    framework = (plain - none) / calls
-    added = (prism - plain) / calls
-    return [
-        [prefix, fmt_us(framework), fmt_us(added), fmt_ratio(added / framework)],
-    ]
+    framework = (plain.median - none.median) / calls
+    added = (prism.median - plain.median) / calls
+    best_added = (prism.best - plain.best) / calls
+    return [prefix, fmt_us(framework), fmt_us(added), fmt_ratio(added / framework),
+            fmt_us(best_added)]  # fmt: skip
 
 
 async def run(calls: int, repeats: int, rounds: int) -> str:
+    """The per-call table, then the whole-run figures it is computed from."""
     subjects = {**pydantic_ai_subjects(calls, rounds), **openai_agents_subjects(calls, rounds)}
-    for batch in subjects.values():
-        await batch()
-    figures = {k: median(v) for k, v in (await interleaved_async(subjects, repeats)).items()}
-    rows = _rows(figures, "pydantic-ai", calls) + _rows(figures, "openai-agents", calls)
+    figures = await measure_async(subjects, repeats)
+    rows = [_row(figures, "pydantic-ai", calls), _row(figures, "openai-agents", calls)]
     table = markdown_table(
-        ["framework", "framework µs/call", "Prism adds µs/call", "added ÷ framework"], rows
-    )
+        ["framework", "framework µs/call", "Prism adds µs/call", "added ÷ framework",
+         "Prism adds, best batches"],
+        rows,
+    )  # fmt: skip
     raw = markdown_table(
-        ["run of K calls", "ms (median)"], [[k, f"{v * 1e3:.2f}"] for k, v in figures.items()]
+        [f"run of K={calls} calls", "ms (median)", "ms (best batch)"],
+        [[k, fmt_ms(f.median), fmt_ms(f.best)] for k, f in figures.items()],
     )
-    load = os.getloadavg()[0]
-    return f"{machine_line()}, load {load:.2f}, K={calls}\n\n{table}\n\n{raw}"
+    return f"{table}\n\n{raw}"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--calls", type=int, default=50)
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser = bench_parser(__doc__)
+    parser.add_argument("--calls", type=int, default=50, help="tool calls per run (K)")
+    parser.add_argument("--repeats", type=int, default=None, help="timed batches (7)")
+    parser.add_argument("--rounds", type=int, default=None, help="runs per batch (5)")
     args = parser.parse_args()
-    print(asyncio.run(run(args.calls, args.repeats, args.rounds)))
+    repeats = args.repeats or (3 if args.quick else 7)
+    rounds = args.rounds or (2 if args.quick else 5)
+    table = asyncio.run(run(args.calls, repeats, rounds))
+    command = f"{COMMAND} --calls {args.calls} --repeats {repeats} --rounds {rounds}"
+    print(header(command) + "\n" + table)
 
 
 if __name__ == "__main__":

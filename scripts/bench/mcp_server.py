@@ -2,8 +2,8 @@
 
 Run: ``uv run --group bench python scripts/bench/mcp_server.py [--quick]``. Both servers run over
 stdio in their own process and are called from the same SDK client (``mcp.Client``) in one run,
-in interleaved batches, so load drift hits both alike. Prints the median seconds per call of
-each and the ratio (target: Prism ≤ 1.2× the SDK server).
+in interleaved batches, so load drift hits both alike. Prints the median µs per call of each
+beside its best batch and the ratio (target: Prism ≤ 1.2× the SDK server).
 
 The script is also its own server: ``--serve prism`` / ``--serve sdk`` (stdio).
 """
@@ -17,18 +17,20 @@ from typing import Any
 
 import anyio
 from _common import (
+    Batch,
+    Figures,
+    baseline_table,
+    bench_parser,
     fmt_ratio,
-    fmt_us,
-    interleaved_async,
-    machine_line,
-    markdown_table,
-    median,
+    header,
+    measure_async,
     targets_table,
     time_async_calls,
 )
 from mcp import Client, StdioServerParameters
 
 HERE = __file__
+COMMAND = "uv run --group bench python scripts/bench/mcp_server.py"
 TARGET = 1.2
 
 
@@ -60,29 +62,25 @@ def serve_sdk() -> None:
     server.run("stdio")
 
 
-async def measure(repeats: int, per_batch: int) -> dict[str, float]:
-    """Median seconds per ``noop`` call for each server."""
+async def measure(repeats: int, per_batch: int) -> dict[str, Figures]:
+    """Seconds per ``noop`` call for each server (median and best batch)."""
     async with contextlib.AsyncExitStack() as stack:
         clients: dict[str, Any] = {}
         for name in ("sdk", "prism"):
             params = StdioServerParameters(command=sys.executable, args=[HERE, "--serve", name])
             clients[name] = await stack.enter_async_context(Client(params))
-        for client in clients.values():  # warm up both paths
-            await time_async_calls(lambda c=client: c.call_tool("noop", {}), 50)
 
-        def batch(client: Any) -> Any:
+        def batch(client: Any) -> Batch:
             return lambda: time_async_calls(lambda: client.call_tool("noop", {}), per_batch)
 
         with anyio.fail_after(600):
-            samples = await interleaved_async(
+            return await measure_async(
                 {name: batch(client) for name, client in clients.items()}, repeats
             )
-        return {name: median(values) for name, values in samples.items()}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
+    parser = bench_parser(__doc__)
     parser.add_argument("--serve", choices=("prism", "sdk"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve is not None:
@@ -90,13 +88,10 @@ def main() -> None:
         return
     repeats, per_batch = (3, 50) if args.quick else (15, 200)
     figures = anyio.run(measure, repeats, per_batch)
-    ratio = figures["prism"] / figures["sdk"]
-    print(f"# MCP serving: no-op tool over stdio, one SDK client ({machine_line()})\n")
-    rows = [
-        ["SDK MCPServer", fmt_us(figures["sdk"]), fmt_ratio(1.0)],
-        ["Prism McpToolServer", fmt_us(figures["prism"]), fmt_ratio(ratio)],
-    ]
-    print(markdown_table(["server", "µs per call (median)", "vs SDK"], rows))
+    ratio = figures["prism"].median / figures["sdk"].median
+    print(header(COMMAND + (" --quick" if args.quick else ""), "no-op tool over stdio"))
+    names = {"sdk": "SDK MCPServer", "prism": "Prism McpToolServer"}
+    print(baseline_table({names[k]: figures[k] for k in ("sdk", "prism")}, names["sdk"], "server"))
     print()
     target = (f"served call ≤ {TARGET}× the SDK server", fmt_ratio(ratio), ratio <= TARGET)
     print(targets_table([target]))

@@ -1,18 +1,22 @@
 """prism-otel overhead: one dispatch of a no-op tool without telemetry, with the no-op API,
 and with the real SDK exporting to memory, measured side by side in one run.
 
-Usage: uv run python scripts/bench/otel.py [--calls N] [--repeats R]
+Run: ``uv run python scripts/bench/otel.py [--quick] [--calls N] [--repeats R]``.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import os
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from _common import fmt_ratio, fmt_us, interleaved_async, machine_line, markdown_table, median
+from _common import (
+    Batch,
+    baseline_table,
+    bench_parser,
+    header,
+    measure_async,
+    time_async_calls,
+)
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
@@ -22,22 +26,23 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from prism.core import ToolCall, ToolDefinition, create_tool_registry, dispatch_tool_call
 from prism.otel import ToolTelemetry
 
+COMMAND = "uv run python scripts/bench/otel.py"
+BASE = "dispatch, no telemetry"
+
 
 async def noop(args: Any, ctx: Any) -> str:
     return "ok"
 
 
-def _subject(telemetry: ToolTelemetry | None, n: int) -> Callable[[], Awaitable[float]]:
+def _subject(telemetry: ToolTelemetry | None, n: int) -> Batch:
     registry = create_tool_registry([ToolDefinition(name="noop", execute=noop)])
     lookup = registry if telemetry is None else telemetry.instrument(registry)
     call = ToolCall(id="c", name="noop", arguments={"x": 1})
 
     async def batch() -> float:
-        loop = asyncio.get_running_loop()
-        start = loop.time()
-        for _ in range(n):
-            await dispatch_tool_call(call, registry=lookup, emit=telemetry)
-        return (loop.time() - start) / n
+        return await time_async_calls(
+            lambda: dispatch_tool_call(call, registry=lookup, emit=telemetry), n
+        )
 
     return batch
 
@@ -52,29 +57,27 @@ def _sdk() -> tuple[ToolTelemetry, InMemorySpanExporter]:
 
 
 async def run(calls: int, repeats: int) -> str:
+    """The overhead table: µs per call (median, best batch), each ÷ no telemetry."""
     sdk, exporter = _sdk()
     subjects = {
-        "dispatch, no telemetry": _subject(None, calls),
+        BASE: _subject(None, calls),
         "dispatch + ToolTelemetry, no-op API": _subject(ToolTelemetry(), calls),
         "dispatch + ToolTelemetry, SDK in-memory": _subject(sdk, calls),
     }
-    for batch in subjects.values():
-        await batch()  # warm-up
+    figures = await measure_async(subjects, repeats)
     exporter.clear()
-    figures = {name: median(v) for name, v in (await interleaved_async(subjects, repeats)).items()}
-    base = figures["dispatch, no telemetry"]
-    rows = [[name, fmt_us(value), fmt_ratio(value / base)] for name, value in figures.items()]
-    table = markdown_table(["subject", "µs/call (median)", "÷ no telemetry"], rows)
-    load = os.getloadavg()[0]
-    return f"{machine_line()}, load {load:.2f}\n\n{table}"
+    return baseline_table(figures, BASE, "subject")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser = bench_parser(__doc__)
+    parser.add_argument("--calls", type=int, default=None, help="calls per batch (2000)")
+    parser.add_argument("--repeats", type=int, default=None, help="timed batches (7)")
     args = parser.parse_args()
-    print(asyncio.run(run(args.calls, args.repeats)))
+    calls = args.calls or (300 if args.quick else 2000)
+    repeats = args.repeats or (3 if args.quick else 7)
+    table = asyncio.run(run(calls, repeats))
+    print(header(f"{COMMAND} --calls {calls} --repeats {repeats}") + "\n" + table)
 
 
 if __name__ == "__main__":

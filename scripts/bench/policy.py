@@ -1,6 +1,6 @@
 """Coding-security benchmark: policy decisions per second and sandbox overhead per command.
 
-Run: uv run --group bench python scripts/bench/policy.py [--policy-only]
+Run: ``uv run --group bench python scripts/bench/policy.py [--quick] [--policy-only]``.
 
 1. Decisions/s of ``create_coding_approval_policy`` over every command of the package's test
    corpus (``tests/corpus/commands.jsonl``, or the Codex differential data when the corpus is not
@@ -14,21 +14,31 @@ Run: uv run --group bench python scripts/bench/policy.py [--policy-only]
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
-import time
 import tracemalloc
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 import tree_sitter
 import tree_sitter_bash
-from _common import machine_line, markdown_table, median
+from _common import (
+    Batch,
+    Figures,
+    bench_parser,
+    header,
+    markdown_table,
+    measure_async,
+    measure_sync,
+    time_async_calls,
+    time_calls,
+)
 
 from prism.coding_security import (
     BubblewrapSandbox,
@@ -41,6 +51,7 @@ from prism.core import ExecutionAction, ExecutionDecision
 TESTS = Path(__file__).resolve().parents[2] / "packages" / "prism-coding-security" / "tests"
 CORPORA = (TESTS / "corpus" / "commands.jsonl", TESTS / "data" / "codex_differential.jsonl")
 LIMIT = 65_536
+COMMAND = "uv run --group bench python scripts/bench/policy.py"
 
 WORST_CASES: dict[str, str] = {
     "variable doubling (`x=$x$x` x24, the 204-char report)": "x=a; " + "x=$x$x; " * 24 + "echo $x",
@@ -64,67 +75,106 @@ def _commands() -> list[str]:
         return [json.loads(line)["cmd"] for line in handle if line.strip()]
 
 
-def _worst_cases(root: str) -> list[tuple[str, str, str, str]]:
-    """(input, decision, median analysis ms, peak MiB) for each adversarial input."""
+def _worst_cases(root: str, repeats: int) -> list[list[str]]:
+    """(input, decision, median analysis ms, peak MiB) for each adversarial input: timed runs
+    interleaved across inputs, then one run under tracemalloc for the peak."""
+    commands = {name: command[:LIMIT] for name, command in WORST_CASES.items()}
+
+    def analysis(command: str) -> Callable[[], float]:
+        return lambda: time_calls(lambda: analyze_command(command, cwd=root, roots=[root],
+                                                          home=None), 1)  # fmt: skip
+
+    figures = measure_sync({name: analysis(c) for name, c in commands.items()}, repeats)
     rows = []
-    for name, command in WORST_CASES.items():
-        command = command[:LIMIT]
-        times = []
-        decision = ""
-        for _ in range(3):
-            started = time.perf_counter()
-            decision = analyze_command(command, cwd=root, roots=[root], home=None).decision
-            times.append(time.perf_counter() - started)
+    for name, command in commands.items():
         tracemalloc.start()
-        analyze_command(command, cwd=root, roots=[root], home=None)
+        decision = analyze_command(command, cwd=root, roots=[root], home=None).decision
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        rows.append((name, decision, f"{median(times) * 1000:,.0f}", f"{peak / 2**20:.1f}"))
+        rows.append([name, decision, f"{figures[name].median * 1000:,.0f}",
+                     f"{peak / 2**20:.1f}"])  # fmt: skip
     return rows
 
 
-def _best(fn: Callable[[], float], repeats: int = 5) -> float:
-    return min(fn() for _ in range(repeats))
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """How much to measure: rounds over the corpus per batch, timed batches, commands per
+    sandbox batch."""
+
+    rounds: int
+    repeats: int
+    commands: int
 
 
-async def _decisions_per_second(root: str, commands: list[str], rounds: int) -> float:
+FULL = Plan(rounds=20, repeats=5, commands=30)
+QUICK = Plan(rounds=2, repeats=2, commands=5)
+PATHS = ("src/app.py", "src/new/deep/file.py", "link/app.py", "{root}/src/../src/app.py")
+"""In-root paths for the path check: existing, new, through a symlink, with ``..``."""
+
+
+def _throughput_subjects(root: str, commands: list[str], rounds: int) -> dict[str, Batch]:
+    """Seconds per decision, per parse, per path check and per ``realpath``, as batches."""
     policy = create_coding_approval_policy(roots=[root])
     actions = [
         ExecutionAction(kind="shell", operation="execute", command=c, cwd=root, paths=(root,))
         for c in commands
     ]
-    started = time.perf_counter()
-    for _ in range(rounds):
+    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    encoded = [c.encode() for c in commands]
+    paths = [path.format(root=root) for path in PATHS]
+
+    async def decide() -> None:
         for action in actions:
             decision = policy.check(action)
             if not isinstance(decision, ExecutionDecision):
                 await decision  # needs approval: resolves to a denial
-    return rounds * len(actions) / (time.perf_counter() - started)
 
-
-def _parses_per_second(commands: list[str], rounds: int) -> float:
-    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-    encoded = [c.encode() for c in commands]
-    started = time.perf_counter()
-    for _ in range(rounds):
+    def parse() -> None:
         for source in encoded:
             parser.parse(source)
-    return rounds * len(encoded) / (time.perf_counter() - started)
 
-
-def _path_rates(root: str, rounds: int) -> tuple[float, float]:
-    """``check_path`` on in-root paths (existing, new, symlinked) vs ``os.path.realpath``."""
-    paths = ["src/app.py", "src/new/deep/file.py", "link/app.py", f"{root}/src/../src/app.py"]
-    started = time.perf_counter()
-    for _ in range(rounds):
+    def check() -> None:
         for path in paths:
             assert check_path(path, cwd=root, roots=(root,), mutating=True) is None
-    ours = rounds * len(paths) / (time.perf_counter() - started)
-    started = time.perf_counter()
-    for _ in range(rounds):
+
+    def realpath() -> None:
         for path in paths:
             os.path.realpath(os.path.join(root, path))
-    return ours, rounds * len(paths) / (time.perf_counter() - started)
+
+    def per_item(run: Callable[[], object], items: int, times: int) -> Batch:
+        async def batch() -> float:
+            if inspect.iscoroutinefunction(run):
+                return await time_async_calls(run, times) / items
+            return time_calls(run, times) / items
+
+        return batch
+
+    return {
+        "decide": per_item(decide, len(actions), rounds),
+        "parse": per_item(parse, len(encoded), rounds),
+        "check_path": per_item(check, len(paths), rounds * 100),
+        "realpath": per_item(realpath, len(paths), rounds * 100),
+    }
+
+
+def _rate(seconds: float) -> str:
+    return f"{1 / seconds:,.0f}"
+
+
+def _throughput_rows(figures: dict[str, Figures], count: int) -> list[list[str]]:
+    """Operations per second from the median batch, best batch in brackets."""
+    decide, parse = figures["decide"], figures["parse"]
+    ours, real = figures["check_path"], figures["realpath"]
+    return [
+        [f"decisions/s over {count} corpus commands",
+         f"{_rate(decide.median)} (best {_rate(decide.best)})",
+         f"{_rate(parse.median)} (tree-sitter parse only)",
+         f"{decide.median / parse.median:.1f}x slower"],
+        ["path checks/s (existing, new, symlinked, `..`)",
+         f"{_rate(ours.median)} (check_path; best {_rate(ours.best)})",
+         f"{_rate(real.median)} (os.path.realpath)",
+         f"{ours.median / real.median:.1f}x slower"],
+    ]  # fmt: skip
 
 
 async def _local_true(root: str) -> None:
@@ -143,13 +193,6 @@ async def _sandbox_true(sandbox: BubblewrapSandbox, root: str) -> None:
     assert result.exit_code == 0, result
 
 
-async def _per_call(run: Callable[[], Awaitable[None]], count: int) -> float:
-    started = time.perf_counter()
-    for _ in range(count):
-        await run()
-    return (time.perf_counter() - started) / count
-
-
 def _workspace(tmp: str) -> str:
     root = os.path.realpath(tmp)
     os.makedirs(os.path.join(root, "src"))
@@ -159,57 +202,51 @@ def _workspace(tmp: str) -> str:
     return root
 
 
-async def main() -> None:
+async def _sandbox_row(root: str, plan: Plan) -> list[str]:
+    """``true`` per command in ``BubblewrapSandbox`` beside a local ``bash -c true``."""
+    subjects: dict[str, Batch] = {
+        "local": lambda: time_async_calls(lambda: _local_true(root), plan.commands)
+    }
+    if shutil.which("bwrap"):
+        sandbox = BubblewrapSandbox(root=root)
+        subjects["boxed"] = lambda: time_async_calls(
+            lambda: _sandbox_true(sandbox, root), plan.commands
+        )
+    figures = await measure_async(subjects, plan.repeats)
+    local = figures["local"].median
+    if "boxed" not in figures:
+        return ["`true` per command", "bwrap not installed", f"{local * 1000:.1f} ms", "-"]
+    boxed = figures["boxed"].median
+    return ["`true` per command",
+            f"{boxed * 1000:.1f} ms (BubblewrapSandbox; best {figures['boxed'].best * 1000:.1f})",
+            f"{local * 1000:.1f} ms (local bash -c true)",
+            f"{boxed / local:.1f}x (+{(boxed - local) * 1000:.1f} ms)"]  # fmt: skip
+
+
+async def report(plan: Plan, policy_only: bool) -> str:
+    """Both tables: throughput (and sandbox cost), then the worst-case inputs."""
     commands = _commands()
     with tempfile.TemporaryDirectory() as tmp:
         root = _workspace(tmp)
-        policy_rate = max([await _decisions_per_second(root, commands, 20) for _ in range(3)])
-        parse_rate = _best(lambda: _parses_per_second(commands, 20), 3)
-        rows = [
-            (
-                f"decisions/s over {len(commands)} corpus commands",
-                f"{policy_rate:,.0f}",
-                f"{parse_rate:,.0f} (tree-sitter parse only)",
-                f"{parse_rate / policy_rate:.1f}x slower",
-            )
-        ]
-        ours, real = _path_rates(root, 2000)
-        rows.append(
-            (
-                "path checks/s (existing, new, symlinked, `..`)",
-                f"{ours:,.0f} (check_path)",
-                f"{real:,.0f} (os.path.realpath)",
-                f"{real / ours:.1f}x slower",
-            )
-        )
-        worst = _worst_cases(root)
-        local = min([await _per_call(lambda: _local_true(root), 30) for _ in range(3)])
-        if "--policy-only" in sys.argv:
-            pass
-        elif shutil.which("bwrap"):
-            sandbox = BubblewrapSandbox(root=root)
-            boxed = min(
-                [await _per_call(lambda: _sandbox_true(sandbox, root), 30) for _ in range(3)]
-            )
-            rows.append(
-                (
-                    "`true` per command",
-                    f"{boxed * 1000:.1f} ms (BubblewrapSandbox)",
-                    f"{local * 1000:.1f} ms (local bash -c true)",
-                    f"{boxed / local:.1f}x (+{(boxed - local) * 1000:.1f} ms)",
-                )
-            )
-        else:
-            rows.append(
-                ("`true` per command", "bwrap not installed", f"{local * 1000:.1f} ms", "-")
-            )
-    print(machine_line() + "\n")
-    print(markdown_table(["measure", "prism-coding-security", "baseline", "ratio"], rows))
-    print()
-    print(
-        markdown_table(["worst-case input (65,536 chars max)", "decision", "ms", "peak MiB"], worst)
-    )
+        subjects = _throughput_subjects(root, commands, plan.rounds)
+        rows = _throughput_rows(await measure_async(subjects, plan.repeats), len(commands))
+        worst = _worst_cases(root, max(plan.repeats // 2, 1))
+        if not policy_only:
+            rows.append(await _sandbox_row(root, plan))
+    first = markdown_table(["measure", "prism-coding-security", "baseline", "ratio"], rows)
+    second = markdown_table(["worst-case input (65,536 chars max)", "decision", "ms (median)",
+                             "peak MiB"], worst)  # fmt: skip
+    return f"{first}\n\n{second}"
+
+
+def main() -> None:
+    parser = bench_parser(__doc__)
+    parser.add_argument("--policy-only", action="store_true", help="skip the sandbox row")
+    args = parser.parse_args()
+    table = anyio.run(report, QUICK if args.quick else FULL, args.policy_only)
+    flags = (" --quick" if args.quick else "") + (" --policy-only" if args.policy_only else "")
+    print(header(COMMAND + flags) + "\n" + table)
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    main()

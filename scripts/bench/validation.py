@@ -1,6 +1,8 @@
 """JSON Schema validation benchmark: prism-jsonschema next to the raw engines, in one run.
 
-Run: ``uv run --group bench python scripts/bench/validation.py [--quick]``.
+Run: ``uv run --group bench python scripts/bench/validation.py [--quick]``; the schemas and
+instances live in ``_validation_cases.py``, the method (warm-up, interleaved rounds, median
+beside best) in ``_common.py``.
 Prints markdown tables:
 1. µs per validation on small / medium / large schemas, valid and invalid instances: our
    validator with each engine (every call after the first is a cache hit), raw fastjsonschema,
@@ -15,145 +17,36 @@ Prints markdown tables:
 
 from __future__ import annotations
 
-import argparse
 import copy
+import dataclasses
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import fastjsonschema
 import jsonschema
 import jsonschema_rs
 from _common import (
+    Figures,
     Target,
+    bench_parser,
     fmt_ratio,
     fmt_us,
-    machine_line,
+    header,
     markdown_table,
-    median,
-    settle,
+    measure_sync,
     targets_table,
+    time_calls,
 )
+from _validation_cases import SIZES, worst_cases
 
-from prism.jsonschema import HARD_CAPS, JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
+from prism.jsonschema._options import Engine
 
 Thunk = Callable[[], object]
-
-
-def small() -> tuple[dict[str, Any], Any, Any]:
-    """A typical tool: four scalar parameters."""
-    schema = {
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "minLength": 1, "maxLength": 500},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50},
-            "site": {"type": "string"},
-            "safe": {"type": "boolean"},
-        },
-        "required": ["query"],
-        "additionalProperties": False,
-    }
-    return schema, {"query": "prism", "limit": 10, "safe": True}, {"query": "prism", "limit": 99}
-
-
-def _address() -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "street": {"type": "string", "minLength": 1},
-            "city": {"type": "string"},
-            "zip": {"type": "string", "pattern": "^[0-9]{5}$"},
-            "country": {"enum": ["US", "DE", "FR", "GB"]},
-        },
-        "required": ["street", "city", "country"],
-        "additionalProperties": False,
-    }
-
-
-def medium() -> tuple[dict[str, Any], Any, Any]:
-    """An order form: nested objects, an array of objects, enums, a pattern, anyOf."""
-    item = {
-        "type": "object",
-        "properties": {
-            "sku": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"},
-            "quantity": {"type": "integer", "minimum": 1},
-            "price": {"type": "number", "exclusiveMinimum": 0},
-            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 5},
-        },
-        "required": ["sku", "quantity"],
-    }
-    schema = {
-        "type": "object",
-        "properties": {
-            "customer": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "email": {"type": "string", "format": "email"},
-                    "billing": _address(),
-                    "shipping": _address(),
-                },
-                "required": ["name", "billing"],
-            },
-            "items": {"type": "array", "items": item, "minItems": 1},
-            "notes": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-            "priority": {"enum": ["low", "normal", "high"]},
-        },
-        "required": ["customer", "items"],
-    }
-    address = {"street": "1 Main St", "city": "Springfield", "zip": "12345", "country": "US"}
-    valid = {
-        "customer": {"name": "Ada", "email": "ada@example.org", "billing": address,
-                     "shipping": address},
-        "items": [{"sku": f"ABC-{1000 + i}", "quantity": i + 1, "price": 9.5, "tags": ["x"]}
-                  for i in range(10)],
-        "notes": None,
-        "priority": "high",
-    }  # fmt: skip
-    invalid = copy.deepcopy(valid)
-    invalid["items"][7]["sku"] = "abc-1"
-    return schema, valid, invalid
-
-
-def large() -> tuple[dict[str, Any], Any, Any]:
-    """A $ref-heavy document: 40 $defs, an array of 100 records referencing them."""
-    defs: dict[str, Any] = {f"Field{i}": {"type": "string", "maxLength": 64 + i} for i in range(30)}
-    defs["Address"] = _address()
-    defs["Money"] = {"type": "object", "properties": {"amount": {"type": "number"},
-                                                      "currency": {"enum": ["EUR", "USD"]}},
-                     "required": ["amount", "currency"]}  # fmt: skip
-    defs["Record"] = {
-        "type": "object",
-        "properties": {
-            **{f"f{i}": {"$ref": f"#/$defs/Field{i}"} for i in range(30)},
-            "address": {"$ref": "#/$defs/Address"},
-            "total": {"$ref": "#/$defs/Money"},
-            "children": {"type": "array", "items": {"$ref": "#/$defs/Child"}},
-        },
-        "required": ["f0", "total"],
-    }
-    defs["Child"] = {
-        "type": "object",
-        "properties": {"id": {"type": "integer"}, "label": {"$ref": "#/$defs/Field1"}},
-    }
-    schema = {
-        "$defs": defs,
-        "type": "object",
-        "properties": {"records": {"type": "array", "items": {"$ref": "#/$defs/Record"}}},
-        "required": ["records"],
-    }  # fmt: skip
-    address = {"street": "1 Main St", "city": "Springfield", "country": "DE"}
-    record = {
-        **{f"f{i}": f"value {i}" for i in range(30)},
-        "address": address,
-        "total": {"amount": 12.5, "currency": "EUR"},
-        "children": [{"id": n, "label": f"child {n}"} for n in range(3)],
-    }
-    valid = {"records": [copy.deepcopy(record) for _ in range(100)]}
-    invalid = copy.deepcopy(valid)
-    invalid["records"][63]["total"]["currency"] = "GBP"
-    return schema, valid, invalid
+ENGINES: tuple[Engine, ...] = ("fastjsonschema", "jsonschema-rs")
+COMMAND = "uv run --group bench python scripts/bench/validation.py"
 
 
 def raw_fastjsonschema(schema: Any) -> Callable[[Any], bool]:
@@ -171,10 +64,8 @@ def raw_fastjsonschema(schema: Any) -> Callable[[Any], bool]:
 
 def subjects(schema: Any) -> dict[str, Callable[[Any], object]]:
     """name -> one validation of an instance (warm: compiled / cached already)."""
-    ours_fast = JsonSchemaArgumentValidator(engine="fastjsonschema")
-    ours_fast_1 = JsonSchemaArgumentValidator(engine="fastjsonschema", max_errors=1)
-    ours_rs = JsonSchemaArgumentValidator(engine="jsonschema-rs")
-    ours_rs_1 = JsonSchemaArgumentValidator(engine="jsonschema-rs", max_errors=1)
+    ours_fast, ours_fast_1 = ours(), ours(max_errors=1)
+    ours_rs, ours_rs_1 = ours("jsonschema-rs"), ours("jsonschema-rs", max_errors=1)
     rs = jsonschema_rs.validator_for(schema)
     py = jsonschema.Draft202012Validator(schema)
 
@@ -195,39 +86,23 @@ def subjects(schema: Any) -> dict[str, Callable[[Any], object]]:
     }
 
 
-def timed(fn: Thunk, n: int) -> float:
-    """Seconds per call over ``n`` back-to-back calls."""
-    start = time.perf_counter()
-    for _ in range(n):
-        fn()
-    return (time.perf_counter() - start) / n
-
-
-BEST: dict[str, float] = {}
-"""The fastest batch of each subject in the last ``interleaved`` call (least disturbed)."""
-
-
-def interleaved(thunks: dict[str, Thunk], n: int, repeats: int) -> dict[str, float]:
-    """Median seconds per call, batches interleaved round-robin after one warm-up batch."""
-    samples: dict[str, list[float]] = {name: [] for name in thunks}
-    for fn in thunks.values():
-        timed(fn, max(1, n // 10))
-    for _ in range(repeats):
-        for name, fn in thunks.items():
-            settle()
-            samples[name].append(timed(fn, n))
-    BEST.clear()
-    BEST.update({name: min(values) for name, values in samples.items()})
-    return {name: median(values) for name, values in samples.items()}
+def measure(thunks: Mapping[str, Thunk], n: int, repeats: int) -> dict[str, Figures]:
+    """``_common``'s method on ``n``-call batches of each thunk: seconds per call."""
+    return measure_sync(
+        {name: (lambda fn=fn: time_calls(fn, n)) for name, fn in thunks.items()}, repeats
+    )
 
 
 def batch_size(fn: Thunk, budget_seconds: float) -> int:
     """Calls per batch so that one batch takes about ``budget_seconds``."""
-    once = timed(fn, 3)
+    once = time_calls(fn, 3)
     return max(5, min(20_000, int(budget_seconds / max(once, 1e-7))))
 
 
-SIZES = {"small": small, "medium": medium, "large": large}
+def ours(engine: Engine = "fastjsonschema", *, max_errors: int = 8) -> JsonSchemaArgumentValidator:
+    """A Prism validator on ``engine``."""
+    options = JsonSchemaValidatorOptions(engine=engine, max_errors=max_errors)
+    return JsonSchemaArgumentValidator(options=options)
 
 
 def validation_table(
@@ -246,8 +121,9 @@ def validation_table(
                 name: (lambda fn=fn, i=instance: fn(i)) for name, fn in fns.items()
             }
             n = batch_size(thunks["raw fastjsonschema"], 0.01 if quick else 0.03)
-            us = interleaved(thunks, n, repeats)
-            best = dict(BEST)
+            measured = measure(thunks, n, repeats)
+            us = {name: f.median for name, f in measured.items()}
+            best = {name: f.best for name, f in measured.items()}
             figures[f"{size} {label}"] = us
             fast = us["prism, fastjsonschema engine"] / us["raw fastjsonschema"]
             fast_1 = us["prism, fastjsonschema engine, max_errors=1"] / us["raw fastjsonschema"]
@@ -290,8 +166,8 @@ def cache_hit_table(quick: bool) -> str:
     rows: list[list[str]] = []
     for size, make in SIZES.items():
         schema, valid, _ = make()
-        for engine in ("fastjsonschema", "jsonschema-rs"):
-            validator = JsonSchemaArgumentValidator(engine=engine)
+        for engine in ENGINES:
+            validator = ours(engine)
             validator.validate(schema, valid)
             copies = [copy.deepcopy(schema) for _ in range(64)]
             cursor = iter(range(1 << 62))
@@ -312,7 +188,7 @@ def cache_hit_table(quick: bool) -> str:
                 "instance-bounds check alone": alone,
             }
             n = batch_size(thunks["hash hit (equal schema, new object)"], 0.02)
-            us = interleaved(thunks, n, repeats)
+            us = {name: f.median for name, f in measure(thunks, n, repeats).items()}
             rows.append([f"{size}, {engine}"] + [fmt_us(us[name]) for name in thunks])
     headers = ["schema, engine", "identity hit µs", "hash hit µs (walk + hash, no compile)",
                "instance-bounds check alone µs"]  # fmt: skip
@@ -326,21 +202,19 @@ def compile_table(quick: bool) -> str:
     for size, make in SIZES.items():
         schema, _valid, _ = make()
         thunks: dict[str, Thunk] = {
-            "prism fastjsonschema": lambda s=schema: JsonSchemaArgumentValidator().validate(s, {}),
-            "prism fastjsonschema, max_errors=1": lambda s=schema: JsonSchemaArgumentValidator(
-                max_errors=1
-            ).validate(s, {}),
+            "prism fastjsonschema": lambda s=schema: ours().validate(s, {}),
+            "prism fastjsonschema, max_errors=1": lambda s=schema: ours(max_errors=1).validate(
+                s, {}
+            ),
             "raw fastjsonschema": lambda s=schema: fastjsonschema.compile(
                 json.loads(json.dumps(s)), use_default=False
             ),
-            "prism jsonschema-rs": lambda s=schema: JsonSchemaArgumentValidator(
-                engine="jsonschema-rs"
-            ).validate(s, {}),
+            "prism jsonschema-rs": lambda s=schema: ours("jsonschema-rs").validate(s, {}),
             "raw jsonschema-rs": lambda s=schema: jsonschema_rs.validator_for(s),
             "jsonschema": lambda s=schema: jsonschema.Draft202012Validator(s).is_valid({}),
         }
         n = 3 if quick else 10
-        us = interleaved(thunks, n, repeats)
+        us = {name: f.median for name, f in measure(thunks, n, repeats).items()}
         rows.append([size] + [f"{us[name] * 1e3:.2f}" for name in thunks])
     headers = [
         "schema",
@@ -359,28 +233,6 @@ def compile_table(quick: bool) -> str:
     return markdown_table(headers, rows)
 
 
-def _enum_schema(items: int) -> dict[str, Any]:
-    return {"properties": {"e": {"enum": [f"value-{i:06d}" for i in range(items)]}}}
-
-
-def _properties_schema(count: int) -> dict[str, Any]:
-    return {"properties": {f"property_{i:05d}": {"type": "string"} for i in range(count)}}
-
-
-def _worst_cases() -> list[tuple[str, dict[str, Any], Any, dict[str, Any]]]:
-    caps = {k: v for k, v in HARD_CAPS.items() if k not in ("cache_size", "max_errors")}
-    redos = {"properties": {"s": {"pattern": "^(a+)+$"}}}
-    return [
-        ("ReDoS ^(a+)+$, 1,000,000 chars + '!'", redos, {"s": "a" * 999_999 + "!"}, {}),
-        ("enum 5,000 items (defaults)", _enum_schema(5_000), {"e": "nope"}, {}),
-        ("enum 9,900 items, 155 KiB (defaults)", _enum_schema(9_900), {"e": "nope"}, {}),
-        ("enum 60,000 items, 0.9 MiB (hard caps)", _enum_schema(60_000), {"e": "nope"}, caps),
-        ("1,900 properties (defaults)", _properties_schema(1_900), {}, {}),
-        ("3,000 properties, 135 KiB (defaults)", _properties_schema(3_000), {}, {}),
-        ("20,000 properties, 0.9 MiB (hard caps)", _properties_schema(20_000), {}, caps),
-    ]
-
-
 def _outcome(result: Any) -> str:
     if result.ok:
         return "valid"
@@ -394,9 +246,10 @@ def _outcome(result: Any) -> str:
 def worst_case_table() -> str:
     """Table 5: the first call (check + compile) and a cached call on the worst legal inputs."""
     rows: list[list[str]] = []
-    for label, schema, instance, options in _worst_cases():
-        for engine in ("fastjsonschema", "jsonschema-rs"):
-            validator = JsonSchemaArgumentValidator(engine=engine, max_errors=1, **options)
+    for label, schema, instance, caps in worst_cases():
+        for engine in ENGINES:
+            options = JsonSchemaValidatorOptions(engine=engine, max_errors=1)
+            validator = JsonSchemaArgumentValidator(options=dataclasses.replace(options, **caps))
             started = time.perf_counter()
             first = validator.validate(schema, instance)
             middle = time.perf_counter()
@@ -422,12 +275,10 @@ def worst_case_table() -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer, shorter batches")
-    args = parser.parse_args()
+    args = bench_parser(__doc__).parse_args()
     started = time.perf_counter()
     table, targets, _ = validation_table(args.quick)
-    print(f"Machine: {machine_line()}\n")
+    print(header(COMMAND + (" --quick" if args.quick else "")))
     print("**1. µs per validation (every Prism call after the first is a cache hit)**\n")
     print(table)
     print("\n**2. What a cache hit costs**\n")

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prism.coding_security import _commands, analyze_command
-from prism.coding_security._cmd_model import MAX_STEPS
+from prism.coding_security import analyze_command
+from prism.coding_security._analysis import _commands
+from prism.coding_security._analysis._model import MAX_STEPS
 
 PEAK_BYTES = 96 * 1024 * 1024
 BOUND = 4 * MAX_STEPS + 200_000

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from prism.coding_security._commands import analyze_command
+from prism.coding_security._analysis._commands import analyze_command
 
 DATA = Path(__file__).parent / "data" / "codex_differential.jsonl"
 ROWS: list[dict[str, Any]] = [

@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prism.coding_security._cmd_unwrap import canonical_name
-from prism.coding_security._cmd_words import UNKNOWN
-from prism.coding_security._commands import _Analysis
+from prism.coding_security._analysis._commands import _Analysis
+from prism.coding_security._analysis._unwrap import canonical_name
+from prism.coding_security._analysis._words import UNKNOWN
 
 BWRAP = shutil.which("bwrap")
 BASH = shutil.which("bash")

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from prism.coding_security._commands import CommandVerdict, analyze_command
+from prism.coding_security._analysis._commands import CommandVerdict, analyze_command
 
 from ._corpus import CORPUS_DIR, load_corpus
 

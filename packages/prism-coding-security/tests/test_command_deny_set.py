@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from prism.coding_security._commands import analyze_command
+from prism.coding_security._analysis._commands import analyze_command
 
 
 @pytest.fixture

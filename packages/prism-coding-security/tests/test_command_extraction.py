@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from prism.coding_security._cmd_model import Budget, Collector
-from prism.coding_security._commands import analyze_command
-from prism.coding_security._shell_parse import parse_into
+from prism.coding_security._analysis._commands import analyze_command
+from prism.coding_security._analysis._model import Budget, Collector
+from prism.coding_security._analysis._parse import parse_into
 
 
 def extract(command: str, cwd: str = "/w", home: str | None = "/home/u") -> list[list[str]]:

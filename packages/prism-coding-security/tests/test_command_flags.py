@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from prism.coding_security._cmd_options import parse_args
-from prism.coding_security._cmd_specs import SPECS
-from prism.coding_security._cmd_words import Arg
-from prism.coding_security._rules import normalized_text
+from prism.coding_security._analysis._options import parse_args
+from prism.coding_security._analysis._rules import normalized_text
+from prism.coding_security._analysis._specs import SPECS
+from prism.coding_security._analysis._words import Arg
 
 
 def args(text: str) -> list[Arg]:

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prism.coding_security import _cmd_paths, _commands, _shell_parse
-from prism.coding_security._commands import analyze_command
+from prism.coding_security._analysis import _commands, _operands, _parse
+from prism.coding_security._analysis._commands import analyze_command
 
 
 @pytest.fixture
@@ -81,7 +81,7 @@ def test_running_out_of_time_needs_approval(root: str, monkeypatch: pytest.Monke
 
 def test_long_pipelines_are_not_parsed(root: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """tree-sitter-bash parses pipelines in quadratic time: the input is bounded first."""
-    monkeypatch.setattr(_shell_parse, "MAX_PIPES", 5)
+    monkeypatch.setattr(_parse, "MAX_PIPES", 5)
     decision, reason = decide("ls" + " | cat" * 6, root)
     assert decision == "needs-approval"
     assert "`|` characters" in reason
@@ -97,7 +97,7 @@ def test_huge_brace_expansions_are_not_allowed(root: str) -> None:
 def test_globs_matching_too_many_files_need_approval(
     root: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_cmd_paths, "MAX_GLOB_MATCHES", 3)
+    monkeypatch.setattr(_operands, "MAX_GLOB_MATCHES", 3)
     for index in range(5):
         (Path(root) / f"f{index}").write_text("x")
     decision, reason = decide("cat f*", root)

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prism.coding_security._commands import analyze_command
+from prism.coding_security._analysis._commands import analyze_command
 
 
 @pytest.fixture

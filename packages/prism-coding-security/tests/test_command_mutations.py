@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tree_sitter import Node, Parser
 
-from prism.coding_security._commands import analyze_command
-from prism.coding_security._shell_parse import LANGUAGE
+from prism.coding_security._analysis._commands import analyze_command
+from prism.coding_security._analysis._parse import LANGUAGE
 
 from .test_command_corpus import load_rows
 

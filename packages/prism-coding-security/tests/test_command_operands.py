@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prism.coding_security import create_coding_approval_policy
-from prism.coding_security._commands import analyze_command
+from prism.coding_security._analysis._commands import analyze_command
 from prism.core import ExecutionAction, ExecutionDecision
 
 

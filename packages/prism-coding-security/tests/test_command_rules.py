@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from prism.coding_security._commands import analyze_command
-from prism.coding_security._rules import CommandRule
+from prism.coding_security._analysis._commands import analyze_command
+from prism.coding_security._analysis._rules import CommandRule
 
 
 @pytest.fixture
@@ -32,17 +32,21 @@ def decide(command: str, root: str, *rules: CommandRule) -> str:
         ({"pattern": "   ", "action": "deny"}, "must not be empty"),
         ({"pattern": "ls\nrm", "action": "allow"}, "newline"),
         ({"pattern": "ls\x00", "action": "allow"}, "NUL"),
-        ({"pattern": "x" * 5000, "action": "allow"}, "longer than 4096"),
-        ({"pattern": "echo 'unclosed", "action": "allow"}, "cannot be split"),
+        ({"pattern": "x" * 5000, "action": "allow"}, "must be at most 4096 characters, got 5000"),
+        ({"pattern": "echo 'unclosed", "action": "allow"}, "must split into shell words"),
         ({"pattern": 42, "action": "allow"}, "str glob or a compiled re.Pattern"),
-        ({"pattern": re.compile(b"ls"), "action": "allow"}, "str pattern"),
-        ({"pattern": "ls", "action": "permit"}, "'allow', 'deny' or 'ask'"),
-        ({"pattern": "ls", "action": "allow", "reason": 3}, "reason must be a str"),
+        ({"pattern": re.compile(b"ls"), "action": "allow"}, "must be a str pattern when compiled"),
+        (
+            {"pattern": "ls", "action": "permit"},
+            "action must be one of 'allow', 'ask', 'deny', got 'permit'",
+        ),
+        ({"pattern": "ls", "action": "allow", "reason": 3}, "reason must be a str or None, got 3"),
     ],
 )
 def test_invalid_rules_are_rejected_at_construction(kwargs: dict[str, Any], message: str) -> None:
-    with pytest.raises(ValueError, match=re.escape(message)):
+    with pytest.raises(ValueError, match=re.escape(message)) as raised:
         CommandRule(**kwargs)
+    assert str(raised.value).startswith("CommandRule.")
 
 
 def test_an_allow_rule_allows_a_command_off_the_allowlist(root: str) -> None:

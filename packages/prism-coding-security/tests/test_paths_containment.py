@@ -166,13 +166,13 @@ def test_reasons_escape_control_characters(root: Path) -> None:
 
 
 def test_canonicalize_roots_validates() -> None:
-    with pytest.raises(ValueError, match="not an absolute path"):
+    with pytest.raises(ValueError, match="roots\\[0\\] must be an absolute path"):
         canonicalize_roots(["relative"])
-    with pytest.raises(ValueError, match="cannot be resolved"):
+    with pytest.raises(ValueError, match="must be an existing directory"):
         canonicalize_roots(["/definitely/not/here"])
-    with pytest.raises(ValueError, match="single path"):
+    with pytest.raises(ValueError, match="roots must be a sequence of directories"):
         canonicalize_roots("/tmp")
-    with pytest.raises(ValueError, match="not a directory"):
+    with pytest.raises(ValueError, match="must be a directory, got"):
         canonicalize_roots(["/etc/hostname"])
     assert canonicalize_roots([]) == ()
 

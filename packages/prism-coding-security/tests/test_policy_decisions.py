@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from prism.coding_security import CommandRule, create_coding_approval_policy
+from prism.coding_security import CodingApprovalPolicy, CommandRule, create_coding_approval_policy
 from prism.coding_security import _policy as policy_module
 from prism.coding_security._harden import HARDENED_PREFIX
 from prism.core import ExecutionAction, ExecutionDecision, ExecutionDeniedError
@@ -80,8 +80,25 @@ async def decide(policy: Any, action: ExecutionAction) -> ExecutionDecision:
 def test_invalid_options_raise_naming_the_option(
     root: str, options: dict[str, Any], message: str
 ) -> None:
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=message) as raised:
         create_coding_approval_policy(roots=[root], **options)
+    assert str(raised.value).startswith("CodingApprovalPolicy.")
+
+
+def test_a_policy_built_directly_checks_its_fields_too(root: str) -> None:
+    fields: dict[str, Any] = {
+        "roots": (root,),
+        "approve": None,
+        "read_only": False,
+        "command_rules": (),
+        "approval_timeout_seconds": 30.0,
+        "deny_metacharacters": True,
+        "home": root,
+    }
+    CodingApprovalPolicy(**fields)
+    for name, bad in [("read_only", 1), ("approval_timeout_seconds", 0), ("roots", ("rel",))]:
+        with pytest.raises(ValueError, match=f"CodingApprovalPolicy.{name}"):
+            CodingApprovalPolicy(**{**fields, name: bad})
 
 
 def test_roots_are_validated_and_the_timeout_cap_is_inclusive(root: str) -> None:

@@ -14,8 +14,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from prism.coding_security._bwrap import BWRAP_ISOLATION, BubblewrapSandbox
-from prism.coding_security._sandbox import SandboxUnavailableError
+from prism.coding_security._sandbox._bwrap import BWRAP_ISOLATION, BubblewrapSandbox
+from prism.coding_security._sandbox._protocol import SandboxUnavailableError
 from prism.coding_tools import ExecResult
 from prism.core import AbortController, AbortSignal
 from prism.core.testing import scaled

@@ -11,7 +11,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from prism.coding_security import BubblewrapSandbox, SandboxUnavailableError, _bwrap_probe, _seccomp
+from prism.coding_security import BubblewrapSandbox, SandboxUnavailableError
+from prism.coding_security._sandbox import _probe, _seccomp
 from prism.coding_tools import ExecResult
 
 RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]
@@ -131,17 +132,17 @@ async def test_require_fails_closed_when_a_control_is_missing(
 
 
 def test_unknown_required_controls_are_refused(host_dir: Path) -> None:
-    with pytest.raises(ValueError, match="require: unknown capabilities"):
+    with pytest.raises(ValueError, match=r"BubblewrapSandbox\.require must be names of known"):
         BubblewrapSandbox(root=host_dir, require=["landlock"])
 
 
 @pytest.fixture
 def foreign_arch(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(_seccomp, "native_arch", lambda: "riscv64")
-    _bwrap_probe.seccomp_available.cache_clear()
+    _probe.seccomp_available.cache_clear()
     yield
     monkeypatch.undo()
-    _bwrap_probe.seccomp_available.cache_clear()
+    _probe.seccomp_available.cache_clear()
 
 
 @pytest.mark.usefixtures("foreign_arch")
@@ -157,7 +158,7 @@ async def test_an_architecture_without_a_filter_fails_closed(
 
 
 async def test_no_cgroup_is_left_behind(host_dir: Path, run_sandboxed: RunSandbox) -> None:
-    from prism.coding_security._cgroup import detect_cgroup_parent
+    from prism.coding_security._sandbox._cgroup import detect_cgroup_parent
 
     parent = detect_cgroup_parent(None)
     if parent is None:

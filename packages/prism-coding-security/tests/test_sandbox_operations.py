@@ -11,9 +11,9 @@ from typing import Any
 import anyio
 import pytest
 
-from prism.coding_security import _sandbox
-from prism.coding_security._bwrap import BubblewrapSandbox
-from prism.coding_security._sandbox import (
+from prism.coding_security._sandbox import _protocol
+from prism.coding_security._sandbox._bwrap import BubblewrapSandbox
+from prism.coding_security._sandbox._protocol import (
     Sandbox,
     SandboxCapabilities,
     SandboxUnavailableError,
@@ -169,7 +169,7 @@ async def test_seconds_pass_through_unchanged() -> None:
 async def test_a_sandbox_ignoring_its_timeout_is_cut_off_as_a_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(_sandbox, "RESULT_GRACE_SECONDS", 0.1)
+    monkeypatch.setattr(_protocol, "RESULT_GRACE_SECONDS", 0.1)
     result = await _exec(_FakeSandbox("hang"), 0.2)
     assert result == ExecResult(exit_code=None, timed_out=True)
 
@@ -213,23 +213,30 @@ def test_non_sandbox_is_refused() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"allow_unix_sockets": "/run/x.sock"}, "allow_unix_sockets must be a sequence"),
-        ({"allow_unix_sockets": ["relative.sock"]}, "must be an absolute path"),
-        ({"allow_read": ["~/.cache"]}, "allow_read: '~/.cache' must be an absolute path"),
-        ({"deny_read": ["secrets"]}, "deny_read: 'secrets' must be absolute or start with ~/"),
-        ({"protected": [""]}, "protected: '' is not a non-empty string"),
-        ({"protected": ["/abs"]}, "protected: extra: '/abs' is not a relative name"),
-        ({"git": "none"}, "git must be 'all' or 'code', got 'none'"),
-        ({"read_mode": "open"}, "read_mode must be 'deny' or 'allow'"),
-        ({"max_processes": 0}, "max_processes must be between 1"),
-        ({"use_cgroup": 1}, "use_cgroup must be a bool"),
-        ({"cgroup_parent": "sys/fs/cgroup"}, "cgroup_parent must be an absolute path"),
-        ({"protected_scan_limit": 0}, "protected_scan_limit must be between 1"),
-        ({"require": ["landlock"]}, "require: unknown capabilities"),
+        ({"allow_unix_sockets": "/run/x.sock"}, "allow_unix_sockets must be a sequence of"),
+        ({"allow_unix_sockets": ["relative.sock"]}, "allow_unix_sockets[0] must be an absolute"),
+        ({"allow_read": ["~/.cache"]}, "allow_read[0] must be an absolute path, got '~/.cache'"),
+        (
+            {"deny_read": ["secrets"]},
+            "deny_read[0] must be absolute or start with ~/, got 'secrets'",
+        ),
+        ({"protected": [""]}, "protected[0] must be a non-empty string, got ''"),
+        ({"protected": ["/abs"]}, "ProtectedPaths.extra[0] must be a relative name or path, got"),
+        ({"git": "none"}, "git must be one of 'all', 'code', got 'none'"),
+        ({"read_mode": "open"}, "read_mode must be one of 'allow', 'deny', got 'open'"),
+        (
+            {"max_processes": 0},
+            "max_processes must be an int from 1 to 1,048,576 (hard cap), got 0",
+        ),
+        ({"use_cgroup": 1}, "use_cgroup must be True or False, got 1"),
+        ({"cgroup_parent": "sys/fs/cgroup"}, "cgroup_parent must be an absolute path, got 'sys/"),
+        ({"protected_scan_limit": 0}, "protected_scan_limit must be an int from 1 to 10,000,000"),
+        ({"require": ["landlock"]}, "require must be names of known capabilities"),
     ],
 )
 def test_new_options_are_validated_with_the_field_named(
     tmp_path: Path, options: dict[str, object], message: str
 ) -> None:
-    with pytest.raises(ValueError, match=re.escape(message)):
+    with pytest.raises(ValueError, match=re.escape(message)) as raised:
         BubblewrapSandbox(root=tmp_path, **options)  # type: ignore[arg-type]
+    assert str(raised.value).startswith("BubblewrapSandbox.")

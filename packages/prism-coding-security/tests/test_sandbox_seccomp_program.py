@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prism.coding_security._seccomp import build_filter
+from prism.coding_security._sandbox._seccomp import build_filter
 
 KILL, ALLOW = 0x80000000, 0x7FFF0000
 ERRNO = 0x00050000

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from prism.coding_security import BubblewrapSandbox, SandboxUnavailableError
-from prism.coding_security._seccomp import SeccompUnsupportedError, build_filter
+from prism.coding_security._sandbox._seccomp import SeccompUnsupportedError, build_filter
 from prism.coding_tools import ExecResult
 from prism.conformance._unix_listener import UnixListener
 

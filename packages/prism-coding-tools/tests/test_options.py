@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +17,7 @@ from prism.coding_tools import (
     LocalShellOperations,
     ReadOptions,
     ShellOptions,
+    SpawnContext,
     WriteOptions,
     create_coding_tools,
     create_edit_tool,
@@ -60,13 +61,17 @@ def test_int_bound_default_and_exact_cap(cls: Any, name: str, default: int, cap:
 @pytest.mark.parametrize("bad", ["over", 0, -1, True, False, 1.0, "10", None, math.inf])
 def test_int_bound_refuses(cls: Any, name: str, default: int, cap: int, bad: object) -> None:
     value = cap + 1 if bad == "over" else bad
-    with pytest.raises(ValueError, match=rf"{cls.__name__}\.{name}.*hard cap {cap:,}"):
+    with pytest.raises(
+        ValueError, match=rf"{cls.__name__}\.{name} must be an int from 1 to {cap:,} \(hard cap\)"
+    ):
         cls(**{name: value})
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, True, "5", None, 3600.001])
 def test_timeout_seconds_refuses(bad: object) -> None:
-    with pytest.raises(ValueError, match=r"ShellOptions\.timeout_seconds.*hard cap 3600"):
+    with pytest.raises(
+        ValueError, match=r"ShellOptions\.timeout_seconds must be .* at most 3600 \(hard cap\)"
+    ):
         ShellOptions(timeout_seconds=bad)  # type: ignore[arg-type]
 
 
@@ -88,7 +93,7 @@ def test_bound_property(value: int) -> None:
 
 def test_env_allowlist_is_a_tuple_of_names() -> None:
     assert ShellOptions(env_allowlist=["PATH", "HOME"]).env_allowlist == ("PATH", "HOME")
-    for bad in ("PATH", ["A=B"], [""], [3]):
+    for bad in ("PATH", ["A=B"], [""], [3], 3):
         with pytest.raises(ValueError, match="env_allowlist"):
             ShellOptions(env_allowlist=bad)  # type: ignore[arg-type]
 
@@ -104,9 +109,19 @@ def test_plumbing_options_are_checked() -> None:
         LocalShellOperations(kill_grace_seconds=0)
 
 
+def test_spawn_context_keeps_a_read_only_copy_of_its_environment() -> None:
+    env = {"A": "1"}
+    spawn = SpawnContext(command="true", cwd="/", env=env)
+    env["A"] = "changed"
+    assert dict(spawn.env) == {"A": "1"}
+    with pytest.raises(TypeError):
+        spawn.env["B"] = "2"  # type: ignore[index]
+    assert dataclasses.replace(spawn, env={"C": "3"}).env == {"C": "3"}
+
+
 def test_options_are_frozen() -> None:
     options = ShellOptions()
-    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         options.max_lines = 5  # type: ignore[misc]
 
 

@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 ENGINES = ("fastjsonschema", "jsonschema-rs")
 
@@ -45,4 +45,4 @@ def engine(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def validator(engine: str) -> JsonSchemaArgumentValidator:
     """A validator with default options on the current engine."""
-    return JsonSchemaArgumentValidator(engine=engine)
+    return JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))

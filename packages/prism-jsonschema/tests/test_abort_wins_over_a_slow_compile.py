@@ -18,7 +18,7 @@ from prism.core import (
     dispatch_tool_calls_in_order,
 )
 from prism.core.testing import scaled
-from prism.jsonschema import create_json_schema_tool_argument_validator
+from prism.jsonschema import JsonSchemaValidatorOptions, create_json_schema_tool_argument_validator
 
 pytestmark = pytest.mark.anyio
 
@@ -59,7 +59,9 @@ async def test_abort_returns_while_the_compile_is_still_running(
                     signal=controller.signal,
                     abort_grace_seconds=0.05,
                     registry=create_tool_registry([tool]),
-                    validate=create_json_schema_tool_argument_validator(engine=engine),
+                    validate=create_json_schema_tool_argument_validator(
+                        options=JsonSchemaValidatorOptions(engine=engine)
+                    ),
                 )
             assert not release.is_set()  # the compile was still blocked when the batch returned
     finally:
@@ -69,6 +71,8 @@ async def test_abort_returns_while_the_compile_is_still_running(
 
 
 def test_outside_an_event_loop_the_tool_validator_answers_at_once(engine: str) -> None:
-    validate: Any = create_json_schema_tool_argument_validator(engine=engine)
+    validate: Any = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine)
+    )
     tool = ToolDefinition(name="t", execute=_ran, parameters={"type": "object"})
     assert validate(tool, {}, None) is None

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import prism.jsonschema._validator as validator_module
-from prism.jsonschema import HARD_CAPS, JsonSchemaArgumentValidator
+from prism.jsonschema import HARD_CAPS, JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 
 def _enum(items: int) -> dict[str, Any]:
@@ -27,7 +27,9 @@ def test_a_costly_schema_is_refused_before_any_compile(engine: str, monkeypatch:
 
     monkeypatch.setattr(validator_module, "compile_checked", counting)
     caps = {k: v for k, v in HARD_CAPS.items() if k not in ("max_compile_cost", "cache_size")}
-    validator = JsonSchemaArgumentValidator(engine=engine, **caps)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, **caps)
+    )
     for schema in (_enum(60_000), _properties(2_000) | {"$defs": _enum(20_000)}):
         result = validator.validate(schema, {})
         assert not result.ok
@@ -40,12 +42,18 @@ def test_the_budget_weighs_bytes_not_nodes() -> None:
     assert len(json.dumps(few_nodes_many_bytes)) > 90_000
     result = JsonSchemaArgumentValidator().validate(few_nodes_many_bytes, {})
     assert "max_compile_cost" in result.errors[0].message
-    assert JsonSchemaArgumentValidator(engine="jsonschema-rs").validate(few_nodes_many_bytes, {}).ok
+    assert (
+        JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine="jsonschema-rs"))
+        .validate(few_nodes_many_bytes, {})
+        .ok
+    )
 
 
 def test_the_cache_stays_within_its_byte_bound(engine: str) -> None:
     bound = 400_000
-    validator = JsonSchemaArgumentValidator(engine=engine, max_cache_bytes=bound)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_cache_bytes=bound)
+    )
     for index in range(40):
         schema = _properties(100) | {"title": f"schema {index}"}
         assert validator.validate(schema, {}).ok
@@ -56,7 +64,9 @@ def test_the_cache_stays_within_its_byte_bound(engine: str) -> None:
 
 
 def test_an_entry_larger_than_the_whole_cache_still_validates(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_cache_bytes=1_000)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_cache_bytes=1_000)
+    )
     schema = _properties(50)
     assert validator.validate(schema, {"property_00001": "x"}).ok
     assert not validator.validate(schema, {"property_00001": 1}).ok

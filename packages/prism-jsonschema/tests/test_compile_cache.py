@@ -10,35 +10,21 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType, MappingProxyType, SimpleNamespace
 from typing import Any
 
 import pytest
 
-from prism.jsonschema import CacheInfo, JsonSchemaArgumentValidator, _fastjsonschema
+from prism.conformance._rows_jsonschema import CountingSchema as _Counting
+from prism.jsonschema import (
+    CacheInfo,
+    JsonSchemaArgumentValidator,
+    JsonSchemaValidatorOptions,
+    _fastjsonschema,
+)
 from prism.jsonschema._cache import MAX_ALIASES, CompileCache, Entry
-
-
-class _Counting(Mapping[str, Any]):
-    """A schema that counts every read, to prove a cache hit does not walk it."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.data = data
-        self.reads = 0
-
-    def __getitem__(self, key: str) -> Any:
-        self.reads += 1
-        return self.data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        self.reads += 1
-        return iter(self.data)
-
-    def __len__(self) -> int:
-        self.reads += 1
-        return len(self.data)
 
 
 def _schema(n: int) -> dict[str, Any]:
@@ -54,7 +40,7 @@ def test_cache_info_is_a_named_tuple(validator: JsonSchemaArgumentValidator) -> 
 
 
 def test_second_call_neither_compiles_nor_walks(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     schema = _Counting({"type": "object", "properties": {"a": {"type": "string"}}})
     assert validator.validate(schema, {"a": "x"}).ok
     assert validator.cache_info() == CacheInfo(hits=0, misses=1, compiles=1, size=1)
@@ -67,7 +53,7 @@ def test_second_call_neither_compiles_nor_walks(engine: str) -> None:
 
 
 def test_equal_content_in_a_new_object_hits_by_hash(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     first = _schema(1)
     validator.validate(first, {})
     same = copy.deepcopy(first)
@@ -85,7 +71,9 @@ def test_equal_content_in_a_new_object_hits_by_hash(engine: str) -> None:
 
 
 def test_eviction_is_least_recently_used(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, cache_size=2)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, cache_size=2)
+    )
     a, b, c = _schema(1), _schema(2), _schema(3)
     validator.validate(a, {})
     validator.validate(b, {})
@@ -104,7 +92,9 @@ def test_eviction_is_least_recently_used(engine: str) -> None:
 
 
 def test_hash_hit_refreshes_lru_order_too(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, cache_size=2)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, cache_size=2)
+    )
     validator.validate(_schema(1), {})
     validator.validate(_schema(2), {})
     validator.validate(_schema(1), {})  # new object, equal content: a hash hit refreshes 1
@@ -117,7 +107,9 @@ def test_hash_hit_refreshes_lru_order_too(engine: str) -> None:
 
 
 def test_cache_stays_bounded_with_a_new_object_per_call(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, cache_size=4)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, cache_size=4)
+    )
     for n in range(200):
         validator.validate(_schema(n % 6), {})
     assert validator.cache_info().size == 4
@@ -125,7 +117,7 @@ def test_cache_stays_bounded_with_a_new_object_per_call(engine: str) -> None:
 
 
 def test_identity_aliases_keep_the_schema_alive(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     validator.validate(_schema(1), {"p1": 1})  # the temporary is kept by its alias
     validator.validate(_schema(2), {"p2": "x"})  # so its id cannot be reused by this one
     assert validator.cache_info().compiles == 2
@@ -189,7 +181,9 @@ def _assert_consistent(validator: JsonSchemaArgumentValidator, calls: int, size:
 
 
 def test_concurrent_threads_share_one_cache(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, cache_size=3)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, cache_size=3)
+    )
     schemas = [_schema(n) for n in range(5)]
     wrong: list[str] = []
     rounds, workers = 150, 4
@@ -211,7 +205,9 @@ def test_concurrent_threads_share_one_cache(engine: str) -> None:
 def test_racing_compiles_never_reject_a_valid_schema(engine: str) -> None:
     # CPython < 3.11.8 / 3.12.2 share one AST-constructor counter per interpreter (gh-106905):
     # unserialized, parses racing in threads failed and the failure was cached as "rejected".
-    validator = JsonSchemaArgumentValidator(engine=engine, cache_size=4)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, cache_size=4)
+    )
     wrong: list[str] = []
     per_thread, workers = 20, 4
 
@@ -298,7 +294,9 @@ def test_an_interpreter_fault_while_compiling_is_not_cached(
         return parse(source)
 
     monkeypatch.setattr(_fastjsonschema, "_parse", faulty_once)
-    validator = JsonSchemaArgumentValidator(engine="fastjsonschema")
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine="fastjsonschema")
+    )
     schema = _schema(1)
     first = validator.validate(schema, {"p1": 1})
     assert not first.ok
@@ -317,7 +315,9 @@ def test_a_parse_raced_from_outside_the_lock_is_retried(monkeypatch: pytest.Monk
         return ast.parse(source, mode=mode)
 
     monkeypatch.setattr(_fastjsonschema, "ast", SimpleNamespace(parse=raced_twice))
-    validator = JsonSchemaArgumentValidator(engine="fastjsonschema")
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine="fastjsonschema")
+    )
     assert validator.validate(_schema(1), {"p1": 1}).ok
     assert not validator.validate(_schema(1), {"p1": "x"}).ok
     assert validator.cache_info().compiles == 1

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
-FAST = JsonSchemaArgumentValidator(engine="fastjsonschema")
-RS = JsonSchemaArgumentValidator(engine="jsonschema-rs")
+FAST = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine="fastjsonschema"))
+RS = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine="jsonschema-rs"))
 
 
 def _both(schema: Any, instance: Any) -> bool:
@@ -87,7 +87,9 @@ def test_formats_are_annotations_unless_asked() -> None:
     schema = {"type": "string", "format": "email"}
     assert _both(schema, "not an email")
     for engine in ("fastjsonschema", "jsonschema-rs"):
-        strict = JsonSchemaArgumentValidator(engine=engine, validate_formats=True)
+        strict = JsonSchemaArgumentValidator(
+            options=JsonSchemaValidatorOptions(engine=engine, validate_formats=True)
+        )
         assert not strict.validate(schema, "not an email").ok
         assert strict.validate(schema, "a@example.org").ok
 
@@ -106,5 +108,7 @@ def test_schemas_are_not_mutated() -> None:
 
     before = copy.deepcopy(schema)
     for engine in ("fastjsonschema", "jsonschema-rs"):
-        JsonSchemaArgumentValidator(engine=engine).validate(schema, ["a"])
+        JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine)).validate(
+            schema, ["a"]
+        )
     assert schema == before

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 from prism.jsonschema._codecheck import GeneratedCodeRejected, check_generated_code
 
 CANARY = "PRISM_E7_CANARY"
@@ -153,7 +153,7 @@ def _exercise(validator: JsonSchemaArgumentValidator, schema: Any, instances: li
 
 @pytest.mark.parametrize("atom", ATOMS, ids=[f"atom{i}" for i in range(len(ATOMS))])
 def test_hostile_corpus(engine: str, atom: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     for schema in _positions(atom):
         _exercise(validator, schema, _instances(atom))
         nested = {"type": "object", "properties": {atom: {"type": "array", "items": schema}}}
@@ -161,7 +161,7 @@ def test_hostile_corpus(engine: str, atom: str) -> None:
 
 
 def test_hostile_instances_cannot_run_code(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     schema = {
         "type": "object",
         "patternProperties": {"^x": {"type": "integer"}},
@@ -225,7 +225,7 @@ def _schemas() -> st.SearchStrategy[Any]:
 @given(schema=_schemas(), instance=_json)
 def test_generated_hostile_schemas_never_run_code(schema: Any, instance: Any) -> None:
     for engine in ("fastjsonschema", "jsonschema-rs"):
-        validator = JsonSchemaArgumentValidator(engine=engine)
+        validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
         _exercise(validator, schema, [instance, {"a": instance}])
     assert not hasattr(builtins, CANARY)
     assert not CANARY_FILE.exists()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 ANYTHING: dict[str, Any] = {}
 
@@ -29,7 +29,9 @@ def _nested_lists(depth: int) -> Any:
 
 @pytest.mark.parametrize("cap", [1, 5, 64])
 def test_max_instance_depth(engine: str, cap: int) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_instance_depth=cap)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_instance_depth=cap)
+    )
     assert validator.validate(ANYTHING, _nested_lists(cap)).ok
     path, message = _error(validator, _nested_lists(cap + 1))
     assert path == "/0" * cap
@@ -37,7 +39,9 @@ def test_max_instance_depth(engine: str, cap: int) -> None:
 
 
 def test_max_instance_depth_names_object_keys(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_instance_depth=3)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_instance_depth=3)
+    )
     assert validator.validate(ANYTHING, {"a": {"b/c": {}}}).ok
     path, _ = _error(validator, {"a": {"b/c": {"d~": {}}}})
     assert path == "/a/b~1c/d~0"
@@ -45,7 +49,9 @@ def test_max_instance_depth_names_object_keys(engine: str) -> None:
 
 @pytest.mark.parametrize("cap", [1, 50])
 def test_max_instance_properties(engine: str, cap: int) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_instance_properties=cap)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_instance_properties=cap)
+    )
     wide = {f"k{i}": i for i in range(cap)}
     assert validator.validate(ANYTHING, {"outer": wide}).ok
     path, message = _error(validator, {"outer": {**wide, "extra": 0}})
@@ -55,7 +61,9 @@ def test_max_instance_properties(engine: str, cap: int) -> None:
 
 @pytest.mark.parametrize("cap", [1, 1_000])
 def test_max_string_length(engine: str, cap: int) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_string_length=cap)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_string_length=cap)
+    )
     assert validator.validate(ANYTHING, {"l": ["", "x" * cap]}).ok
     path, message = _error(validator, {"l": ["", "x" * (cap + 1)]})
     assert path == "/l/1"
@@ -68,7 +76,9 @@ def test_max_string_length(engine: str, cap: int) -> None:
 
 @pytest.mark.parametrize("cap", [1, 300])
 def test_max_array_items(engine: str, cap: int) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_array_items=cap)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_array_items=cap)
+    )
     assert validator.validate(ANYTHING, {"a": [[0] * cap]}).ok
     path, message = _error(validator, {"a": [[0] * (cap + 1)]})
     assert path == "/a/0"
@@ -76,7 +86,9 @@ def test_max_array_items(engine: str, cap: int) -> None:
 
 
 def test_bounds_are_checked_before_the_engine(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_string_length=10)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_string_length=10)
+    )
     schema = {"properties": {"s": {"type": "integer"}}}
     # The engine would report the wrong type; the bound is reported instead, so it ran first.
     path, message = _error_for(validator, schema, {"s": "x" * 11})
@@ -106,7 +118,9 @@ class _ReadOnly(Mapping[str, Any]):
 
 
 def test_non_dict_mappings_and_tuples_are_validated_as_json(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_array_items=2)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_array_items=2)
+    )
     schema = {
         "type": "object",
         "properties": {"xs": {"type": "array", "items": {"type": "integer"}}},
@@ -125,7 +139,7 @@ def test_non_dict_mappings_and_tuples_are_validated_as_json(engine: str) -> None
 def test_non_json_values_are_refused_with_their_pointer(
     engine: str, instance: Any, path: str
 ) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     got, message = _error(validator, instance)
     assert got == path
     assert "JSON" in message

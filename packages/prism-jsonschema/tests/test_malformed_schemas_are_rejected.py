@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.conformance._rows_jsonschema import CountingSchema as _Counting
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 
 def _rejected(validator: JsonSchemaArgumentValidator, schema: Any) -> str:
@@ -72,25 +72,30 @@ REJECTED: list[tuple[str, Any, str]] = [
 
 @pytest.mark.parametrize(("why", "schema", "needle"), REJECTED, ids=[r[0] for r in REJECTED])
 def test_rejected_with_the_cause(engine: str, why: str, schema: Any, needle: str) -> None:
-    message = _rejected(JsonSchemaArgumentValidator(engine=engine), schema)
+    message = _rejected(
+        JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine)), schema
+    )
     assert needle in message, message
 
 
 def test_custom_int_subclass_values_are_copied_as_plain_ints(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     schema = {"type": "string", "maxLength": _Weird(3)}
     assert validator.validate(schema, "abc").ok
     assert not validator.validate(schema, "abcd").ok
 
 
 def test_not_a_mapping_is_rejected(engine: str) -> None:
-    message = _rejected(JsonSchemaArgumentValidator(engine=engine), ["type", "object"])
+    message = _rejected(
+        JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine)),
+        ["type", "object"],
+    )
     assert "JSON object" in message
 
 
 def test_real_world_leniency_is_kept(engine: str) -> None:
     """Lessons: unknown formats, unknown keywords, properties without type, 2020-12 $schema."""
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "properties": {
@@ -104,28 +109,8 @@ def test_real_world_leniency_is_kept(engine: str) -> None:
     assert not validator.validate(schema, {"n": 0}).ok
 
 
-class _Counting(Mapping[str, Any]):
-    """A schema that counts how often anything reads it."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.data = data
-        self.reads = 0
-
-    def __getitem__(self, key: str) -> Any:
-        self.reads += 1
-        return self.data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        self.reads += 1
-        return iter(self.data)
-
-    def __len__(self) -> int:
-        self.reads += 1
-        return len(self.data)
-
-
 def test_rejected_schema_is_cached_as_rejected(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     schema = _Counting({"properties": {"a": {"$ref": "http://example.com/x"}}})
     first = validator.validate(schema, {})
     reads = schema.reads
@@ -139,7 +124,7 @@ def test_rejected_schema_is_cached_as_rejected(engine: str) -> None:
 
 
 def test_engine_rejection_is_cached_by_content(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     first = validator.validate({"$ref": "#/$defs/missing"}, {})
     second = validator.validate({"$ref": "#/$defs/missing"}, {})
     assert not first.ok

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 from prism.jsonschema._fastjsonschema import (
     REFUSE_EVERY_SCHEME,
     RemoteRefRefused,
@@ -79,7 +79,7 @@ def _hostile(port: int) -> list[tuple[dict[str, Any], object]]:
 
 
 def test_hostile_schemas_open_no_connection(engine: str, listener: Listener) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     for schema, instance in _hostile(listener.port):
         result = validator.validate(schema, instance)
         assert listener.connections() == 0, schema

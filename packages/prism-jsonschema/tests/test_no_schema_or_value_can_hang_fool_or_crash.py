@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 REDOS = "^(a+)+$"
 EVIL = "a" * 5_000 + "!"
@@ -132,7 +132,7 @@ def test_embedded_resources_are_refused_by_fastjsonschema() -> None:
     result = JsonSchemaArgumentValidator().validate(schema, {"foo": 1})
     assert not result.ok
     assert "embedded resource" in result.errors[0].message
-    rs = JsonSchemaArgumentValidator(engine="jsonschema-rs")
+    rs = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine="jsonschema-rs"))
     assert not rs.validate(schema, {"foo": 1}).ok
     assert rs.validate(schema, {"foo": {}}).ok
 
@@ -152,7 +152,9 @@ def test_references_fastjsonschema_cannot_resolve_exactly_are_refused(schema: An
 
 
 def test_format_regexes_run_in_linear_time_too() -> None:
-    validator = JsonSchemaArgumentValidator(validate_formats=True)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(validate_formats=True)
+    )
     schema = {"properties": {"s": {"format": "email"}}}
     result = _finishes(lambda: validator.validate(schema, {"s": "." * 1_000_000}))
     assert not result.ok  # upstream's email regex is quadratic on `re`: minutes for this

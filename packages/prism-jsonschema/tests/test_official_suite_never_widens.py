@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 SUITE = Path(__file__).with_name("data") / "json-schema-test-suite"
 DRAFTS = {
@@ -31,7 +31,9 @@ REFUSED = "tool parameter schema rejected"
 
 def run_draft(engine: str, draft: str) -> tuple[Counter[str], list[str]]:
     """Buckets for one draft on one engine, and a description of every widened test."""
-    validator = JsonSchemaArgumentValidator(engine=engine, max_errors=1, cache_size=1024)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_errors=1, cache_size=1024)
+    )
     counts: Counter[str] = Counter()
     widened: list[str] = []
     for path in sorted((SUITE / draft).glob("*.json")):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
-import attrs
 import pytest
 
 from prism.jsonschema import HARD_CAPS, JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
@@ -53,7 +53,7 @@ def test_defaults_match_the_design() -> None:
 
 def test_options_are_frozen() -> None:
     options = JsonSchemaValidatorOptions()
-    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         options.max_errors = 3  # type: ignore[misc]
 
 
@@ -82,18 +82,37 @@ def test_invalid_choices_raise_naming_the_option(name: str, bad: object) -> None
         JsonSchemaValidatorOptions(**{name: bad})
 
 
-def test_validator_checks_options_at_construction() -> None:
-    with pytest.raises(ValueError, match="cache_size"):
-        JsonSchemaArgumentValidator(cache_size=0)
+def test_messages_name_the_owner_and_field() -> None:
+    with pytest.raises(ValueError, match=r"^JsonSchemaValidatorOptions\.cache_size must be"):
+        JsonSchemaValidatorOptions(cache_size=0)
+    with pytest.raises(ValueError, match=r"^JsonSchemaValidatorOptions\.engine must be one of"):
+        JsonSchemaValidatorOptions(engine="rust")  # type: ignore[arg-type]
+
+
+def test_options_are_typed_keywords_only() -> None:
     with pytest.raises(TypeError):
-        JsonSchemaArgumentValidator(max_bytes=3)
-    assert JsonSchemaArgumentValidator(max_errors=64).options.max_errors == 64
+        JsonSchemaValidatorOptions(max_bytes=3)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        JsonSchemaValidatorOptions(262_144)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        JsonSchemaArgumentValidator(max_errors=3)  # type: ignore[call-arg]
+
+
+def test_validator_takes_one_options_object() -> None:
+    options = JsonSchemaValidatorOptions(max_errors=64)
+    assert JsonSchemaArgumentValidator(options=options).options is options
+    assert JsonSchemaArgumentValidator().options == JsonSchemaValidatorOptions()
+    with pytest.raises(TypeError, match="JsonSchemaValidatorOptions"):
+        JsonSchemaArgumentValidator(options={"max_errors": 3})  # type: ignore[arg-type]
 
 
 def test_the_validator_satisfies_the_core_protocol(engine: str) -> None:
     from prism.core import ToolArgumentValidator
 
-    assert isinstance(JsonSchemaArgumentValidator(engine=engine), ToolArgumentValidator)
+    assert isinstance(
+        JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine)),
+        ToolArgumentValidator,
+    )
 
 
 def test_missing_rust_engine_fails_at_construction(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,5 +120,5 @@ def test_missing_rust_engine_fails_at_construction(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(module, "rs_available", lambda: False)
     with pytest.raises(ImportError, match=r"prism-jsonschema\[rs\]"):
-        JsonSchemaArgumentValidator(engine="jsonschema-rs")
+        JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine="jsonschema-rs"))
     assert JsonSchemaArgumentValidator().options.engine == "fastjsonschema"

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 from prism.jsonschema._errors import MESSAGE_LIMIT
 
-FAST = JsonSchemaArgumentValidator(engine="fastjsonschema")
-RS = JsonSchemaArgumentValidator(engine="jsonschema-rs")
+FAST = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine="fastjsonschema"))
+RS = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine="jsonschema-rs"))
 
 _ascii = st.text(alphabet=string.ascii_letters + string.digits + " _-.@/:", max_size=12).filter(
     lambda s: s != "__proto__"
@@ -184,7 +184,9 @@ def test_random_schemas_compile_or_are_rejected_with_a_message(
 ) -> None:
     options: dict[str, Any] = {"max_schema_nodes": 12, "max_schema_depth": 4} if tight else {}
     for engine in ("fastjsonschema", "jsonschema-rs"):
-        validator = JsonSchemaArgumentValidator(engine=engine, **options)
+        validator = JsonSchemaArgumentValidator(
+            options=JsonSchemaValidatorOptions(engine=engine, **options)
+        )
         first = validator.validate(schema, instance)
         _check_result(first)
         assert validator.validate(schema, instance) == first  # cached, same answer

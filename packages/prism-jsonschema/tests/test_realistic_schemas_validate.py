@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 
 def test_valid_instances_pass(validator: JsonSchemaArgumentValidator, case: Any) -> None:
@@ -28,8 +28,8 @@ def test_invalid_instances_fail_with_a_message(
 
 
 def test_engines_agree_on_every_instance(case: Any) -> None:
-    fast = JsonSchemaArgumentValidator(engine="fastjsonschema")
-    rs = JsonSchemaArgumentValidator(engine="jsonschema-rs")
+    fast = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine="fastjsonschema"))
+    rs = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine="jsonschema-rs"))
     for instance in (*case.valid, *case.invalid):
         assert fast.validate(case.schema, instance).ok == rs.validate(case.schema, instance).ok, (
             case.name,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 
 def _rejection(validator: JsonSchemaArgumentValidator, schema: Any) -> str | None:
@@ -28,7 +28,9 @@ def _compact_size(schema: Any) -> int:
 
 @pytest.mark.parametrize("cap", [64, 1_000, 4_096])
 def test_max_schema_bytes(engine: str, cap: int) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_schema_bytes=cap)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_schema_bytes=cap)
+    )
     at_cap = {"description": "é" + "x" * (cap - 20)}  # é is two bytes in UTF-8
     assert _compact_size(at_cap) == cap
     assert _rejection(validator, at_cap) is None
@@ -47,7 +49,9 @@ def _nested(levels: int) -> Any:
 
 @pytest.mark.parametrize("cap", [3, 16, 64])
 def test_max_schema_depth(engine: str, cap: int) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_schema_depth=cap)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_schema_depth=cap)
+    )
     assert _rejection(validator, {"examples": _nested(cap - 1)}) is None
     message = _rejection(validator, {"examples": _nested(cap)})
     assert message is not None
@@ -55,7 +59,9 @@ def test_max_schema_depth(engine: str, cap: int) -> None:
 
 
 def test_max_schema_depth_through_properties(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_schema_depth=7)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_schema_depth=7)
+    )
     schema: Any = {"type": "string"}
     for _ in range(3):
         schema = {"properties": {"a": schema}}
@@ -67,7 +73,9 @@ def test_max_schema_depth_through_properties(engine: str) -> None:
 
 @pytest.mark.parametrize("cap", [10, 500])
 def test_max_schema_nodes(engine: str, cap: int) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_schema_nodes=cap)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_schema_nodes=cap)
+    )
     assert _rejection(validator, {"enum": list(range(cap - 2))}) is None  # root + list + items
     message = _rejection(validator, {"enum": list(range(cap - 1))})
     assert message is not None
@@ -83,7 +91,9 @@ def _refs(count: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize("cap", [1, 40])
 def test_max_refs(engine: str, cap: int) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_refs=cap)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_refs=cap)
+    )
     assert _rejection(validator, _refs(cap)) is None
     assert not validator.validate(_refs(cap), {"p0": 1}).ok
     message = _rejection(validator, _refs(cap + 1))
@@ -93,7 +103,9 @@ def test_max_refs(engine: str, cap: int) -> None:
 
 @pytest.mark.parametrize("cap", [1, 300])
 def test_max_pattern_length(engine: str, cap: int) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine, max_pattern_length=cap)
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_pattern_length=cap)
+    )
     assert _rejection(validator, {"pattern": "a" * cap}) is None
     message = _rejection(validator, {"pattern": "a" * (cap + 1)})
     assert message is not None
@@ -105,7 +117,7 @@ def test_max_pattern_length(engine: str, cap: int) -> None:
 
 
 def test_default_bounds_accept_a_large_realistic_schema(engine: str) -> None:
-    validator = JsonSchemaArgumentValidator(engine=engine)
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
     properties = {f"field_{i}": {"type": "string", "maxLength": 100} for i in range(900)}
     schema = {"type": "object", "properties": properties, "additionalProperties": False}
     assert validator.validate(schema, {"field_1": "x"}).ok

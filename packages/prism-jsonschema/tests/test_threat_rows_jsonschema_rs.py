@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import pytest
 
 from prism.conformance import ConformanceSubjects, default_subjects, make_conformance_tests
-from prism.jsonschema import JsonSchemaArgumentValidator
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
+
+
+def _rust_validator(
+    *, options: JsonSchemaValidatorOptions | None = None
+) -> JsonSchemaArgumentValidator:
+    rust = dataclasses.replace(options or JsonSchemaValidatorOptions(), engine="jsonschema-rs")
+    return JsonSchemaArgumentValidator(options=rust)
 
 
 @pytest.fixture
 def prism_conformance_subjects() -> ConformanceSubjects:
     """The default subjects with the Rust engine plugged in."""
-    factory = functools.partial(JsonSchemaArgumentValidator, engine="jsonschema-rs")
-    return dataclasses.replace(default_subjects(), json_schema_validator_factory=factory)
+    return dataclasses.replace(default_subjects(), json_schema_validator_factory=_rust_validator)
 
 
 test_threat_rows = make_conformance_tests(package="prism-jsonschema")

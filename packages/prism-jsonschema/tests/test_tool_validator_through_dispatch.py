@@ -14,7 +14,11 @@ from prism.core import (
     create_tool_registry,
     dispatch_tool_call,
 )
-from prism.jsonschema import CacheInfo, create_json_schema_tool_argument_validator
+from prism.jsonschema import (
+    CacheInfo,
+    JsonSchemaValidatorOptions,
+    create_json_schema_tool_argument_validator,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -41,7 +45,9 @@ def _tool(handler: Handler, parameters: Any = SCHEMA, name: str = "forecast") ->
 
 async def test_valid_arguments_run_the_handler(engine: str) -> None:
     handler = Handler()
-    validate = create_json_schema_tool_argument_validator(engine=engine)
+    validate = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine)
+    )
     call = ToolCall(id="c1", name="forecast", arguments={"city": "Oslo", "days": 3})
     result = await dispatch_tool_call(
         call, registry=create_tool_registry([_tool(handler)]), validate=validate
@@ -59,7 +65,9 @@ async def test_invalid_arguments_are_blocked_before_the_handler(
     engine: str, arguments: dict[str, Any], needle: str
 ) -> None:
     handler = Handler()
-    validate = create_json_schema_tool_argument_validator(engine=engine)
+    validate = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine)
+    )
     call = ToolCall(id="c2", name="forecast", arguments=arguments)
     result = await dispatch_tool_call(
         call, registry=create_tool_registry([_tool(handler)]), validate=validate
@@ -74,9 +82,13 @@ async def test_missing_schema_allow_and_reject(engine: str) -> None:
     handler = Handler()
     registry = create_tool_registry([_tool(handler, parameters=None, name="free")])
     call = ToolCall(id="c3", name="free", arguments={"city": "x"})
-    allow = create_json_schema_tool_argument_validator(engine=engine)
+    allow = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine)
+    )
     assert (await dispatch_tool_call(call, registry=registry, validate=allow)).error is None
-    reject = create_json_schema_tool_argument_validator(engine=engine, missing_schema="reject")
+    reject = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine, missing_schema="reject")
+    )
     result = await dispatch_tool_call(call, registry=registry, validate=reject)
     assert result.error is not None
     assert result.error.code == "validation_failed"
@@ -87,7 +99,9 @@ async def test_missing_schema_allow_and_reject(engine: str) -> None:
 async def test_a_rejected_schema_blocks_with_its_reason(engine: str) -> None:
     handler = Handler()
     remote = {"type": "object", "properties": {"city": {"$ref": "https://example.com/city"}}}
-    validate = create_json_schema_tool_argument_validator(engine=engine)
+    validate = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine)
+    )
     call = ToolCall(id="c4", name="forecast", arguments={"city": "Oslo"})
     registry = create_tool_registry([_tool(handler, parameters=remote)])
     result = await dispatch_tool_call(call, registry=registry, validate=validate)
@@ -99,7 +113,9 @@ async def test_a_rejected_schema_blocks_with_its_reason(engine: str) -> None:
 
 
 def test_the_tool_validator_is_sync_and_exposes_its_cache(engine: str) -> None:
-    validate: Any = create_json_schema_tool_argument_validator(engine=engine, max_errors=2)
+    validate: Any = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine, max_errors=2)
+    )
     tool = _tool(Handler())
     context: Any = None
     assert validate(tool, {"city": "x"}, context) is None

@@ -26,7 +26,6 @@ from prism.mcp import (
 )
 
 from .conftest import SERVERS
-from .http_servers import serve
 
 pytestmark = pytest.mark.anyio
 
@@ -280,7 +279,7 @@ async def test_features_work_over_streamable_http_and_denials_reach_the_server(k
     features = McpClientFeatures(permission=policy, elicitation=host.elicit, sampling=host.sample)
     with anyio.fail_after(scaled(60)):
         async with (
-            serve(kit, "features_server.py") as url,
+            kit.http_script(str(SERVERS / "features_server.py")) as url,
             connect_mcp_tools(
                 server_id="web",
                 transport=StreamableHttpTransport(url),

@@ -27,7 +27,7 @@ from prism.mcp import (
 )
 from prism.mcp._oauth import SecretBook, redact_text
 
-from .http_servers import serve
+from .conftest import SERVERS
 
 pytestmark = pytest.mark.anyio
 
@@ -36,7 +36,7 @@ REDIRECT = "http://localhost:3000/callback"
 
 def oauth_server(kit: Any, ttl: int) -> Any:
     """``oauth_server.py``: the SDK's server with its embedded authorization server."""
-    return serve(kit, "oauth_server.py", str(ttl))
+    return kit.http_script(str(SERVERS / "oauth_server.py"), str(ttl))
 
 
 class Browser:
@@ -80,14 +80,16 @@ async def test_authorization_code_with_pkce_refreshes_and_reuses_host_storage(ki
     browser, storage = Browser(), InMemoryTokenStorage()
     oauth = _code_flow(browser, storage)
     with anyio.fail_after(scaled(90)):
-        async with oauth_server(kit, ttl=2) as url:
+        # TTL 5 s: long enough that the restarted host below still finds a live access token on a
+        # loaded machine (an expired one sends the SDK back to the browser), yet short to wait out.
+        async with oauth_server(kit, ttl=5) as url:
             transport = StreamableHttpTransport(url, oauth=oauth)
             async with connect_mcp_tools(
                 server_id="secure", transport=transport, protocol_mode="legacy"
             ) as bridge:
                 first = await _value(kit, bridge, "stats")
                 tokens = dict(await storage.load_tokens() or {})
-                await anyio.sleep(2.5)  # the access token expires
+                await anyio.sleep(5.5)  # the access token expires
                 later = await _value(kit, bridge, "stats")
                 refreshed = dict(await storage.load_tokens() or {})
             # a new bridge (a restarted host) finds its tokens in the host's storage
@@ -178,7 +180,7 @@ async def test_a_token_endpoint_that_echoes_the_secret_cannot_leak_it_in_errors(
     caplog.set_level(logging.DEBUG)  # the bridge demotes the SDK's records to DEBUG
     secret = "client-secret/0123456789+x"  # / and + are URL-encoded in the form body
     with anyio.fail_after(scaled(60)):
-        async with serve(kit, "echo_auth_server.py") as url:
+        async with kit.http_script(str(SERVERS / "echo_auth_server.py")) as url:
             base = url.removesuffix("/mcp")
             for method in ("client_secret_post", "client_secret_basic"):
                 oauth = McpOAuthClientCredentials(

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import math
 from pathlib import Path
 from typing import Any
 
 import anyio
-import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -69,7 +70,7 @@ def test_seconds_bounds_reject_non_positive_non_finite_and_bools(name: str, bad:
 @given(name=st.sampled_from(sorted(INT_BOUNDS)), over=st.integers(min_value=1, max_value=10**9))
 def test_above_the_cap_names_the_option_and_the_cap(name: str, over: int) -> None:
     cap = INT_BOUNDS[name][1]
-    with pytest.raises(ValueError, match=rf"{name}.*{cap}"):
+    with pytest.raises(ValueError, match=rf"McpBridgeOptions\.{name}.*{cap:,}"):
         McpBridgeOptions(**{name: cap + over})
 
 
@@ -105,7 +106,7 @@ def test_policies_and_flags_are_checked(field: str, bad: object) -> None:
 
 
 def test_options_are_frozen() -> None:
-    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         McpBridgeOptions().max_tools = 1  # type: ignore[misc]
 
 
@@ -185,3 +186,15 @@ async def test_bad_options_are_refused_before_anything_starts() -> None:
     with pytest.raises(TypeError, match="transport"):
         async with connect_mcp_tools(server_id="a", transport="http://x"):  # type: ignore[arg-type]
             pass
+
+
+def test_connect_takes_every_option_as_a_typed_keyword_with_the_options_default() -> None:
+    params = inspect.signature(connect_mcp_tools).parameters
+    fields = {f.name: f for f in dataclasses.fields(McpBridgeOptions)}
+    assert set(params) - {"server_id", "transport", "signal"} == set(fields)
+    defaults = McpBridgeOptions()
+    for name in fields:
+        assert params[name].kind is inspect.Parameter.KEYWORD_ONLY, name
+        assert params[name].default == getattr(defaults, name), name
+        assert params[name].annotation != "Any", name
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())

@@ -8,6 +8,7 @@ from ._pytest_tests import make_conformance_tests
 from ._registry import RowSkipped, conformance_row, registered_checks, require
 from ._report import REPORT_SCHEMA, ConformanceReport, RowResult, RowStatus
 from ._runner import BACKENDS, RunProgress, run_conformance, run_row
+from ._subject_served import served_subjects
 from ._subjects import ConformanceSubjects, default_subjects
 
 __all__ = [
@@ -37,4 +38,5 @@ __all__ = [
     "row_by_id",
     "run_conformance",
     "run_row",
+    "served_subjects",
 ]

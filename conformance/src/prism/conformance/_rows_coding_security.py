@@ -128,8 +128,8 @@ class _RecordingShell:
         cwd: str,
         env: Mapping[str, str],
         on_data: Callable[[bytes], None],
-        signal: AbortSignal | None,
-        timeout_seconds: float | None,
+        signal: AbortSignal | None = None,
+        timeout_seconds: float | None = None,
     ) -> ExecResult:
         from prism.coding_tools import ExecResult
 

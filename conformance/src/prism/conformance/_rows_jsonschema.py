@@ -2,7 +2,8 @@
 
 Every row dispatches real calls through ``subjects.dispatch`` with the subject validator behind
 ``prism.core.create_tool_parameter_validator`` and a canary tool, so "handler not invoked" is
-proven by events and the canary. The rows need no import of prism-jsonschema itself.
+proven by events and the canary. Only row 2 imports prism-jsonschema, for the options object
+(``JsonSchemaValidatorOptions(cache_size=2)``) it hands the subject factory.
 """
 
 from __future__ import annotations
@@ -166,7 +167,10 @@ def _schema(number: int) -> CountingSchema:
 @conformance_row("2")
 async def schema_compile_cache(subjects: ConformanceSubjects) -> None:
     """A repeat call neither compiles nor reads the schema; eviction is least-recently-used."""
-    validator = require(subjects.json_schema_validator_factory, _VALIDATOR)(cache_size=2)
+    factory = require(subjects.json_schema_validator_factory, _VALIDATOR)
+    from prism.jsonschema import JsonSchemaValidatorOptions
+
+    validator = factory(options=JsonSchemaValidatorOptions(cache_size=2))
     canary = Canary("the handler of tool 'cached'")
     schema = _schema(0)
     tool = canary_tool("cached", canary, parameters=schema)

@@ -54,7 +54,7 @@ class ConformanceSubjects:
     extension_kernel_factory: Callable[..., Any] = create_extension_kernel
     """Like ``prism.core.create_extension_kernel(*, permission=None)``."""
     json_schema_validator_factory: Callable[..., Any] | None = None
-    """Like ``prism.jsonschema.JsonSchemaArgumentValidator(**options)``."""
+    """Like ``prism.jsonschema.JsonSchemaArgumentValidator(*, options=None)``."""
     coding_tools_factory: Callable[..., tuple[ToolDefinition, ...]] | None = None
     """Like ``prism.coding_tools.create_coding_tools(cwd, **options)``."""
     execution_policy_factory: Callable[..., Any] | None = None

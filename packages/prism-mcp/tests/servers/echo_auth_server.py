@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-PORT = int(sys.argv[1])
+PORT = int(sys.argv[2])  # argv: http PORT
 BASE = f"http://127.0.0.1:{PORT}"
 
 

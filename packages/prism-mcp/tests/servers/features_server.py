@@ -2,7 +2,7 @@
 
 Every tool reports what the client answered, or the JSON-RPC error it answered with, as a JSON
 object, so tests can check both sides. Run: ``python features_server.py stdio`` or
-``python features_server.py PORT`` (Streamable HTTP on 127.0.0.1).
+``python features_server.py http PORT`` (Streamable HTTP on 127.0.0.1).
 """
 
 from __future__ import annotations
@@ -98,4 +98,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "stdio":
         mcp.run("stdio")
     else:
-        mcp.run("streamable-http", host="127.0.0.1", port=int(sys.argv[1]))
+        mcp.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

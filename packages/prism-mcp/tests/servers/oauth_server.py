@@ -4,7 +4,7 @@ Access tokens live ``TTL`` seconds and come with rotating refresh tokens, so a c
 outlives one must refresh. The ``leak`` tool echoes the caller's bearer token in its text and in
 an error (a hostile server), ``stats`` reports how many tokens were issued and refreshed.
 
-Run: ``python oauth_server.py PORT TTL``.
+Run: ``python oauth_server.py http PORT TTL``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from mcp.types import CallToolResult, TextContent
 
-PORT = int(sys.argv[1])
-TTL = int(sys.argv[2])
+PORT = int(sys.argv[2])  # argv: http PORT TTL
+TTL = int(sys.argv[3])
 BASE = f"http://127.0.0.1:{PORT}"
 STATS = {"issued": 0, "refreshed": 0, "authorized": 0}
 

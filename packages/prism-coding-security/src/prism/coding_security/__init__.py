@@ -4,20 +4,20 @@ The OS sandbox (``BubblewrapSandbox``) is the security boundary; the command pol
 rail that catches mistakes and obvious attacks before anything runs. See docs/security.md.
 """
 
+from ._analysis._commands import CommandVerdict, analyze_command
+from ._analysis._rules import CommandRule
 from ._approval import ApprovalCallback, ApprovalRequest
-from ._bwrap import BubblewrapSandbox
-from ._bwrap_view import DEFAULT_DENY_READ
-from ._commands import CommandVerdict, analyze_command
 from ._paths import canonicalize_roots, check_path
 from ._policy import CodingApprovalPolicy, create_coding_approval_policy
 from ._protected import ProtectedPaths
-from ._rules import CommandRule
-from ._sandbox import (
+from ._sandbox._bwrap import BubblewrapSandbox
+from ._sandbox._protocol import (
     Sandbox,
     SandboxCapabilities,
     SandboxUnavailableError,
     create_sandbox_bash_operations,
 )
+from ._sandbox._view import DEFAULT_DENY_READ
 
 __all__ = [
     "DEFAULT_DENY_READ",

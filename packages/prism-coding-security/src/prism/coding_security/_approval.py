@@ -6,10 +6,10 @@ import inspect
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 import anyio
-import attrs
 
 from prism.core import AbortController, AbortSignal, ExecutionAction
 
@@ -26,7 +26,7 @@ __all__ = [
 MAX_CACHED_APPROVALS = 1_000
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class ApprovalRequest:
     """What the host is asked to approve; ``signal`` aborts with the call or when the wait ends."""
 
@@ -53,7 +53,7 @@ class ApprovalRequest:
 ApprovalCallback: TypeAlias = Callable[[ApprovalRequest], "bool | Awaitable[bool]"]
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class ApprovalOutcome:
     """``approved`` only for a literal ``True`` answer given in time; ``reason`` when not."""
 

@@ -18,7 +18,14 @@ from collections.abc import Iterable, Sequence
 from ._git_pointers import git_metadata_reason
 from ._protected import ProtectedPaths
 
-__all__ = ["DEFAULT_PROTECTED", "canonicalize_roots", "check_path", "resolve_path"]
+__all__ = [
+    "DEFAULT_PROTECTED",
+    "canonicalize_roots",
+    "check_path",
+    "existing_directories",
+    "existing_directory",
+    "resolve_path",
+]
 
 DEFAULT_PROTECTED = ProtectedPaths()
 
@@ -209,10 +216,24 @@ def check_path(
 
     ``roots`` must already be canonical (see ``canonicalize_roots``). ``mutating`` additionally
     refuses ``protected`` paths (git metadata and what it points to, rc files …) and
-    hard-linked files.
+    hard-linked files. Never raises: a path that cannot be checked is refused with the reason.
     """
     if not roots:
         return "no workspace roots are configured; every path is denied"
+    try:
+        return _containment_reason(path, cwd, roots, mutating, home, protected)
+    except (OSError, ValueError) as error:  # fail closed: unverifiable means refused
+        return f"path {path!r} cannot be checked ({error})"
+
+
+def _containment_reason(
+    path: str,
+    cwd: str,
+    roots: Sequence[str],
+    mutating: bool,
+    home: str | None,
+    protected: ProtectedPaths,
+) -> str | None:
     try:
         resolved = resolve_path(path, cwd=cwd, home=home)
     except PathDenied as denied:
@@ -233,21 +254,30 @@ def check_path(
 
 def canonicalize_roots(roots: Iterable[str | os.PathLike[str]]) -> tuple[str, ...]:
     """Realpath every root once, at construction; each must be an existing absolute directory."""
-    if isinstance(roots, (str, bytes, os.PathLike)):
-        raise ValueError("roots must be a sequence of directories, not a single path")
-    result: list[str] = []
-    for root in roots:
-        text = os.fspath(root)
-        if not isinstance(text, str) or not text or "\x00" in text:
-            raise ValueError(f"roots: invalid root {text!r}")
-        if not os.path.isabs(text):
-            raise ValueError(f"roots: {text!r} is not an absolute path")
-        try:
-            real = os.path.realpath(text, strict=True)
-        except OSError as error:
-            raise ValueError(f"roots: {text!r} cannot be resolved ({error.strerror})") from error
-        if not os.path.isdir(real):
-            raise ValueError(f"roots: {text!r} is not a directory")
-        if real not in result:
-            result.append(real)
-    return tuple(result)
+    return existing_directories("roots", roots)
+
+
+def existing_directories(where: str, values: object) -> tuple[str, ...]:
+    """Each of ``values`` as its real path, without repeats; ``ValueError`` names the bad one."""
+    if isinstance(values, (str, bytes, os.PathLike)) or not isinstance(values, Iterable):
+        raise ValueError(f"{where} must be a sequence of directories, got {values!r}")
+    result = (existing_directory(f"{where}[{i}]", value) for i, value in enumerate(values))
+    return tuple(dict.fromkeys(result))
+
+
+def existing_directory(where: str, value: object) -> str:
+    """``value``'s real path if it is an existing absolute directory, else ``ValueError``."""
+    text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else value
+    if not isinstance(text, str) or not text or "\x00" in text:
+        raise ValueError(f"{where} must be a directory path, got {text!r}")
+    if not os.path.isabs(text):
+        raise ValueError(f"{where} must be an absolute path, got {text!r}")
+    try:
+        real = os.path.realpath(text, strict=True)
+    except OSError as error:
+        raise ValueError(
+            f"{where} must be an existing directory, got {text!r} ({error.strerror})"
+        ) from error
+    if not os.path.isdir(real):
+        raise ValueError(f"{where} must be a directory, got {text!r}")
+    return real

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
-import attrs
-
 from prism.core import ExecutionAction, ExecutionDecision, ExecutionPolicy
+from prism.core.options import check_callable, check_choice, check_flag, check_seconds
 
+from ._analysis._commands import CommandVerdict, analyze_command
+from ._analysis._rules import CommandRule
 from ._approval import ApprovalCache, ApprovalCallback, ask_approval
-from ._commands import CommandVerdict, analyze_command
 from ._harden import harden, strip_hardening
-from ._paths import canonicalize_roots, check_path
+from ._paths import check_path, existing_directories
 from ._protected import ProtectedPaths
-from ._rules import CommandRule
-from ._validate import check_bool, check_seconds
 
 __all__ = ["CodingApprovalPolicy", "create_coding_approval_policy"]
 
@@ -26,6 +25,7 @@ FILE_KINDS = READ_KINDS | {"write", "edit"}
 """Kinds fully described by their paths: allowed without approval when every path is contained."""
 MAX_APPROVAL_TIMEOUT_SECONDS = 86_400.0
 _CACHE_MODES = ("none", "run", "session")
+_WHERE = "CodingApprovalPolicy."
 _HARDENED_PROGRAMS = frozenset({"git", "rg"})
 
 
@@ -40,14 +40,17 @@ def _deny(reason: str, *, exclusive: bool = False) -> ExecutionDecision:
     return ExecutionDecision(allowed=False, reason=reason, exclusive=exclusive)
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class _NeedsApproval:
     reason: str
 
 
-@attrs.frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CodingApprovalPolicy:
-    """An ``ExecutionPolicy`` for coding tools; build it with ``create_coding_approval_policy``."""
+    """An ``ExecutionPolicy`` for coding tools; build it with ``create_coding_approval_policy``.
+
+    Constructed directly, every field is still checked (roots canonicalised, flags, timeout).
+    """
 
     roots: tuple[str, ...]
     approve: ApprovalCallback | None
@@ -56,9 +59,20 @@ class CodingApprovalPolicy:
     approval_timeout_seconds: float
     deny_metacharacters: bool
     home: str
-    protected: ProtectedPaths = attrs.field(factory=ProtectedPaths)
+    protected: ProtectedPaths = field(default_factory=ProtectedPaths)
     approve_writes: bool = False
-    cache: ApprovalCache | None = attrs.field(default=None, eq=False, repr=False)
+    cache: ApprovalCache | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "roots", existing_directories(_WHERE + "roots", self.roots))
+        check_callable(_WHERE + "approve", self.approve, optional=True)
+        for name in ("read_only", "deny_metacharacters", "approve_writes"):
+            check_flag(_WHERE + name, getattr(self, name))
+        timeout, cap = self.approval_timeout_seconds, MAX_APPROVAL_TIMEOUT_SECONDS
+        timeout = check_seconds(_WHERE + "approval_timeout_seconds", timeout, cap=cap)
+        object.__setattr__(self, "approval_timeout_seconds", timeout)
+        object.__setattr__(self, "command_rules", _rules(self.command_rules))
+        object.__setattr__(self, "protected", _protected(self.protected))
 
     def check(self, action: ExecutionAction) -> ExecutionDecision | Awaitable[ExecutionDecision]:
         """Decide synchronously when no approval is needed; otherwise return an awaitable."""
@@ -169,11 +183,13 @@ def _rules(command_rules: object) -> tuple[CommandRule, ...]:
     if isinstance(command_rules, (str, bytes, CommandRule)) or not isinstance(
         command_rules, Iterable
     ):
-        raise ValueError("command_rules must be a sequence of CommandRule")
+        raise ValueError(
+            f"{_WHERE}command_rules must be a sequence of CommandRule, got {command_rules!r}"
+        )
     rules = tuple(command_rules)
-    for rule in rules:
+    for index, rule in enumerate(rules):
         if not isinstance(rule, CommandRule):
-            raise ValueError(f"command_rules: {rule!r} is not a CommandRule")
+            raise ValueError(f"{_WHERE}command_rules[{index}] must be a CommandRule, got {rule!r}")
     return rules
 
 
@@ -181,11 +197,13 @@ def _protected(protected: object) -> ProtectedPaths:
     if isinstance(protected, ProtectedPaths):
         return protected
     if isinstance(protected, (str, bytes)) or not isinstance(protected, Iterable):
-        raise ValueError("protected must be a ProtectedPaths or a sequence of names")
+        raise ValueError(
+            f"{_WHERE}protected must be a ProtectedPaths or a sequence of names, got {protected!r}"
+        )
     try:
         return ProtectedPaths(extra=tuple(protected))
     except ValueError as error:
-        raise ValueError(f"protected: {error}") from error
+        raise ValueError(f"{_WHERE}protected: {error}") from error
 
 
 def create_coding_approval_policy(
@@ -205,22 +223,16 @@ def create_coding_approval_policy(
     ``protected``: a ``ProtectedPaths`` or extra names/paths to protect besides the defaults.
     ``approve_writes``: every contained ``write``/``edit`` asks for approval too.
     """
-    if approve is not None and not callable(approve):
-        raise ValueError("approve must be a callable or None")
-    if approval_cache not in _CACHE_MODES:
-        raise ValueError(f"approval_cache must be one of {_CACHE_MODES}, got {approval_cache!r}")
-    timeout = check_seconds(
-        "approval_timeout_seconds", approval_timeout_seconds, cap=MAX_APPROVAL_TIMEOUT_SECONDS
-    )
+    check_choice(_WHERE + "approval_cache", approval_cache, _CACHE_MODES)
     return CodingApprovalPolicy(
-        roots=canonicalize_roots(roots),
+        roots=existing_directories(_WHERE + "roots", roots),
         approve=approve,
-        read_only=check_bool("read_only", read_only),
+        read_only=read_only,
         command_rules=_rules(command_rules),
-        approval_timeout_seconds=timeout,
-        deny_metacharacters=check_bool("deny_metacharacters", deny_metacharacters),
+        approval_timeout_seconds=approval_timeout_seconds,
+        deny_metacharacters=deny_metacharacters,
         home=os.path.expanduser("~"),
         protected=_protected(protected),
-        approve_writes=check_bool("approve_writes", approve_writes),
+        approve_writes=approve_writes,
         cache=None if approval_cache == "none" else ApprovalCache(approval_cache),
     )

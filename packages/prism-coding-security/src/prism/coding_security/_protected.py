@@ -10,11 +10,14 @@ they can never disagree.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from prism.core.options import check_choice
+
 from ._git_pointers import pointer_targets
+from ._walk import WalkLimitError, bounded_entries
 
 __all__ = [
     "DEFAULT_PROTECTED_NAMES",
@@ -77,13 +80,15 @@ class ProtectedPaths:
     git: GitProtection = "all"
 
     def __post_init__(self) -> None:
-        if self.git not in ("all", "code"):
-            raise ValueError(f"git: expected 'all' or 'code', got {self.git!r}")
+        check_choice("ProtectedPaths.git", self.git, ("all", "code"))
         if isinstance(self.extra, str):
-            raise ValueError("extra: expected a sequence of names, not a single string")
-        for item in self.extra:
+            raise ValueError(
+                f"ProtectedPaths.extra must be a sequence of names, got {self.extra!r}"
+            )
+        for index, item in enumerate(self.extra):
             if not isinstance(item, str) or not item or "\x00" in item or item.startswith("/"):
-                raise ValueError(f"extra: {item!r} is not a relative name or path")
+                rule = "a relative name or path"
+                raise ValueError(f"ProtectedPaths.extra[{index}] must be {rule}, got {item!r}")
 
     @property
     def names(self) -> frozenset[str]:
@@ -129,24 +134,18 @@ class ProtectedPaths:
         Symlinks are reported, not followed. Stops after ``max_entries`` directory entries and
         then reports the walk as incomplete by raising ``OSError`` (fail closed).
         """
-        found: list[str] = []
         names = self.names
-        seen = 0
-        stack = [root]
-        while stack:
-            directory = stack.pop()
-            try:
-                entries = list(os.scandir(directory))
-            except OSError:
-                continue
-            for entry in entries:
-                seen += 1
-                if seen > max_entries:
-                    raise OSError(f"more than {max_entries} entries below {root}; walk incomplete")
-                if entry.name.casefold() in names:
-                    found.append(entry.path)
-                elif entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
+
+        def descend(entry: os.DirEntry[str]) -> str | None:
+            if entry.name.casefold() in names or not entry.is_dir(follow_symlinks=False):
+                return None
+            return entry.path
+
+        try:
+            walk = bounded_entries([root], max_entries=max_entries, descend=descend)
+            found = [entry.path for entry in walk if entry.name.casefold() in names]
+        except WalkLimitError as error:
+            raise WalkLimitError(f"{error} (root {root}); walk incomplete") from None
         found.extend(
             os.path.join(root, p) for p in self.relative_paths if os.path.lexists(f"{root}/{p}")
         )
@@ -176,14 +175,3 @@ def _relative(resolved: str, root: str) -> list[str] | None:
         return []
     prefix = root.rstrip("/") + "/"
     return resolved[len(prefix) :].split("/") if resolved.startswith(prefix) else None
-
-
-def protected_reason_any(
-    paths: Iterable[str], roots: Sequence[str], protected: ProtectedPaths
-) -> str | None:
-    """The first reason among ``paths`` (canonical), for commands that touch several."""
-    for path in paths:
-        found = protected.reason(path, roots)
-        if found is not None:
-            return found
-    return None

@@ -45,7 +45,7 @@ async def probe_sandbox(sandbox: BubblewrapSandbox, root: str) -> str | None:
     """``None`` when bubblewrap really runs a command here, else why not (one line)."""
     try:
         probe = await sandbox.exec(
-            "true", cwd=root, env=None, on_data=lambda _: None, timeout_seconds=PROBE_SECONDS
+            "true", cwd=root, env={}, on_data=lambda _: None, timeout_seconds=PROBE_SECONDS
         )
     except SandboxUnavailableError as error:
         return str(error).partition("\n")[0] or "bubblewrap is unavailable"

@@ -6,8 +6,12 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
+from prism.core.options import check_choice, check_count, check_flag, check_seconds
+
 __all__ = ["CodingServerOptions"]
 
+MAX_SECONDS = 3600.0
+"""Hard cap of both timeouts (the shell tool's own cap)."""
 SECRET_ENV_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "CREDENTIAL")
 
 
@@ -28,20 +32,44 @@ class CodingServerOptions:
     shell_timeout_seconds: float = 600.0
 
     def __post_init__(self) -> None:
-        if not self.roots or not all(isinstance(r, str) and r for r in self.roots):
-            raise ValueError(f"roots: expected at least one directory, got {self.roots!r}")
-        for root in self.roots:
+        roots = _check_paths("CodingServerOptions.roots", self.roots)
+        if not roots:
+            raise ValueError("CodingServerOptions.roots must be at least one directory, got ()")
+        for root in roots:
             if not os.path.isdir(root):
-                raise ValueError(f"roots: {root!r} is not a directory")
-        object.__setattr__(self, "roots", tuple(os.path.realpath(r) for r in self.roots))
-        if isinstance(self.deny_read, str) or not all(
-            isinstance(p, str) and p for p in self.deny_read
-        ):
-            raise ValueError(f"deny_read: expected a tuple of paths, got {self.deny_read!r}")
-        if self.transport not in ("stdio", "http"):
-            raise ValueError(f"transport: expected 'stdio' or 'http', got {self.transport!r}")
-        if type(self.port) is not int or not 0 <= self.port <= 65_535:
-            raise ValueError(f"port: expected 0..65535, got {self.port!r}")
+                raise ValueError(
+                    f"CodingServerOptions.roots must be existing directories, got {root!r:.200}"
+                )
+        object.__setattr__(self, "roots", tuple(os.path.realpath(r) for r in roots))
+        object.__setattr__(
+            self, "deny_read", _check_paths("CodingServerOptions.deny_read", self.deny_read)
+        )
+        check_flag("CodingServerOptions.read_only", self.read_only)
+        if self.sandbox is not None:
+            check_flag("CodingServerOptions.sandbox", self.sandbox)
+        check_flag("CodingServerOptions.approve_writes", self.approve_writes)
+        check_choice("CodingServerOptions.transport", self.transport, ("stdio", "http"))
+        check_count("CodingServerOptions.port", self.port, minimum=0, cap=65_535)
+        if self.ledger is not None:
+            _check_paths("CodingServerOptions.ledger", (self.ledger,))
+        check_seconds(
+            "CodingServerOptions.approval_timeout_seconds",
+            self.approval_timeout_seconds,
+            cap=MAX_SECONDS,
+        )
+        check_seconds(
+            "CodingServerOptions.shell_timeout_seconds", self.shell_timeout_seconds, cap=MAX_SECONDS
+        )
+
+
+def _check_paths(where: str, value: object) -> tuple[str, ...]:
+    """``value`` as a tuple of non-empty paths without NUL (a lone string is refused)."""
+    if isinstance(value, str | bytes) or not isinstance(value, tuple | list):
+        raise ValueError(f"{where} must be a tuple of paths, got {value!r:.200}")
+    for path in value:
+        if not isinstance(path, str) or not path or "\0" in path:
+            raise ValueError(f"{where} must be non-empty paths without NUL, got {path!r:.200}")
+    return tuple(value)
 
 
 def secrets_from_environment(environ: dict[str, str] | os._Environ[str]) -> list[str]:

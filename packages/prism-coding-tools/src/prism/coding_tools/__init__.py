@@ -5,7 +5,7 @@ failure into an error ``ToolResult``. See ``docs/coding-tools.md``.
 """
 
 from ._edit import create_edit_tool
-from ._exec import ExecResult, ShellOperations
+from ._exec import ExecRequest, ExecResult, ShellOperations
 from ._factory import create_coding_tools
 from ._local_shell import LocalShellOperations
 from ._mutation import MutationQueue
@@ -25,6 +25,7 @@ from ._write import create_write_tool
 __all__ = [
     "DEFAULT_MAX_IMAGE_BYTES",
     "EditOptions",
+    "ExecRequest",
     "ExecResult",
     "LocalShellOperations",
     "MutationQueue",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import threading
 from collections.abc import Awaitable, Callable, Mapping
@@ -20,25 +19,27 @@ from prism.core import (
     ExecutionDeniedError,
     ExecutionPolicy,
     JsonObject,
+    JsonValue,
     TextContent,
+    ToolDefinition,
     ToolExecutionContext,
     ToolResult,
     assert_execution_allowed,
 )
+from prism.core.options import check_seconds
 
 __all__ = [
     "ToolError",
-    "authorize",
+    "allowed_action",
     "check_aborted",
-    "guarded",
+    "guarded_tool",
     "in_worker",
     "ok_result",
     "optional_int",
     "optional_seconds",
     "require_keys",
     "require_str",
-    "resolve_path",
-    "single_path",
+    "tool_root",
 ]
 
 T = TypeVar("T")
@@ -90,7 +91,7 @@ def ok_result(
     )
 
 
-def guarded(name: str, run: Runner) -> Runner:
+def _guarded(name: str, run: Runner) -> Runner:
     """Wrap a tool body so that no ``Exception`` reaches dispatch (cancellation still does)."""
 
     async def execute(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
@@ -113,7 +114,7 @@ def guarded(name: str, run: Runner) -> Runner:
     return execute
 
 
-async def authorize(
+async def allowed_action(
     policy: ExecutionPolicy | None, action: ExecutionAction, context: ToolExecutionContext
 ) -> ExecutionAction:
     """Ask the policy (with the call's ids and abort signal); a denial raises ``ToolError``."""
@@ -137,6 +138,33 @@ def check_aborted(context: ToolExecutionContext, what: str) -> None:
     """Raise an ``aborted`` ``ToolError`` if the call was aborted."""
     if context.signal.aborted:
         raise ToolError("aborted", f"Aborted before {what}; nothing was changed")
+
+
+def guarded_tool(
+    name: str,
+    run: Runner,
+    *,
+    description: str,
+    properties: dict[str, JsonValue],
+    required: tuple[str, ...],
+    read_only: bool = False,
+    exclusive: bool = False,
+) -> ToolDefinition:
+    """A tool whose body never lets an ``Exception`` reach dispatch, taking an object of
+    exactly ``properties``; never idempotent (a write or a command is not safe to repeat)."""
+    return ToolDefinition(
+        name=name,
+        execute=_guarded(name, run),
+        description=description,
+        parameters={
+            "type": "object",
+            "properties": properties,
+            "required": list(required),
+            "additionalProperties": False,
+        },
+        exclusive=exclusive,
+        read_only=read_only,
+    )
 
 
 def require_keys(
@@ -181,49 +209,17 @@ def optional_seconds(arguments: JsonObject, key: str, cap: float) -> float | Non
     value = arguments.get(key)
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or not 0 < value <= cap
-    ):
-        raise ToolError(
-            "invalid_arguments",
-            f"{key} must be a number of seconds above 0 and at most {cap:g}, got {value!r}",
-        )
-    return float(value)
-
-
-def resolve_path(cwd: str, raw: str) -> str:
-    """An absolute, symlink-free path: ``~`` expanded, relative to ``cwd``."""
-    if "\0" in raw:
-        raise ToolError("invalid_arguments", "path must not contain NUL characters")
     try:
-        return os.path.realpath(os.path.join(cwd, os.path.expanduser(raw)))
-    except OSError as exc:  # a component changed between lstat and readlink
-        raise ToolError(
-            "io_error", f"Cannot resolve {raw}: {exc.strerror or exc} (it changed while resolving)"
-        ) from None
+        return check_seconds(key, value, cap=cap)
+    except ValueError as exc:
+        raise ToolError("invalid_arguments", str(exc)) from None
 
 
-def single_path(action: ExecutionAction, checked: str, cwd: str) -> str:
-    """The one path of a (possibly policy-modified) file action.
-
-    The path the policy saw is used verbatim: resolving it again after the check would follow
-    a symlink swapped in meanwhile. A path the policy put in its place is made absolute and
-    normalized but not resolved: the access then follows no symlink in it (see ``_fs``).
-    """
-    if len(action.paths) != 1 or not isinstance(action.paths[0], str):
-        raise ToolError(
-            "execution_denied",
-            f"the execution policy returned {len(action.paths)} paths; this tool needs exactly one",
-        )
-    given = action.paths[0]
-    if given == checked:
-        return checked
-    if "\0" in given:
-        raise ToolError("execution_denied", "the execution policy returned a path with NUL")
-    return os.path.normpath(os.path.join(cwd, os.path.expanduser(given)))
+def tool_root(cwd: str | os.PathLike[str], options: object, expected: type) -> str:
+    """The absolute directory a tool is bound to, once ``options`` is known to be ``expected``."""
+    if not isinstance(options, expected):
+        raise TypeError(f"options must be {expected.__name__}, got {type(options).__name__}")
+    return os.path.abspath(os.fspath(cwd))
 
 
 def _kind(value: object) -> str:

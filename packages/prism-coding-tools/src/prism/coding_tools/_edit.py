@@ -8,7 +8,6 @@ import stat
 from collections.abc import Callable, Mapping, Sequence
 
 from prism.core import (
-    ExecutionAction,
     ExecutionPolicy,
     JsonObject,
     JsonValue,
@@ -20,24 +19,22 @@ from prism.core import (
 from ._atomic import replace_in
 from ._common import (
     ToolError,
-    authorize,
-    check_aborted,
-    guarded,
-    in_worker,
+    guarded_tool,
     ok_result,
     require_keys,
     require_str,
-    resolve_path,
-    single_path,
+    tool_root,
 )
 from ._edit_apply import Applied, Edit, apply_edits
 from ._fs import fs_error, lstat_in, open_directory, open_regular, split_target
-from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue
+from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue, serialized_in_worker
 from ._options import DEFAULT_EDIT_OPTIONS, EditOptions
 from ._paging import read_up_to
+from ._paths import allowed_path, path_schema
 
-__all__ = ["create_edit_tool", "parse_edits"]
+__all__ = ["create_edit_tool"]
 
+_ARGUMENTS = ("path", "edits")
 _DESCRIPTION = (
     "Edit a text file by exact replacement. Each edit's old_text must appear exactly once in "
     "the original file (all edits are matched against the original, must not overlap, and "
@@ -47,7 +44,7 @@ _DESCRIPTION = (
 )
 
 
-def parse_edits(value: JsonValue, options: EditOptions) -> list[Edit]:
+def _parse_edits(value: JsonValue, options: EditOptions) -> list[Edit]:
     """Check the ``edits`` argument's shape, count and total size (no filesystem access)."""
     if isinstance(value, str | bytes) or not isinstance(value, Sequence) or not value:
         raise ToolError(
@@ -106,53 +103,46 @@ def create_edit_tool(
     mutation_queue: MutationQueue | None = None,
 ) -> ToolDefinition:
     """The ``edit`` tool bound to ``cwd``; see ``docs/coding-tools.md``."""
-    if not isinstance(options, EditOptions):
-        raise TypeError(f"options must be EditOptions, got {type(options).__name__}")
-    root = os.path.abspath(os.fspath(cwd))
+    root = tool_root(cwd, options, EditOptions)
     queue = mutation_queue or DEFAULT_MUTATION_QUEUE
 
     async def run(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
-        require_keys(arguments, ("path", "edits"), ("path", "edits"))
+        require_keys(arguments, _ARGUMENTS, _ARGUMENTS)
         raw = require_str(arguments, "path")
-        edits = parse_edits(arguments["edits"], options)  # before any fs access
-        path = resolve_path(root, raw)
-        action = ExecutionAction(kind="edit", operation="edit", paths=(path,), risk="medium")
-        target = single_path(await authorize(execution_policy, action, context), path, root)
-        async with queue.hold(target):
-            check_aborted(context, f"editing {raw}")
-            work = functools.partial(_edit_file, target, raw, edits, options)
-            applied = await in_worker(work, context, abandon_on_cancel=False)
+        edits = _parse_edits(arguments["edits"], options)  # before any fs access
+        target = await allowed_path(
+            execution_policy, context, root, raw, kind="edit", risk="medium"
+        )
+        work = functools.partial(_edit_file, target, raw, edits, options)
+        applied = await serialized_in_worker(queue, target, context, f"editing {raw}", work)
         return _result(context, raw, target, len(edits), applied)
 
-    return ToolDefinition(
-        name="edit",
-        execute=guarded("edit", run),
+    return guarded_tool(
+        "edit",
+        run,
         description=_DESCRIPTION.format(
             edits=options.max_edits, limit=options.max_input_bytes, cwd=root
         ),
-        parameters={
+        properties={"path": path_schema("edit"), "edits": _edits_schema(options.max_edits)},
+        required=_ARGUMENTS,
+    )
+
+
+def _edits_schema(max_edits: int) -> JsonValue:
+    return {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": max_edits,
+        "items": {
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": "File to edit (relative to cwd)."},
-                "edits": {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": options.max_edits,
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "old_text": {"type": "string", "minLength": 1},
-                            "new_text": {"type": "string"},
-                        },
-                        "required": ["old_text", "new_text"],
-                        "additionalProperties": False,
-                    },
-                },
+                "old_text": {"type": "string", "minLength": 1},
+                "new_text": {"type": "string"},
             },
-            "required": ["path", "edits"],
+            "required": ["old_text", "new_text"],
             "additionalProperties": False,
         },
-    )
+    }
 
 
 def _edit_file(

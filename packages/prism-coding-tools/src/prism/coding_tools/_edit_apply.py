@@ -7,12 +7,11 @@ import difflib
 import itertools
 from bisect import bisect_left
 from collections.abc import Sequence
-
-import attrs
+from dataclasses import dataclass
 
 from ._common import ToolError
 from ._diff import unified_diff
-from ._normalize import Normalized, normalize
+from ._normalize import Normalized, fuzzy_normalized
 
 __all__ = ["Applied", "Edit", "apply_edits"]
 
@@ -21,7 +20,7 @@ _NEARBY_SCAN_LINES = 100_000
 _NEARBY_CUTOFF = 0.5
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Edit:
     """One replacement, with line breaks already normalized to LF."""
 
@@ -29,7 +28,7 @@ class Edit:
     new: str
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Applied:
     """The new file bytes and what the model and host are told about the change."""
 
@@ -127,9 +126,9 @@ def _locate(
     if hits:
         raise _ambiguous(view.text, edit.old, hits, number, shown, "")
     if not fuzzy_space:
-        fuzzy_space.append(normalize(view.text))
+        fuzzy_space.append(fuzzy_normalized(view.text))
     space = fuzzy_space[0]
-    needle = normalize(edit.old).text
+    needle = fuzzy_normalized(edit.old).text
     hits = _find(space.text, needle) if needle.strip() else []
     if len(hits) == 1:
         start, end = space.span(hits[0], hits[0] + len(needle))

@@ -16,8 +16,9 @@ import anyio.lowlevel
 from anyio.abc import Process
 
 from prism.core import AbortSignal
+from prism.core.options import check_flag, check_seconds
 
-from ._exec import ExecResult
+from ._exec import ExecRequest, ExecResult, ShellOperations
 from ._process_tree import group_exists, signal_tree, tree_pids
 from ._supervisor import (
     SUPERVISOR_MARGIN_SECONDS,
@@ -43,7 +44,7 @@ def default_shell() -> str:
     return shutil.which("bash") or "/bin/sh"
 
 
-class LocalShellOperations:
+class LocalShellOperations(ShellOperations):
     """Runs commands on this machine with ``<shell> -c``.
 
     Each command gets its own session (so its own process group), stdin from ``/dev/null``
@@ -63,19 +64,13 @@ class LocalShellOperations:
         exit_drain_seconds: float = 0.5,
         keep_background_processes: bool = False,
     ) -> None:
-        for name, value in (
-            ("kill_grace_seconds", kill_grace_seconds),
-            ("exit_drain_seconds", exit_drain_seconds),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 60:
-                raise ValueError(f"{name} must be seconds above 0 and at most 60, got {value!r}")
-        if not isinstance(keep_background_processes, bool):
-            raise ValueError(
-                f"keep_background_processes must be a bool, got {keep_background_processes!r}"
-            )
+        where = "LocalShellOperations."
+        kill_grace = check_seconds(where + "kill_grace_seconds", kill_grace_seconds, cap=60.0)
+        exit_drain = check_seconds(where + "exit_drain_seconds", exit_drain_seconds, cap=60.0)
+        check_flag(where + "keep_background_processes", keep_background_processes)
         self.shell_path = shell_path
-        self.kill_grace_seconds = float(kill_grace_seconds)
-        self.exit_drain_seconds = float(exit_drain_seconds)
+        self.kill_grace_seconds = kill_grace
+        self.exit_drain_seconds = exit_drain
         self.keep_background_processes = keep_background_processes
 
     def _argv(self, command: str, env: Mapping[str, str]) -> tuple[list[str], float]:
@@ -87,18 +82,9 @@ class LocalShellOperations:
         argv = supervised_argv(shell, command, self.kill_grace_seconds, env)
         return argv, self.kill_grace_seconds + SUPERVISOR_MARGIN_SECONDS
 
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        env: Mapping[str, str],
-        on_data: Callable[[bytes], None],
-        signal: AbortSignal | None,
-        timeout_seconds: float | None,
-    ) -> ExecResult:
-        """Run ``command``; see the class docstring for the kill rules."""
-        argv, grace = self._argv(command, env)
+    async def run(self, request: ExecRequest) -> ExecResult:
+        """Run the request's command; see the class docstring for the kill rules."""
+        argv, grace = self._argv(request.command, request.env)
         read_fd, write_fd = os.pipe()
         try:
             set_pipe_size = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
@@ -112,8 +98,8 @@ class LocalShellOperations:
                 stdin=subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=write_fd,
-                cwd=cwd,
-                env=dict(env),
+                cwd=request.cwd,
+                env=dict(request.env),
                 start_new_session=True,
             )
         except BaseException:
@@ -121,12 +107,13 @@ class LocalShellOperations:
             raise
         finally:
             os.close(write_fd)
-        run = _Run(process, read_fd, inode, on_data, grace)
+        running = _Run(process, read_fd, inode, request.on_data, grace)
         try:
-            return await run.supervise(signal, timeout_seconds, self.exit_drain_seconds)
+            drain = self.exit_drain_seconds
+            return await running.supervise(request.signal, request.timeout_seconds, drain)
         finally:
             with anyio.CancelScope(shield=True):
-                await run.cleanup()
+                await running.cleanup()
 
 
 class _Run:

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import TypeVar
 
 import anyio
 from anyio.lowlevel import RunVar
 
-__all__ = ["DEFAULT_MUTATION_QUEUE", "MutationQueue"]
+from prism.core import ToolExecutionContext
+
+from ._common import check_aborted, in_worker
+
+__all__ = ["DEFAULT_MUTATION_QUEUE", "MutationQueue", "serialized_in_worker"]
+
+T = TypeVar("T")
 
 
 class _Slot:
@@ -70,3 +77,17 @@ def _key(path: str) -> str:
 
 DEFAULT_MUTATION_QUEUE = MutationQueue()
 """The queue every write/edit tool uses unless given its own."""
+
+
+async def serialized_in_worker(
+    queue: MutationQueue,
+    path: str,
+    context: ToolExecutionContext,
+    what: str,
+    work: Callable[[Callable[[], bool]], T],
+) -> T:
+    """Run blocking ``work`` in a worker thread while holding ``queue`` for ``path``; an abort
+    seen once the queue is held changes nothing, and the thread is never abandoned."""
+    async with queue.hold(path):
+        check_aborted(context, what)
+        return await in_worker(work, context, abandon_on_cancel=False)

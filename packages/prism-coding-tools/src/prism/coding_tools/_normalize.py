@@ -8,7 +8,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 
-__all__ = ["Normalized", "normalize"]
+__all__ = ["Normalized", "fuzzy_normalized"]
 
 _ASCII = str.maketrans(
     {
@@ -46,7 +46,7 @@ class Normalized:
         return self.to_original(start), self.to_original(end - 1) + 1
 
 
-def normalize(text: str) -> Normalized:
+def fuzzy_normalized(text: str) -> Normalized:
     """Map ``text`` (LF line endings) into the fuzzy space."""
     translated = text.translate(_ASCII)  # one character for one: indices unchanged
     pieces: list[str] = []

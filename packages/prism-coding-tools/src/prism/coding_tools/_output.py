@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import attrs
+from dataclasses import dataclass
 
 from ._spill import SpillFile
 
-__all__ = ["OutputCollector", "Tail", "decode_tail"]
+__all__ = ["OutputCollector", "Tail"]
 
 _CONTINUATION_MASK = 0xC0
 _CONTINUATION = 0x80
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Tail:
     """What the model sees of the output, and how much there was."""
 
@@ -28,7 +27,7 @@ class Tail:
     limit_reached: bool
 
 
-def decode_tail(data: bytes) -> str:
+def _decode_tail(data: bytes) -> str:
     """Decode a byte tail that may start inside a multi-byte UTF-8 character."""
     start = 0
     while start < min(len(data), 3) and data[start] & _CONTINUATION_MASK == _CONTINUATION:
@@ -141,7 +140,7 @@ class OutputCollector:
             truncated = True
         shown = b"\n".join(lines) + (b"\n" if ends_newline and lines else b"")
         return Tail(
-            text=decode_tail(shown),
+            text=_decode_tail(shown),
             shown_lines=len(lines),
             shown_bytes=len(shown),
             total_lines=None if truncated else self._total_lines(),

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
-
-import attrs
 
 from ._common import ToolError
 
@@ -14,7 +13,7 @@ __all__ = ["CHUNK", "Page", "Readable", "read_page", "read_up_to"]
 CHUNK = 65_536
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Page:
     """One page of lines (``text`` without its final newline) and how to continue."""
 

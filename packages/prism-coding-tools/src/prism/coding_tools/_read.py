@@ -8,11 +8,9 @@ import inspect
 import os
 import stat
 from collections.abc import Callable
-
-import attrs
+from dataclasses import dataclass
 
 from prism.core import (
-    ExecutionAction,
     ExecutionPolicy,
     ImageContent,
     JsonObject,
@@ -24,20 +22,19 @@ from prism.core import (
 
 from ._common import (
     ToolError,
-    authorize,
-    guarded,
+    guarded_tool,
     in_worker,
     ok_result,
     optional_int,
     require_keys,
     require_str,
-    resolve_path,
-    single_path,
+    tool_root,
 )
 from ._fs import fs_error, lstat_in, open_directory, open_regular, split_target
 from ._images import SNIFF_BYTES, detect_image, is_animated_png
 from ._options import DEFAULT_READ_OPTIONS, ReadOptions, TransformImageInput
 from ._paging import CHUNK, Page, Readable, read_page, read_up_to
+from ._paths import allowed_path, path_schema
 
 __all__ = ["create_read_tool"]
 
@@ -51,7 +48,7 @@ _DESCRIPTION = (
 )
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class _Image:
     data: bytes
     mime_type: str
@@ -64,27 +61,23 @@ def create_read_tool(
     execution_policy: ExecutionPolicy | None = None,
 ) -> ToolDefinition:
     """The ``read`` tool bound to ``cwd``; see ``docs/coding-tools.md``."""
-    if not isinstance(options, ReadOptions):
-        raise TypeError(f"options must be ReadOptions, got {type(options).__name__}")
-    root = os.path.abspath(os.fspath(cwd))
+    root = tool_root(cwd, options, ReadOptions)
 
     async def run(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
         require_keys(arguments, ("path", "offset", "limit"), ("path",))
         raw = require_str(arguments, "path")
         offset = optional_int(arguments, "offset") or 1
         limit = min(optional_int(arguments, "limit") or options.max_lines, options.max_lines)
-        path = resolve_path(root, raw)
-        action = ExecutionAction(kind="read", operation="read", paths=(path,), risk="low")
-        target = single_path(await authorize(execution_policy, action, context), path, root)
+        target = await allowed_path(execution_policy, context, root, raw, kind="read", risk="low")
         work = functools.partial(_read_file, target, raw, offset, limit, options)
         found = await in_worker(work, context, abandon_on_cancel=True)
         if isinstance(found, Page):
             return _page_result(context, raw, target, found, options)
         return await _image_result(context, raw, target, found, options)
 
-    return ToolDefinition(
-        name="read",
-        execute=guarded("read", run),
+    return guarded_tool(
+        "read",
+        run,
         read_only=True,
         description=_DESCRIPTION.format(
             lines=options.max_lines,
@@ -92,24 +85,20 @@ def create_read_tool(
             image=options.max_image_bytes,
             cwd=root,
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File to read (relative to cwd)."},
-                "offset": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "1-based line to start from (default 1).",
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": f"Most lines to return (default and cap {options.max_lines}).",
-                },
+        properties={
+            "path": path_schema("read"),
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "1-based line to start from (default 1).",
             },
-            "required": ["path"],
-            "additionalProperties": False,
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"Most lines to return (default and cap {options.max_lines}).",
+            },
         },
+        required=("path",),
     )
 
 

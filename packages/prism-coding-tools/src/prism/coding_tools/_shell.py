@@ -14,6 +14,7 @@ from prism.core import (
     ExecutionAction,
     ExecutionPolicy,
     JsonObject,
+    JsonValue,
     TextContent,
     ToolDefinition,
     ToolExecutionContext,
@@ -22,12 +23,13 @@ from prism.core import (
 
 from ._common import (
     ToolError,
-    authorize,
-    guarded,
+    allowed_action,
+    guarded_tool,
     ok_result,
     optional_seconds,
     require_keys,
     require_str,
+    tool_root,
 )
 from ._exec import ExecResult, ShellOperations
 from ._local_shell import LocalShellOperations
@@ -56,9 +58,7 @@ def create_shell_tool(
     execution_policy: ExecutionPolicy | None = None,
 ) -> ToolDefinition:
     """The ``shell`` tool (exclusive) bound to ``cwd``; see ``docs/coding-tools.md``."""
-    if not isinstance(options, ShellOptions):
-        raise TypeError(f"options must be ShellOptions, got {type(options).__name__}")
-    root = os.path.abspath(os.fspath(cwd))
+    root = tool_root(cwd, options, ShellOptions)
     operations: ShellOperations = options.operations or LocalShellOperations(
         shell_path=options.shell_path
     )
@@ -76,7 +76,7 @@ def create_shell_tool(
             paths=(root,),
             risk="high",
         )
-        allowed = await authorize(execution_policy, action, context)
+        allowed = await allowed_action(execution_policy, action, context)
         if not isinstance(allowed.command, str) or not allowed.command:
             raise ToolError("execution_denied", "the execution policy left no command to run")
         run_cwd = allowed.cwd if isinstance(allowed.cwd, str) and allowed.cwd else root
@@ -92,33 +92,31 @@ def create_shell_tool(
         _require_directory(spawn.cwd)
         return await _run(operations, options, spawn, timeout, context)
 
-    return ToolDefinition(
-        name="shell",
-        execute=guarded("shell", run),
+    return guarded_tool(
+        "shell",
+        run,
         description=_DESCRIPTION.format(
             cwd=root,
             lines=options.max_lines,
             bytes=options.max_bytes,
             timeout=options.timeout_seconds,
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "command": {"type": "string", "description": "The command line to run."},
-                "timeout": {
-                    "type": "number",
-                    "exclusiveMinimum": 0,
-                    "maximum": options.timeout_seconds,
-                    "description": "Timeout in seconds (optional).",
-                },
-            },
-            "required": ["command"],
-            "additionalProperties": False,
-        },
-        exclusive=True,
-        read_only=False,  # runs anything: never re-run after a crash
-        idempotent=False,
+        properties=_properties(options.timeout_seconds),
+        required=("command",),
+        exclusive=True,  # not read-only, not idempotent: never re-run after a crash
     )
+
+
+def _properties(max_timeout: float) -> dict[str, JsonValue]:
+    return {
+        "command": {"type": "string", "description": "The command line to run."},
+        "timeout": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": max_timeout,
+            "description": "Timeout in seconds (optional).",
+        },
+    }
 
 
 def _require_directory(path: str) -> None:

@@ -10,28 +10,27 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
-
-import attrs
 
 from prism.core import ExecutionAction, ExecutionPolicy, ToolExecutionContext
 
-from ._common import ToolError, authorize
+from ._common import ToolError, allowed_action
 
 __all__ = ["SpawnContext", "SpawnHook", "prepare_spawn"]
 
 
-def _frozen_env(value: Mapping[str, str]) -> Mapping[str, str]:
-    return MappingProxyType(dict(value))
-
-
-@attrs.frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SpawnContext:
     """The command, working directory and environment a shell command is spawned with."""
 
     command: str
     cwd: str
-    env: Mapping[str, str] = attrs.field(converter=_frozen_env)
+    env: Mapping[str, str]
+    """Copied into a read-only mapping at construction."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "env", MappingProxyType(dict(self.env)))
 
 
 SpawnHook = Callable[[SpawnContext], "SpawnContext | Awaitable[SpawnContext]"]
@@ -99,7 +98,7 @@ async def prepare_spawn(
             "env_changed": _changed_names(base.env, spawn.env),
         },
     )
-    rechecked = await authorize(policy, action, context)
+    rechecked = await allowed_action(policy, action, context)
     if rechecked.command != spawn.command or rechecked.cwd != spawn.cwd:
         raise ToolError(
             "execution_denied", "the execution policy rewrote the spawn_hook's command; refused"

@@ -6,9 +6,9 @@ import functools
 import os
 
 from prism.core import (
-    ExecutionAction,
     ExecutionPolicy,
     JsonObject,
+    JsonValue,
     ToolDefinition,
     ToolExecutionContext,
     ToolResult,
@@ -17,21 +17,20 @@ from prism.core import (
 from ._atomic import atomic_write
 from ._common import (
     ToolError,
-    authorize,
-    check_aborted,
-    guarded,
-    in_worker,
+    guarded_tool,
     ok_result,
     require_keys,
     require_str,
-    resolve_path,
-    single_path,
+    tool_root,
 )
-from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue
+from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue, serialized_in_worker
 from ._options import DEFAULT_WRITE_OPTIONS, WriteOptions
+from ._paths import allowed_path, path_schema
 
-__all__ = ["create_write_tool", "encode_bounded"]
+__all__ = ["create_write_tool"]
 
+_ARGUMENTS = ("path", "content")
+_CONTENT_SCHEMA: JsonValue = {"type": "string", "description": "The complete new content."}
 _DESCRIPTION = (
     "Create or overwrite a file with the given content (at most {limit} bytes of UTF-8). Parent "
     "directories are created. The file is replaced atomically; an existing file keeps its mode. "
@@ -39,7 +38,7 @@ _DESCRIPTION = (
 )
 
 
-def encode_bounded(text: str, limit: int, what: str) -> bytes:
+def _encode_bounded(text: str, limit: int, what: str) -> bytes:
     """UTF-8 bytes of ``text``, refusing more than ``limit`` bytes (checked before encoding
     when the character count alone proves it)."""
     if len(text) > limit:
@@ -71,23 +70,19 @@ def create_write_tool(
     mutation_queue: MutationQueue | None = None,
 ) -> ToolDefinition:
     """The ``write`` tool bound to ``cwd``; see ``docs/coding-tools.md``."""
-    if not isinstance(options, WriteOptions):
-        raise TypeError(f"options must be WriteOptions, got {type(options).__name__}")
-    root = os.path.abspath(os.fspath(cwd))
+    root = tool_root(cwd, options, WriteOptions)
     queue = mutation_queue or DEFAULT_MUTATION_QUEUE
 
     async def run(arguments: JsonObject, context: ToolExecutionContext) -> ToolResult:
-        require_keys(arguments, ("path", "content"), ("path", "content"))
+        require_keys(arguments, _ARGUMENTS, _ARGUMENTS)
         raw = require_str(arguments, "path")
         content = require_str(arguments, "content", non_empty=False)
-        data = encode_bounded(content, options.max_input_bytes, "content")  # before any fs access
-        path = resolve_path(root, raw)
-        action = ExecutionAction(kind="write", operation="write", paths=(path,), risk="medium")
-        target = single_path(await authorize(execution_policy, action, context), path, root)
-        async with queue.hold(target):
-            check_aborted(context, f"writing {raw}")
-            work = functools.partial(atomic_write, target, data, shown=raw)
-            created = await in_worker(work, context, abandon_on_cancel=False)
+        data = _encode_bounded(content, options.max_input_bytes, "content")  # before any fs access
+        target = await allowed_path(
+            execution_policy, context, root, raw, kind="write", risk="medium"
+        )
+        work = functools.partial(atomic_write, target, data, shown=raw)
+        created = await serialized_in_worker(queue, target, context, f"writing {raw}", work)
         verb = "Created" if created else "Wrote"
         return ok_result(
             "write",
@@ -96,17 +91,10 @@ def create_write_tool(
             {"path": target, "bytes": len(data), "created": created},
         )
 
-    return ToolDefinition(
-        name="write",
-        execute=guarded("write", run),
+    return guarded_tool(
+        "write",
+        run,
         description=_DESCRIPTION.format(limit=options.max_input_bytes, cwd=root),
-        parameters={
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": "File to write (relative to cwd)."},
-                "content": {"type": "string", "description": "The complete new content."},
-            },
-            "required": ["path", "content"],
-            "additionalProperties": False,
-        },
+        properties={"path": path_schema("write"), "content": _CONTENT_SCHEMA},
+        required=_ARGUMENTS,
     )

@@ -54,6 +54,25 @@ def render_validation_errors(errors: tuple[ToolArgumentValidationError, ...]) ->
     return "; ".join(parts) or "arguments are invalid"
 
 
+def missing_schema_blocked(tool: ToolDefinition) -> ErrorInfo:
+    """The verdict on a tool without ``parameters`` when such tools are rejected."""
+    return ErrorInfo(
+        code="validation_failed",
+        message=f"Tool {tool.name} has no parameter schema; calls are rejected",
+    )
+
+
+def validation_verdict(result: ToolArgumentValidationResult) -> ErrorInfo | None:
+    """``None`` for a passing result, else the ``validation_failed`` error naming every path."""
+    if result.ok:
+        return None
+    return ErrorInfo(
+        code="validation_failed",
+        message=render_validation_errors(result.errors),
+        details={"errors": [{"path": e.path, "message": e.message} for e in result.errors]},
+    )
+
+
 def create_tool_parameter_validator(
     validator: ToolArgumentValidator,
     *,
@@ -71,19 +90,7 @@ def create_tool_parameter_validator(
     ) -> ErrorInfo | None:
         schema = tool.parameters
         if schema is None:
-            if missing_schema == "allow":
-                return None
-            return ErrorInfo(
-                code="validation_failed",
-                message=f"Tool {tool.name} has no parameter schema; calls are rejected",
-            )
-        result = await maybe_await(validator.validate(schema, arguments))
-        if result.ok:
-            return None
-        return ErrorInfo(
-            code="validation_failed",
-            message=render_validation_errors(result.errors),
-            details={"errors": [{"path": e.path, "message": e.message} for e in result.errors]},
-        )
+            return None if missing_schema == "allow" else missing_schema_blocked(tool)
+        return validation_verdict(await maybe_await(validator.validate(schema, arguments)))
 
     return validate

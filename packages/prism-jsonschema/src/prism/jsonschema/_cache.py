@@ -94,9 +94,8 @@ class _Lru(LRUCache[object, Entry]):
 class CompileCache:
     """LRU of ``Entry`` by key, plus ``id(schema) -> (schema, Entry)`` aliases.
 
-    ``hits`` here counts hash hits; identity hits are counted lock-free by the hot-path closures
-    (``hit_counters``). A ``+=`` on a closure cell has no thread-switch point on GIL builds of
-    CPython, so the totals are exact there; under free threading they may undercount hits.
+    ``hits`` here counts hash hits; identity hits are counted lock-free by the validator, which
+    adds them in ``JsonSchemaArgumentValidator.cache_info``.
     """
 
     def __init__(self, size: int, max_bytes: int = 1 << 62) -> None:
@@ -105,7 +104,6 @@ class CompileCache:
         self.bytes = 0
         self.by_id: dict[int, tuple[object, Entry]] = {}
         self.hits = 0
-        self.hit_counters: list[Callable[[], int]] = []
         self.misses = 0
         self.compiles = 0
         self._lru = _Lru(size, self._drop_aliases)
@@ -157,8 +155,7 @@ class CompileCache:
     def info(self) -> CacheInfo:
         """Current counters and size."""
         with self.lock:
-            hits = self.hits + sum(counter() for counter in self.hit_counters)
-            return CacheInfo(hits, self.misses, self.compiles, len(self._lru))
+            return CacheInfo(self.hits, self.misses, self.compiles, len(self._lru))
 
     def _drop_aliases(self, entry: Entry) -> None:
         self.bytes -= entry.cost

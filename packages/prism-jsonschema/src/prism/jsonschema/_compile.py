@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -86,24 +87,16 @@ def compile_checked(
         return validator.is_valid, None, validator
     renamed = lower_for_fastjsonschema(walk.schema_nodes, walk.draft, walk.state.refs, walk.regexes)
     regexes = {**walk.regexes, **{name: walk.regexes[key] for name, key in renamed.items()}}
-    collect_all = None
-    if options.max_errors > 1:
-        collect_all = compile_fastjsonschema(
-            json.loads(json.dumps(document)),
-            walk.draft,
-            schema_bytes=checked.size,
-            code_budget=options.max_compile_cost,
-            regexes=regexes,
-            validate_formats=options.validate_formats,
-            fast_fail=False,
-        )
-    fast = compile_fastjsonschema(
-        document,
-        walk.draft,
+    build = functools.partial(
+        compile_fastjsonschema,
+        draft=walk.draft,
         schema_bytes=checked.size,
         code_budget=options.max_compile_cost,
         regexes=regexes,
         validate_formats=options.validate_formats,
-        fast_fail=True,
     )
+    collect_all = None
+    if options.max_errors > 1:  # a copy: compiling consumes the document
+        collect_all = build(json.loads(json.dumps(document)), fast_fail=False)
+    fast = build(document, fast_fail=True)
     return fast, collect_all, None

@@ -1,8 +1,8 @@
-"""Engine errors → ``ToolArgumentValidationError(path=<JSON Pointer>, message)``, and rendering."""
+"""Engine errors → ``ToolArgumentValidationError(path=<JSON Pointer>, message)``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from itertools import islice
 from typing import Any, Final
 
@@ -10,7 +10,7 @@ from prism.core import ToolArgumentValidationError
 
 from ._pointer import join_pointer
 
-__all__ = ["MESSAGE_LIMIT", "clip", "fastjsonschema_errors", "render_errors", "rs_errors"]
+__all__ = ["MESSAGE_LIMIT", "clip", "fastjsonschema_errors", "rs_errors"]
 
 MESSAGE_LIMIT: Final = 300
 """Longest message kept per error (engines quote instance values, which may be huge)."""
@@ -21,12 +21,6 @@ _PARSE_STEPS: Final = 10_000
 def clip(message: str, limit: int = MESSAGE_LIMIT) -> str:
     """``message`` cut to ``limit`` characters, marked when cut."""
     return message if len(message) <= limit else message[: limit - 3] + "..."
-
-
-def render_errors(errors: Sequence[ToolArgumentValidationError]) -> str:
-    """``<json-pointer>: <message>`` joined by ``; ``; a root error is its message alone."""
-    parts = [f"{e.path}: {e.message}" if e.path else e.message for e in errors]
-    return "; ".join(parts) or "arguments are invalid"
 
 
 def rs_errors(errors: Iterable[Any], max_errors: int) -> tuple[ToolArgumentValidationError, ...]:

@@ -1,13 +1,8 @@
-"""The per-call hot path, one closure per engine: every collaborator is a local variable.
+"""The engine half of the per-call hot path, one closure per engine: every collaborator is a
+local variable (no attribute loads per call).
 
-A cache hit by identity costs one dict lookup and, unless the schema is the one used last, one
-LRU move; no schema read, no lock. The two closures repeat that prologue on purpose: a shared
-helper would cost a Python call on every validation.
-
-Threads share a closure. ``newest`` is only a hint to skip the LRU move: racing threads can leave
-an entry a few places short of the most-recent end (eviction order, never a result, is affected;
-an evicted ``newest`` stays usable, its code is immutable). ``hits`` is exact on GIL builds (no
-switch point inside ``+=``) and may undercount under free threading; see ``CompileCache``.
+``JsonSchemaArgumentValidator.validate`` finds the compiled entry (the cache lookup is shared by
+both engines) and hands it, with the value, to the closure built here for its engine.
 """
 
 from __future__ import annotations
@@ -15,17 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from prism.core import JsonObject, ToolArgumentValidationResult
+from prism.core import ToolArgumentValidationResult
 
 from ._instance import MAX_INSTANCE_INT_BITS, InstanceBounds, InstanceRejected, Slow, Violation
 
 if TYPE_CHECKING:
-    from ._cache import CompileCache, Entry
+    from ._cache import Entry
 
-__all__ = ["OK", "Validate", "failure", "make_fastjsonschema_validate", "make_rs_validate"]
+__all__ = ["OK", "EngineRun", "failure", "make_fastjsonschema_run", "make_rs_run"]
 
 OK: Final = ToolArgumentValidationResult(ok=True)
-Validate = Callable[[JsonObject, object], ToolArgumentValidationResult]
+EngineRun = Callable[["Entry", object], ToolArgumentValidationResult]
+"""Validates a value against a compiled (not rejected) entry."""
 
 
 def failure(*errors: Any) -> ToolArgumentValidationResult:
@@ -33,43 +29,20 @@ def failure(*errors: Any) -> ToolArgumentValidationResult:
     return ToolArgumentValidationResult(ok=False, errors=errors)
 
 
-def make_fastjsonschema_validate(
-    cache: CompileCache,
-    miss: Callable[[object], Entry],
+def make_fastjsonschema_run(
     bounds: InstanceBounds,
     engine_failure: Callable[[Entry, object, Exception], ToolArgumentValidationResult],
-) -> Validate:
+) -> EngineRun:
     """fastjsonschema: the Python bounds walk, then the generated function (raises if invalid).
 
     The arguments object's own level is walked inline (tool arguments are mostly flat), nested
     containers by ``bounds.walk``.
     """
-    by_id_get = cache.by_id.get
-    touch = cache.touch
     walk, check = bounds.walk, bounds.check
     max_properties, longest = bounds.max_properties, bounds.max_string
     max_bits = MAX_INSTANCE_INT_BITS
-    hits = 0
-    newest: object = None  # the entry known to sit at the LRU's most-recent end
-    cache.hit_counters.append(lambda: hits)
 
-    def validate(schema: JsonObject, value: object) -> ToolArgumentValidationResult:
-        nonlocal hits, newest
-        alias = by_id_get(id(schema))
-        if alias is not None and alias[0] is schema:
-            entry = alias[1]
-            hits += 1
-            if entry is not newest:  # repeated calls of one tool skip the LRU move
-                try:
-                    touch(entry.key)
-                    newest = entry
-                except KeyError:  # evicted by another thread a moment ago
-                    pass
-        else:
-            entry = newest = miss(schema)
-        if entry.rejected is not None:
-            rejected: ToolArgumentValidationResult = entry.rejected
-            return rejected
+    def run(entry: Entry, value: object) -> ToolArgumentValidationResult:
         instance: Any = value
         try:
             if type(value) is not dict or len(value) > max_properties:
@@ -107,40 +80,17 @@ def make_fastjsonschema_validate(
             return engine_failure(entry, instance, exc)
         return OK
 
-    return validate
+    return run
 
 
-def make_rs_validate(
-    cache: CompileCache,
-    miss: Callable[[object], Entry],
+def make_rs_run(
     bounds_ok: Callable[[object], bool],
     invalid: Callable[[Entry, object], ToolArgumentValidationResult],
     slow: Callable[[Entry, object], ToolArgumentValidationResult],
-) -> Validate:
+) -> EngineRun:
     """jsonschema-rs: the bounds are a compiled schema too, run in Rust before the user's."""
-    by_id_get = cache.by_id.get
-    touch = cache.touch
-    hits = 0
-    newest: object = None
-    cache.hit_counters.append(lambda: hits)
 
-    def validate(schema: JsonObject, value: object) -> ToolArgumentValidationResult:
-        nonlocal hits, newest
-        alias = by_id_get(id(schema))
-        if alias is not None and alias[0] is schema:
-            entry = alias[1]
-            hits += 1
-            if entry is not newest:
-                try:
-                    touch(entry.key)
-                    newest = entry
-                except KeyError:
-                    pass
-        else:
-            entry = newest = miss(schema)
-        if entry.rejected is not None:
-            rejected: ToolArgumentValidationResult = entry.rejected
-            return rejected
+    def run(entry: Entry, value: object) -> ToolArgumentValidationResult:
         try:
             if type(value) is dict and bounds_ok(value):  # a subclass: read by Python, below
                 if entry.fast(value):
@@ -150,4 +100,4 @@ def make_rs_validate(
             pass
         return slow(entry, value)
 
-    return validate
+    return run

@@ -166,11 +166,8 @@ class InstanceBounds:
 
 
 def _make_walker(bounds: InstanceBounds) -> Callable[[Any, int], None]:
-    max_depth = bounds.max_depth
-    max_properties = bounds.max_properties
-    longest = bounds.max_string
-    max_items = bounds.max_array_items
-    max_bits = MAX_INSTANCE_INT_BITS
+    max_depth, max_properties = bounds.max_depth, bounds.max_properties
+    longest, max_items, max_bits = bounds.max_string, bounds.max_array_items, MAX_INSTANCE_INT_BITS
 
     def walk(value: Any, depth: int) -> None:
         if depth > max_depth:
@@ -207,25 +204,24 @@ def _make_walker(bounds: InstanceBounds) -> Callable[[Any, int], None]:
             raise bounds.too_many(len(value), "items")
         for item in value:  # no enumerate on the hot path: the index is found on error only
             kind = type(item)
-            if kind is str:
-                if len(item) > longest:
-                    raise bounds.long_string().at(_index_of(value, item))
-            elif kind is int:
-                if item.bit_length() > max_bits:
-                    raise bounds.huge_int(item).at(_index_of(value, item))
-            elif kind is bool or item is None:
-                pass
-            elif kind is dict or kind is list:
-                try:
+            try:
+                if kind is str:
+                    if len(item) > longest:
+                        raise bounds.long_string()
+                elif item is None or kind is bool:
+                    pass
+                elif kind is dict or kind is list:
                     walk(item, depth + 1)
-                except Violation as violation:
-                    raise violation.at(_index_of(value, item)) from None
-            elif kind is float:
-                if item - item != 0.0:
-                    at = _index_of(value, item)
-                    raise Violation(f"number {item} is not finite (not JSON)").at(at)
-            else:
-                raise Slow
+                elif kind is int:
+                    if item.bit_length() > max_bits:
+                        raise bounds.huge_int(item)
+                elif kind is float:
+                    if item - item != 0.0:
+                        raise Violation(f"number {item} is not finite (not JSON)")
+                else:
+                    raise Slow
+            except Violation as violation:
+                raise violation.at(_index_of(value, item)) from None
 
     return walk
 

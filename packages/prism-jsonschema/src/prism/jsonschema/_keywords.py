@@ -110,13 +110,26 @@ class SchemaWalk:
         return items
 
     def _schema_map(self, value: object, path: Path, depth: int) -> Json:
+        return self._object_of(
+            value, path, depth, "an object whose values are schemas", self.schema
+        )
+
+    def _object_of(
+        self,
+        value: object,
+        path: Path,
+        depth: int,
+        what: str,
+        each: Callable[[object, Path, int], Json],
+    ) -> dict[str, Json]:
+        """Copy an object keyword (``what`` it must be): ``each`` copies every member value."""
         if not is_object(value):
-            _reject(path, "an object whose values are schemas")
+            _reject(path, what)
         self.state.enter(value, path, depth)
         out: dict[str, Json] = {}
         for raw_key, item in value.items():
             key = self.state.key(raw_key, path)
-            out[key] = self.schema(item, (path, key), depth + 1)
+            out[key] = each(item, (path, key), depth + 1)
         self.state.leave(value)
         return out
 
@@ -161,30 +174,20 @@ class SchemaWalk:
             ) from None
 
     def _dependencies(self, value: object, path: Path, depth: int) -> Json:
-        if not is_object(value):
-            _reject(path, "an object")
-        self.state.enter(value, path, depth)
-        out: dict[str, Json] = {}
-        for raw_key, item in value.items():
-            key = self.state.key(raw_key, path)
-            child = (path, key)
-            if is_array(item):
-                out[key] = self._string_array(item, child, depth + 1, unique=False)
-            else:
-                out[key] = self.schema(item, child, depth + 1)
-        self.state.leave(value)
-        return out
+        return self._object_of(value, path, depth, "an object", self._dependency)
+
+    def _dependency(self, value: object, path: Path, depth: int) -> Json:
+        if is_array(value):
+            return self._string_array(value, path, depth, unique=False)
+        return self.schema(value, path, depth)
 
     def _dependent_required(self, value: object, path: Path, depth: int) -> Json:
-        if not is_object(value):
-            _reject(path, "an object whose values are arrays of strings")
-        self.state.enter(value, path, depth)
-        out: dict[str, Json] = {}
-        for raw_key, item in value.items():
-            key = self.state.key(raw_key, path)
-            out[key] = self._string_array(item, (path, key), depth + 1, unique=True)
-        self.state.leave(value)
-        return out
+        return self._object_of(
+            value, path, depth, "an object whose values are arrays of strings", self._unique_strings
+        )
+
+    def _unique_strings(self, value: object, path: Path, depth: int) -> Json:
+        return self._string_array(value, path, depth, unique=True)
 
     def _required(self, value: object, path: Path, depth: int) -> Json:
         copied = self._string_array(value, path, depth, unique=True)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from dataclasses import dataclass
+from typing import Final, Literal
 
-import attrs
-
-from ._bounds import count_bound
+from prism.core.options import check_choice, check_count, check_flag
 
 __all__ = ["HARD_CAPS", "Engine", "JsonSchemaValidatorOptions"]
 
@@ -27,70 +26,44 @@ HARD_CAPS: Final[dict[str, int]] = {
     "max_compile_cost": 16_777_216,
     "max_cache_bytes": 1_073_741_824,
 }
+"""The largest value each count option accepts (every one of them is at least 1)."""
+
+_ENGINES: Final = ("fastjsonschema", "jsonschema-rs")
+_MISSING_SCHEMA: Final = ("allow", "reject")
 
 
-def _choice(*allowed: str) -> Any:
-    def validate(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-        if not isinstance(value, str) or value not in allowed:
-            choices = " or ".join(repr(a) for a in allowed)
-            raise ValueError(f"{attribute.name} must be {choices}, not {value!r}")
-
-    return validate
-
-
-def _is_bool(_instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, bool):
-        raise ValueError(f"{attribute.name} must be a bool, not {value!r}")
-
-
-@attrs.frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class JsonSchemaValidatorOptions:
     """Bounds and behaviour of ``JsonSchemaArgumentValidator``; validated at construction.
 
     Schema bounds hold before anything is compiled, instance bounds before the engine runs.
     """
 
-    max_schema_bytes: int = attrs.field(
-        default=262_144, validator=count_bound(HARD_CAPS["max_schema_bytes"])
-    )
-    max_schema_depth: int = attrs.field(
-        default=64, validator=count_bound(HARD_CAPS["max_schema_depth"])
-    )
-    max_schema_nodes: int = attrs.field(
-        default=10_000, validator=count_bound(HARD_CAPS["max_schema_nodes"])
-    )
-    max_refs: int = attrs.field(default=128, validator=count_bound(HARD_CAPS["max_refs"]))
-    max_pattern_length: int = attrs.field(
-        default=1_000, validator=count_bound(HARD_CAPS["max_pattern_length"])
-    )
-    cache_size: int = attrs.field(default=256, validator=count_bound(HARD_CAPS["cache_size"]))
-    max_instance_depth: int = attrs.field(
-        default=64, validator=count_bound(HARD_CAPS["max_instance_depth"])
-    )
-    max_instance_properties: int = attrs.field(
-        default=1_000, validator=count_bound(HARD_CAPS["max_instance_properties"])
-    )
-    max_string_length: int = attrs.field(
-        default=1_000_000, validator=count_bound(HARD_CAPS["max_string_length"])
-    )
-    max_array_items: int = attrs.field(
-        default=10_000, validator=count_bound(HARD_CAPS["max_array_items"])
-    )
-    max_errors: int = attrs.field(default=8, validator=count_bound(HARD_CAPS["max_errors"]))
-    missing_schema: Literal["allow", "reject"] = attrs.field(
-        default="allow", validator=_choice("allow", "reject")
-    )
-    engine: Engine = attrs.field(
-        default="fastjsonschema", validator=_choice("fastjsonschema", "jsonschema-rs")
-    )
-    validate_formats: bool = attrs.field(default=False, validator=_is_bool)
-    max_compile_cost: int = attrs.field(
-        default=1_048_576, validator=count_bound(HARD_CAPS["max_compile_cost"])
-    )
+    max_schema_bytes: int = 262_144
+    max_schema_depth: int = 64
+    max_schema_nodes: int = 10_000
+    max_refs: int = 128
+    max_pattern_length: int = 1_000
+    cache_size: int = 256
+    max_instance_depth: int = 64
+    max_instance_properties: int = 1_000
+    max_string_length: int = 1_000_000
+    max_array_items: int = 10_000
+    max_errors: int = 8
+    missing_schema: Literal["allow", "reject"] = "allow"
+    engine: Engine = "fastjsonschema"
+    validate_formats: bool = False
+    max_compile_cost: int = 1_048_576
     """Estimated size of the compiled validator a schema may need, refused before compiling:
     ``COST_PER_SCHEMA_BYTE[engine]`` times its compact JSON size, plus ``PATTERN_COST`` per
     distinct pattern. The fastjsonschema engine also stops generating code at this size."""
-    max_cache_bytes: int = attrs.field(
-        default=67_108_864, validator=count_bound(HARD_CAPS["max_cache_bytes"])
-    )
+    max_cache_bytes: int = 67_108_864
     """Bound of the compile cache in (estimated) bytes, next to ``cache_size`` entries."""
+
+    def __post_init__(self) -> None:
+        where = "JsonSchemaValidatorOptions."
+        for name, cap in HARD_CAPS.items():
+            check_count(where + name, getattr(self, name), cap=cap)
+        check_choice(where + "missing_schema", self.missing_schema, _MISSING_SCHEMA)
+        check_choice(where + "engine", self.engine, _ENGINES)
+        check_flag(where + "validate_formats", self.validate_formats)

@@ -33,11 +33,10 @@ class PatternRefused(ValueError):
 class Re2Pattern:
     """A compiled pattern with the one method generated validators call: ``search(text)``."""
 
-    __slots__ = ("match", "pattern", "program_size", "search")
+    __slots__ = ("match", "pattern", "search")
 
     def __init__(self, pattern: str, regexp: Any) -> None:
         self.pattern = pattern
-        self.program_size: int = regexp.ProgramSize()
         match = regexp.Match
 
         def search(text: str) -> bool:

@@ -6,14 +6,15 @@ Patterns use Rust's linear-time ``regex`` engine (``RegexOptions``), never the b
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from ._regex import REGEX_MAX_MEM
 from ._walk import Json, SchemaRejected
 
-_FLOAT_MAX = sys.float_info.max
+_NATIVE_INTEGER: Final[dict[str, Json]] = {"maximum": 2**64 - 1, "minimum": -(2**63)}
+"""The integers jsonschema-rs holds natively (``i64`` and ``u64``): comparing one with these
+integer limits is cheap, where a float or big-number limit costs about 0.3 µs per integer."""
 
 __all__ = ["RsValidator", "bounds_schema", "compile_rs", "compile_rs_bounds", "rs_available"]
 
@@ -68,10 +69,10 @@ def bounds_schema(
     json_types: list[Json] = ["null", "boolean", "object", "array", "number", "string"]
     # jsonschema-rs sees an integer too long to print as an "integer" that is no "number" and
     # passes `maximum` (a type *list* passes it too), so each integer is asked to be a number
-    # within the float range: a cheap comparison, where a 2048-bit limit would be a big-number
-    # one per value. Integers past the float range take the slow path, where the Python walk
-    # applies the real bound (MAX_INSTANCE_INT_BITS) and the engine then compares exactly.
-    integer: dict[str, Json] = {"type": "number", "maximum": _FLOAT_MAX, "minimum": -_FLOAT_MAX}
+    # that fits i64/u64: a cheap comparison with integer limits. Larger integers take the slow
+    # path, where the Python walk applies the real bound (MAX_INSTANCE_INT_BITS) and the engine
+    # then compares exactly.
+    integer: dict[str, Json] = {"type": "number", **_NATIVE_INTEGER}
     scalar: dict[str, Json] = {
         "type": json_types,
         "maxLength": max_string,

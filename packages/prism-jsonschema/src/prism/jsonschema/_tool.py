@@ -9,22 +9,14 @@ budget and its result is cached. Outside a running event loop everything stays s
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Awaitable
-from typing import Any
 
-from prism.core import (
-    ErrorInfo,
-    JsonObject,
-    ToolArgumentValidationResult,
-    ToolDefinition,
-    ToolExecutionContext,
-    ToolValidator,
-)
-from prism.core._backend import to_thread
+from prism.core import ErrorInfo, JsonObject, ToolDefinition, ToolExecutionContext, ToolValidator
+from prism.core._backend import current_backend, to_thread
+from prism.core._validation import missing_schema_blocked, validation_verdict
 
 from ._cache import CacheInfo
-from ._errors import render_errors
+from ._options import JsonSchemaValidatorOptions
 from ._validator import JsonSchemaArgumentValidator
 
 __all__ = ["create_json_schema_tool_argument_validator"]
@@ -42,46 +34,25 @@ class _JsonSchemaToolValidator:
         return self.validator.cache_info()
 
     def __call__(
-        self, tool: ToolDefinition, arguments: JsonObject, context: ToolExecutionContext
+        self, tool: ToolDefinition, arguments: JsonObject, _context: ToolExecutionContext
     ) -> ErrorInfo | None | Awaitable[ErrorInfo | None]:
         schema = tool.parameters
         if schema is None:
-            if not self._reject_missing:
-                return None
-            return ErrorInfo(
-                code="validation_failed",
-                message=f"Tool {tool.name} has no parameter schema; calls are rejected",
-            )
+            return missing_schema_blocked(tool) if self._reject_missing else None
         validator = self.validator
         if not validator.is_light(schema) and _in_event_loop():
             return self._off_loop(schema, arguments)
-        return _verdict(validator.validate(schema, arguments))
+        return validation_verdict(validator.validate(schema, arguments))
 
     async def _off_loop(self, schema: JsonObject, arguments: JsonObject) -> ErrorInfo | None:
         validate = self.validator.validate
-        return _verdict(await to_thread(lambda: validate(schema, arguments)))
-
-
-def _verdict(result: ToolArgumentValidationResult) -> ErrorInfo | None:
-    if result.ok:
-        return None
-    return ErrorInfo(
-        code="validation_failed",
-        message=render_errors(result.errors),
-        details={"errors": [{"path": e.path, "message": e.message} for e in result.errors]},
-    )
+        return validation_verdict(await to_thread(lambda: validate(schema, arguments)))
 
 
 def _in_event_loop() -> bool:
     """Whether an asyncio loop or a trio run is active in this thread (then awaiting works)."""
-    trio: Any = sys.modules.get("trio")
-    if trio is not None:
-        try:
-            trio.lowlevel.current_task()
-        except RuntimeError:
-            pass
-        else:
-            return True
+    if current_backend() == "trio":
+        return True
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -89,9 +60,11 @@ def _in_event_loop() -> bool:
     return True
 
 
-def create_json_schema_tool_argument_validator(**options: Any) -> ToolValidator:
-    """A dispatch ``ToolValidator`` over a new ``JsonSchemaArgumentValidator(**options)``.
+def create_json_schema_tool_argument_validator(
+    *, options: JsonSchemaValidatorOptions | None = None
+) -> ToolValidator:
+    """A dispatch ``ToolValidator`` over a new ``JsonSchemaArgumentValidator(options=options)``.
 
     The returned callable also has ``.validator`` and ``.cache_info()``.
     """
-    return _JsonSchemaToolValidator(JsonSchemaArgumentValidator(**options))
+    return _JsonSchemaToolValidator(JsonSchemaArgumentValidator(options=options))

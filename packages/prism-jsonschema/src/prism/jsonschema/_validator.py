@@ -10,7 +10,7 @@ from ._cache import CacheInfo, CompileCache, Entry
 from ._compile import check_schema, compile_checked
 from ._errors import clip, fastjsonschema_errors, rs_errors
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
-from ._hotpath import OK, Validate, failure, make_fastjsonschema_validate, make_rs_validate
+from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
 from ._instance import InstanceBounds, InstanceRejected
 from ._options import JsonSchemaValidatorOptions
 from ._rs import compile_rs_bounds, rs_available
@@ -30,20 +30,31 @@ class JsonSchemaArgumentValidator:
     first): pass a new object after changing a schema.
     """
 
-    def __init__(self, **options: Any) -> None:
-        self.options = JsonSchemaValidatorOptions(**options)
+    def __init__(self, *, options: JsonSchemaValidatorOptions | None = None) -> None:
+        self.options = JsonSchemaValidatorOptions() if options is None else options
+        if not isinstance(self.options, JsonSchemaValidatorOptions):
+            raise TypeError(
+                "JsonSchemaArgumentValidator.options must be a JsonSchemaValidatorOptions, "
+                f"got {type(options).__name__}"
+            )
         if self.options.engine == "jsonschema-rs" and not rs_available():
             raise ImportError(
                 "engine='jsonschema-rs' needs jsonschema-rs: pip install 'prism-jsonschema[rs]'"
             )
-        self._cache = CompileCache(self.options.cache_size, self.options.max_cache_bytes)
+        self._cache = cache = CompileCache(self.options.cache_size, self.options.max_cache_bytes)
         self._bounds = InstanceBounds(self.options)
         self._max_errors = self.options.max_errors
-        self.validate = self._make_validate()  # type: ignore[method-assign,assignment]
+        self._by_id_get = cache.by_id.get
+        self._touch = cache.touch
+        self._newest: object = None
+        """The entry known to sit at the LRU's most-recent end: repeated calls skip the move."""
+        self._identity_hits = 0
+        self._run = self._make_run()
 
     def cache_info(self) -> CacheInfo:
         """``CacheInfo(hits, misses, compiles, size)``."""
-        return self._cache.info()
+        info = self._cache.info()
+        return info._replace(hits=info.hits + self._identity_hits)
 
     def is_light(self, schema: object) -> bool:
         """Whether ``schema`` is compiled already (by identity) and cheap to validate against:
@@ -58,17 +69,31 @@ class JsonSchemaArgumentValidator:
 
     def validate(self, schema: JsonObject, value: object) -> ToolArgumentValidationResult:
         """Check ``value`` against ``schema``; never raises for schema or value problems."""
-        raise NotImplementedError  # pragma: no cover - replaced per instance in __init__
+        # The identity hit reads no schema and takes no lock (see ``CompileCache``); racing
+        # threads may leave ``_newest`` stale (LRU order, never a result, is affected) and, under
+        # free threading, undercount ``_identity_hits``.
+        alias = self._by_id_get(id(schema))
+        if alias is not None and alias[0] is schema:
+            entry: Entry = alias[1]
+            self._identity_hits += 1
+            if entry is not self._newest:
+                try:
+                    self._touch(entry.key)
+                    self._newest = entry
+                except KeyError:  # evicted by another thread a moment ago
+                    pass
+        else:
+            entry = self._newest = self._miss(schema)
+        rejected: ToolArgumentValidationResult | None = entry.rejected
+        if rejected is not None:
+            return rejected
+        return self._run(entry, value)
 
-    def _make_validate(self) -> Validate:
+    def _make_run(self) -> EngineRun:
         if self.options.engine == "jsonschema-rs":
             bounds = self._rs_bounds()
-            return make_rs_validate(
-                self._cache, self._miss, bounds.is_valid, self._rs_invalid, self._rs_slow
-            )
-        return make_fastjsonschema_validate(
-            self._cache, self._miss, self._bounds, self._engine_failure
-        )
+            return make_rs_run(bounds.is_valid, self._rs_invalid, self._rs_slow)
+        return make_fastjsonschema_run(self._bounds, self._engine_failure)
 
     def _rs_bounds(self) -> Any:
         options = self.options

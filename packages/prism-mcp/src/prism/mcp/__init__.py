@@ -7,20 +7,9 @@ load the MCP SDK (nor httpx2 or pydantic); the first connect does.
 
 from typing import TYPE_CHECKING
 
+from . import _errors
 from ._connect import connect_mcp_tools
-from ._errors import (
-    MCP_ABORTED,
-    MCP_CONNECTION_LOST,
-    MCP_PROTOCOL_ERROR,
-    MCP_RESULT_TOO_LARGE,
-    MCP_TIMEOUT,
-    MCP_TOOL_ERROR,
-    McpBridgeError,
-    McpConnectError,
-    McpToolListError,
-    McpToolNameCollisionError,
-    McpToolSkippedWarning,
-)
+from ._errors import *  # noqa: F403 (the exceptions and error codes, listed in _errors.__all__)
 from ._feature_types import (
     ElicitationRequest,
     ElicitationResponse,
@@ -42,28 +31,17 @@ if TYPE_CHECKING:
     from ._bridge import McpToolBridge
 
 __all__ = [
-    "MCP_ABORTED",
-    "MCP_CONNECTION_LOST",
-    "MCP_PROTOCOL_ERROR",
-    "MCP_RESULT_TOO_LARGE",
-    "MCP_TIMEOUT",
-    "MCP_TOOL_ERROR",
     "CallFaultPolicy",
     "ElicitationRequest",
     "ElicitationResponse",
     "InMemoryTokenStorage",
-    "McpBridgeError",
     "McpBridgeOptions",
     "McpClientFeatures",
-    "McpConnectError",
     "McpOAuth",
     "McpOAuthAuthorizationCode",
     "McpOAuthClientCredentials",
     "McpTokenStorage",
     "McpToolBridge",
-    "McpToolListError",
-    "McpToolNameCollisionError",
-    "McpToolSkippedWarning",
     "McpTransport",
     "ProtocolMode",
     "SamplingRequest",
@@ -73,6 +51,7 @@ __all__ = [
     "ToolsChangedCallback",
     "connect_mcp_tools",
 ]
+__all__ += _errors.__all__
 
 
 def __getattr__(name: str) -> object:

@@ -61,6 +61,19 @@ class _Outcome:
     retry: bool = False  # the request cannot have reached a handler (the session was lost)
 
 
+@dataclass(slots=True)
+class _Call:
+    """One host call in flight: what to send, and the connections and deadline it used."""
+
+    bridge: McpToolBridge
+    remote: str
+    arguments: JsonObject
+    context: ToolExecutionContext
+    state: CallState
+    used: list[Connection] = dataclasses.field(default_factory=list)
+    deadline: float | None = None  # set once, when the first try is connected
+
+
 def plain_json(value: Any) -> Any:
     """A deep copy of a JSON value with every mapping a ``dict`` and every sequence a ``list``."""
     if isinstance(value, Mapping):
@@ -148,23 +161,17 @@ def _from_mcp_error(exc: MCPError, conn: Connection, marks: CallMarks) -> _Outco
     )
 
 
-async def _request(
-    bridge: McpToolBridge,
-    conn: Connection,
-    remote: str,
-    arguments: JsonObject,
-    context: ToolExecutionContext,
-    state: CallState,
-) -> _Outcome:
+async def _request(call: _Call, conn: Connection) -> _Outcome:
     """Send the call on ``conn`` and classify what comes back."""
     client = conn.client
+    state, context = call.state, call.context
     if client is None or not conn.register(state):
         return _Outcome(fault=MCP_CONNECTION_LOST, message=conn.reason())
     marks = CallMarks()
     token = current_call.set(marks)
     try:
         result = await client.call_tool(
-            remote, plain_json(arguments), progress_callback=_progress(context)
+            call.remote, plain_json(call.arguments), progress_callback=_progress(context)
         )
     except MCPError as exc:
         return _from_mcp_error(exc, conn, marks)
@@ -178,54 +185,39 @@ async def _request(
     finally:
         current_call.reset(token)
         conn.unregister(state)
-    return _Outcome(result=bridge.map_result(result, remote, context.tool_call_id))
+    return _Outcome(result=call.bridge.map_result(result, call.remote, context.tool_call_id))
 
 
-async def _attempt(
-    bridge: McpToolBridge,
-    remote: str,
-    arguments: JsonObject,
-    context: ToolExecutionContext,
-    state: CallState,
-    used: list[Connection],
-) -> _Outcome:
+async def _attempt(call: _Call) -> _Outcome:
     """Call once; after a lost session, reconnect (unless the policy is ``close``) and retry once.
 
     Both tries share one ``call_timeout_seconds`` deadline, set once the first is connected.
     """
-    deadline: list[float] = []
+    bridge = call.bridge
     try:
-        outcome = await _attempt_once(bridge, remote, arguments, context, state, used, deadline)
+        outcome = await _attempt_once(call)
         if not outcome.retry or bridge.options.on_call_fault == "close":
             return outcome
-        await bridge.after_fault(MCP_CONNECTION_LOST, used[-1], outcome.message)
-        return await _attempt_once(bridge, remote, arguments, context, state, used, deadline)
+        await bridge.after_fault(MCP_CONNECTION_LOST, call.used[-1], outcome.message)
+        return await _attempt_once(call)
     except Exception as exc:  # a bug or an SDK surprise must still give the model a result
-        logger.exception("MCP call to %r failed unexpectedly", remote)
+        logger.exception("MCP call to %r failed unexpectedly", call.remote)
         return _Outcome(fault=MCP_PROTOCOL_ERROR, message=f"{type(exc).__name__}: {exc}")
 
 
-async def _attempt_once(
-    bridge: McpToolBridge,
-    remote: str,
-    arguments: JsonObject,
-    context: ToolExecutionContext,
-    state: CallState,
-    used: list[Connection],
-    deadline: list[float],
-) -> _Outcome:
+async def _attempt_once(call: _Call) -> _Outcome:
     try:
-        conn = await bridge.connection()
+        conn = await call.bridge.connection()
     except McpConnectError as exc:
         return _Outcome(fault=MCP_CONNECTION_LOST, message=str(exc))
-    used.append(conn)
-    timeout = bridge.options.call_timeout_seconds
-    if not deadline:
-        deadline.append(anyio.current_time() + timeout)
-    with anyio.CancelScope(deadline=deadline[0]) as scope:
-        return await _request(bridge, conn, remote, arguments, context, state)
-    if state.lost is not None or not scope.cancelled_caught:
-        return _Outcome(fault=MCP_CONNECTION_LOST, message=state.lost or conn.reason())
+    call.used.append(conn)
+    timeout = call.bridge.options.call_timeout_seconds
+    if call.deadline is None:
+        call.deadline = anyio.current_time() + timeout
+    with anyio.CancelScope(deadline=call.deadline) as scope:
+        return await _request(call, conn)
+    if call.state.lost is not None or not scope.cancelled_caught:
+        return _Outcome(fault=MCP_CONNECTION_LOST, message=call.state.lost or conn.reason())
     return _Outcome(fault=MCP_TIMEOUT, message=f"no answer within call_timeout_seconds={timeout}")
 
 
@@ -255,14 +247,14 @@ async def call_remote_tool(
         outcome = _Outcome(fault=MCP_ABORTED, message="aborted before the request was sent")
     else:
         with anyio.CancelScope() as scope:
-            state = CallState(scope)
+            call = _Call(bridge, remote, arguments, context, CallState(scope), used)
             remove = arm_abort(context.signal, scope, aborted)
             try:
-                outcome = await _attempt(bridge, remote, arguments, context, state, used)
+                outcome = await _attempt(call)
             finally:
                 remove()
         if outcome is None:
-            outcome = _ended_from_outside(state, aborted, used)
+            outcome = _ended_from_outside(call.state, aborted, used)
     if outcome.result is not None:
         return outcome.result
     assert outcome.fault is not None

@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 
 from prism.core import AbortSignal
 
 from ._errors import McpConnectError
-from ._options import McpBridgeOptions
+from ._feature_types import McpClientFeatures
+from ._options import CallFaultPolicy, McpBridgeOptions, ProtocolMode, ToolsChangedCallback
 from ._transports import McpTransport, StdioTransport, StreamableHttpTransport
 
 if TYPE_CHECKING:
@@ -35,25 +36,66 @@ def _check(server_id: object, transport: object) -> None:
         )
 
 
+_DEFAULT = McpBridgeOptions()
+
+
 @asynccontextmanager
 async def connect_mcp_tools(
     *,
     server_id: str,
     transport: McpTransport,
     signal: AbortSignal | None = None,
-    **options: Any,
+    list_cache_ttl_seconds: float = _DEFAULT.list_cache_ttl_seconds,
+    call_timeout_seconds: float = _DEFAULT.call_timeout_seconds,
+    connect_timeout_seconds: float = _DEFAULT.connect_timeout_seconds,
+    max_result_bytes: int = _DEFAULT.max_result_bytes,
+    max_tools: int = _DEFAULT.max_tools,
+    max_schema_bytes: int = _DEFAULT.max_schema_bytes,
+    max_list_pages: int = _DEFAULT.max_list_pages,
+    max_description_bytes: int = _DEFAULT.max_description_bytes,
+    close_grace_seconds: float = _DEFAULT.close_grace_seconds,
+    on_call_fault: CallFaultPolicy = _DEFAULT.on_call_fault,
+    protocol_mode: ProtocolMode = _DEFAULT.protocol_mode,
+    name_prefix: str | None = _DEFAULT.name_prefix,
+    on_tools_changed: ToolsChangedCallback | None = _DEFAULT.on_tools_changed,
+    client_features: McpClientFeatures | None = _DEFAULT.client_features,
 ) -> AsyncIterator[McpToolBridge]:
     """Connect to one MCP server and list its tools; yields the bridge.
 
     Entering connects (``connect_timeout_seconds``) and lists, so ``bridge.tools`` is filled and
     ``bridge.stale`` is False; it raises ``McpConnectError``, ``McpToolListError`` or
     ``McpToolNameCollisionError`` when that fails. ``signal`` aborts the connect (then
-    ``McpConnectError``); cancelling the enclosing scope works too. ``options`` are the fields
-    of ``McpBridgeOptions`` (validated before anything starts). Leaving closes everything: no
-    process of a stdio server's process group remains. The MCP SDK is imported here, lazily.
+    ``McpConnectError``); cancelling the enclosing scope works too. The other parameters are
+    the fields of ``McpBridgeOptions`` (documented and validated there, before anything
+    starts). Leaving closes everything: no process of a stdio server's process group remains.
+    The MCP SDK is imported here, lazily.
     """
     _check(server_id, transport)
-    opts = McpBridgeOptions(**options)
+    opts = McpBridgeOptions(
+        list_cache_ttl_seconds=list_cache_ttl_seconds,
+        call_timeout_seconds=call_timeout_seconds,
+        connect_timeout_seconds=connect_timeout_seconds,
+        max_result_bytes=max_result_bytes,
+        max_tools=max_tools,
+        max_schema_bytes=max_schema_bytes,
+        max_list_pages=max_list_pages,
+        max_description_bytes=max_description_bytes,
+        close_grace_seconds=close_grace_seconds,
+        on_call_fault=on_call_fault,
+        protocol_mode=protocol_mode,
+        name_prefix=name_prefix,
+        on_tools_changed=on_tools_changed,
+        client_features=client_features,
+    )
+    async with _bridge_scope(server_id, transport, opts, signal) as bridge:
+        yield bridge
+
+
+@asynccontextmanager
+async def _bridge_scope(
+    server_id: str, transport: McpTransport, opts: McpBridgeOptions, signal: AbortSignal | None
+) -> AsyncIterator[McpToolBridge]:
+    """Own one started bridge and its task group; the host's exception comes out as itself."""
     from ._bridge import McpToolBridge  # the SDK loads on first connect, not on import
 
     failure: BaseException | None = None

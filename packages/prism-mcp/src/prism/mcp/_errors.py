@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+# What ``prism.mcp`` re-exports; ``MAX_MESSAGE_BYTES`` and ``clip`` are for the bridge's modules.
 __all__ = [
-    "MAX_MESSAGE_BYTES",
     "MCP_ABORTED",
     "MCP_CONNECTION_LOST",
     "MCP_PROTOCOL_ERROR",
@@ -17,7 +17,6 @@ __all__ = [
     "McpToolListError",
     "McpToolNameCollisionError",
     "McpToolSkippedWarning",
-    "clip",
 ]
 
 MCP_TIMEOUT: Final = "mcp_timeout"

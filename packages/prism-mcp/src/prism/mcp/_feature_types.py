@@ -12,11 +12,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import attrs
-
 from prism.core import PermissionPolicy
-
-from ._bounds import count_bound, seconds_bound
+from prism.core.options import MIB, check_callable, check_choice, check_count, check_seconds
 
 __all__ = [
     "ElicitationHandler",
@@ -53,13 +50,12 @@ class ElicitationResponse:
     content: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        if self.action not in ("accept", "decline", "cancel"):
-            raise ValueError(f"action must be accept, decline or cancel, got {self.action!r}")
+        check_choice("ElicitationResponse.action", self.action, ("accept", "decline", "cancel"))
         if self.content is not None and not isinstance(self.content, Mapping):
             kind = type(self.content).__name__
-            raise ValueError(f"content must be a mapping or None, got {kind}")
+            raise ValueError(f"ElicitationResponse.content must be a mapping or None, got {kind}")
         if self.content is not None and self.action != "accept":
-            raise ValueError("content is only allowed with action='accept'")
+            raise ValueError("ElicitationResponse.content is only allowed with action='accept'")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,11 +80,13 @@ class SamplingResponse:
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
-            raise ValueError(f"text must be a str, got {type(self.text).__name__}")
+            raise ValueError(f"SamplingResponse.text must be a str, got {type(self.text).__name__}")
         if not isinstance(self.model, str) or not self.model:
-            raise ValueError(f"model must be a non-empty str, got {self.model!r}")
+            raise ValueError(f"SamplingResponse.model must be a non-empty str, got {self.model!r}")
         if self.stop_reason is not None and not isinstance(self.stop_reason, str):
-            raise ValueError(f"stop_reason must be a str or None, got {self.stop_reason!r}")
+            raise ValueError(
+                f"SamplingResponse.stop_reason must be a str or None, got {self.stop_reason!r}"
+            )
 
 
 ElicitationHandler = Callable[[ElicitationRequest], Awaitable[ElicitationResponse]]
@@ -99,37 +97,31 @@ RootsProvider = RootPaths | Callable[[], RootPaths | Awaitable[RootPaths]]
 callable returning them (sync or async), asked on every ``roots/list``."""
 
 
-def _check_handler(_instance: Any, attribute: Any, value: object) -> None:
-    if value is not None and not callable(value):
-        raise ValueError(f"{attribute.name} must be callable or None, got {value!r}")
-
-
-def _check_roots(_instance: Any, _attribute: Any, value: object) -> None:
+def _check_roots(value: object) -> None:
     if value is None or callable(value):
         return
     if isinstance(value, (str, bytes, os.PathLike)) or not isinstance(value, Sequence):
-        raise ValueError("roots must be a sequence of absolute directories, a callable, or None")
+        raise ValueError(
+            "McpClientFeatures.roots must be a sequence of absolute directories, a callable, "
+            f"or None, got {type(value).__name__}"
+        )
     for item in value:
         text = os.fspath(item) if isinstance(item, os.PathLike) else item
         if not isinstance(text, str) or not os.path.isabs(text) or "\x00" in text:
-            raise ValueError(f"roots: each root must be an absolute path, got {item!r}")
+            raise ValueError(
+                f"McpClientFeatures.roots: each root must be an absolute path, got {item!r}"
+            )
 
 
-def _check_policy(_instance: Any, _attribute: Any, value: Any) -> None:
-    if not isinstance(value, PermissionPolicy):
-        raise ValueError(
-            "permission must be a PermissionPolicy (e.g. create_static_permission_policy()), "
-            f"got {value!r}"
-        )
+_COUNT_CAPS = {
+    "max_request_bytes": 16 * MIB,
+    "max_response_bytes": 16 * MIB,
+    "max_concurrent": 64,
+    "max_roots": 4_096,
+}
 
 
-def _seconds(value: object) -> object:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    return value
-
-
-@attrs.frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class McpClientFeatures:
     """Which client features a bridge offers its server, and the bounds on every request.
 
@@ -137,22 +129,36 @@ class McpClientFeatures:
     (``elicit``, ``sample``, ``roots``); a denial answers the server with a JSON-RPC error.
     """
 
-    permission: PermissionPolicy = attrs.field(validator=_check_policy)
-    elicitation: ElicitationHandler | None = attrs.field(default=None, validator=_check_handler)
-    sampling: SamplingHandler | None = attrs.field(default=None, validator=_check_handler)
-    roots: RootsProvider | None = attrs.field(default=None, validator=_check_roots)
-    timeout_seconds: float = attrs.field(
-        default=300.0, converter=_seconds, validator=seconds_bound(3_600.0)
-    )
+    permission: PermissionPolicy
+    elicitation: ElicitationHandler | None = None
+    sampling: SamplingHandler | None = None
+    roots: RootsProvider | None = None
+    timeout_seconds: float = 300.0
     """Bound on the permission check plus the handler for one request (a person may answer)."""
-    max_request_bytes: int = attrs.field(default=1_048_576, validator=count_bound(16_777_216))
+    max_request_bytes: int = 1 * MIB
     """A server request whose params encode larger than this is refused unseen."""
-    max_response_bytes: int = attrs.field(default=1_048_576, validator=count_bound(16_777_216))
+    max_response_bytes: int = 1 * MIB
     """A host answer that encodes larger than this is replaced by an error to the server."""
-    max_concurrent: int = attrs.field(default=4, validator=count_bound(64))
+    max_concurrent: int = 4
     """Requests served at once per connection; more are refused at once."""
-    max_roots: int = attrs.field(default=256, validator=count_bound(4_096))
+    max_roots: int = 256
     """More roots than this from ``roots`` fails that ``roots/list`` request."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.permission, PermissionPolicy):
+            raise ValueError(
+                "McpClientFeatures.permission must be a PermissionPolicy "
+                f"(e.g. create_static_permission_policy()), got {self.permission!r}"
+            )
+        check_callable("McpClientFeatures.elicitation", self.elicitation, optional=True)
+        check_callable("McpClientFeatures.sampling", self.sampling, optional=True)
+        _check_roots(self.roots)
+        seconds = check_seconds(
+            "McpClientFeatures.timeout_seconds", self.timeout_seconds, cap=3_600.0
+        )
+        object.__setattr__(self, "timeout_seconds", seconds)
+        for name, cap in _COUNT_CAPS.items():
+            check_count(f"McpClientFeatures.{name}", getattr(self, name), cap=cap)
 
     @property
     def declared(self) -> tuple[str, ...]:

@@ -269,9 +269,11 @@ class _Refused(httpx2.AsyncByteStream):
     def __init__(self, inner: httpx2.AsyncByteStream, marks: CallMarks | None, reason: str) -> None:
         self._inner, self._marks, self._reason = inner, marks, reason
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self
+
+    async def __anext__(self) -> bytes:
         raise _refuse(self._marks, self._reason)
-        yield b""  # pragma: no cover
 
     async def aclose(self) -> None:
         await self._inner.aclose()

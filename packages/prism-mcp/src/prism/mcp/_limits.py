@@ -17,7 +17,7 @@ _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _SCALAR = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null')
 _ID = re.compile(rb'(-?\d+|"[^"\\]*(?:\\.[^"\\]*)*")\s*[,}]')
 _TAIL_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"[^"\\]*(?:\\.[^"\\]*)*")\s*}\s*$')
-_WS = re.compile(rb"\s*")
+_WS = re.compile(rb"[ \t\n\r]*")
 _SMALL = 65_536
 
 RequestId = int | str
@@ -79,29 +79,33 @@ def head_id(head: bytes) -> RequestId | None:
 
     Only top-level scalar members are walked, so an ``"id"`` inside ``result`` is never taken.
     """
-    pos = _WS.match(head, 0).end()  # type: ignore[union-attr]
+    pos = _skip_ws(head, 0)
     if head[pos : pos + 1] != b"{":
         return None
     pos += 1
     while True:
-        pos = _WS.match(head, pos).end()  # type: ignore[union-attr]
-        key = _STRING.match(head, pos)
+        key = _STRING.match(head, _skip_ws(head, pos))
         if key is None:
             return None
-        pos = _WS.match(head, key.end()).end()  # type: ignore[union-attr]
+        pos = _skip_ws(head, key.end())
         if head[pos : pos + 1] != b":":
             return None
-        pos = _WS.match(head, pos + 1).end()  # type: ignore[union-attr]
+        pos = _skip_ws(head, pos + 1)
         if key.group() == b'"id"':
             found = _ID.match(head, pos)
             return _as_id(found.group(1)) if found else None
         value = _SCALAR.match(head, pos)
         if value is None:
             return None
-        pos = _WS.match(head, value.end()).end()  # type: ignore[union-attr]
+        pos = _skip_ws(head, value.end())
         if head[pos : pos + 1] != b",":
             return None
         pos += 1
+
+
+def _skip_ws(data: bytes, pos: int) -> int:
+    """The first position at or after ``pos`` that is not JSON whitespace."""
+    return _WS.match(data, pos).end()  # type: ignore[union-attr]  # always matches
 
 
 def tail_id(tail: bytes) -> RequestId | None:

@@ -14,15 +14,14 @@ import logging
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 from urllib.parse import parse_qs, quote, quote_plus, urlsplit
 
 import anyio
-import attrs
 
 from prism.core import SecretRedactor
-
-from ._bounds import seconds_bound
+from prism.core.options import check_callable, check_choice, check_seconds
 
 __all__ = [
     "InMemoryTokenStorage",
@@ -146,89 +145,94 @@ class _RedactAuthLogs(logging.Filter):
         return True
 
 
-def _check_storage(_instance: Any, _attribute: Any, value: Any) -> None:
-    if not isinstance(value, McpTokenStorage):
+def _check_grant(owner: str, storage: object, scope: object) -> None:
+    """What every grant needs: the host's token storage, and an optional scope."""
+    if not isinstance(storage, McpTokenStorage):
         raise ValueError(
-            "storage must provide async load_tokens/save_tokens/load_client/save_client, "
-            f"got {type(value).__name__}"
+            f"{owner}.storage must provide async load_tokens/save_tokens/load_client/save_client, "
+            f"got {type(storage).__name__}"
         )
+    _check_text(f"{owner}.scope", scope)
 
 
-def _check_callable(_instance: Any, attribute: Any, value: Any) -> None:
-    if not callable(value):
-        raise ValueError(f"{attribute.name} must be callable, got {value!r}")
+def _check_text(where: str, value: object, *, optional: bool = True) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str) or not value or "\x00" in value:
+        rule = "a non-empty str" + (" or None" if optional else "")
+        raise ValueError(f"{where} must be {rule}, got {value!r}")
 
 
-def _check_optional_text(_instance: Any, attribute: Any, value: Any) -> None:
-    if value is not None and (not isinstance(value, str) or not value or "\x00" in value):
-        raise ValueError(f"{attribute.name} must be a non-empty str or None, got {value!r}")
-
-
-def _check_url(_instance: Any, attribute: Any, value: Any) -> None:
-    if value is None:
+def _check_url(where: str, value: object, *, optional: bool = True) -> None:
+    if value is None and optional:
         return
     parts = urlsplit(value) if isinstance(value, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{attribute.name} must be an http(s) URL, got {value!r}")
+        raise ValueError(f"{where} must be an http(s) URL, got {value!r}")
 
 
-def _seconds(value: object) -> object:
-    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-
-@attrs.frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class McpOAuthAuthorizationCode:
     """Authorization code + PKCE: the host shows ``redirect_handler(url)`` to a person, and
     ``callback_handler()`` returns the URL the authorization server redirected back to."""
 
-    storage: McpTokenStorage = attrs.field(validator=_check_storage, repr=False)
-    redirect_uri: str = attrs.field(validator=_check_url)
-    redirect_handler: Callable[[str], Awaitable[None]] = attrs.field(
-        validator=_check_callable, repr=False
-    )
-    callback_handler: Callable[[], Awaitable[str]] = attrs.field(
-        validator=_check_callable, repr=False
-    )
-    client_name: str = attrs.field(default="prism", validator=_check_optional_text)
-    scope: str | None = attrs.field(default=None, validator=_check_optional_text)
-    client_metadata_url: str | None = attrs.field(default=None, validator=_check_url)
+    storage: McpTokenStorage = field(repr=False)
+    redirect_uri: str
+    redirect_handler: Callable[[str], Awaitable[None]] = field(repr=False)
+    callback_handler: Callable[[], Awaitable[str]] = field(repr=False)
+    client_name: str = "prism"
+    scope: str | None = None
+    client_metadata_url: str | None = None
     """An https URL used as ``client_id`` when the server supports client metadata documents."""
-    handler_timeout_seconds: float = attrs.field(
-        default=300.0, converter=_seconds, validator=seconds_bound(3_600.0)
-    )
+    handler_timeout_seconds: float = 300.0
     """Bound on the redirect handler plus the callback handler (a person signs in)."""
-    secrets: SecretBook = attrs.field(factory=SecretBook, init=False, repr=False, eq=False)
+    secrets: SecretBook = field(default_factory=SecretBook, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        owner = "McpOAuthAuthorizationCode"
+        _check_grant(owner, self.storage, self.scope)
+        _check_url(f"{owner}.redirect_uri", self.redirect_uri, optional=False)
+        for name in ("redirect_handler", "callback_handler"):
+            check_callable(f"{owner}.{name}", getattr(self, name))
+        _check_text(f"{owner}.client_name", self.client_name)
+        _check_url(f"{owner}.client_metadata_url", self.client_metadata_url)
+        timeout = check_seconds(
+            f"{owner}.handler_timeout_seconds", self.handler_timeout_seconds, cap=3_600.0
+        )
+        object.__setattr__(self, "handler_timeout_seconds", timeout)
 
 
-@attrs.frozen(kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class McpOAuthClientCredentials:
     """Client credentials (machine to machine): a ``client_secret``, or an ``assertion``
     callable that returns a signed JWT for the audience it is given (``private_key_jwt``)."""
 
-    storage: McpTokenStorage = attrs.field(validator=_check_storage, repr=False)
-    client_id: str = attrs.field(validator=_check_optional_text)
-    client_secret: str | None = attrs.field(
-        default=None, validator=_check_optional_text, repr=False
+    storage: McpTokenStorage = field(repr=False)
+    client_id: str
+    client_secret: str | None = field(default=None, repr=False)
+    assertion: Callable[[str], Awaitable[str]] | None = field(default=None, repr=False)
+    token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post"] = (
+        "client_secret_basic"
     )
-    assertion: Callable[[str], Awaitable[str]] | None = attrs.field(default=None, repr=False)
-    token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post"] = attrs.field(
-        default="client_secret_basic"
-    )
-    scope: str | None = attrs.field(default=None, validator=_check_optional_text)
-    issuer: str | None = attrs.field(default=None, validator=_check_url)
+    scope: str | None = None
+    issuer: str | None = None
     """The authorization server these credentials belong to; discovery may not lead elsewhere."""
-    secrets: SecretBook = attrs.field(factory=SecretBook, init=False, repr=False, eq=False)
+    secrets: SecretBook = field(default_factory=SecretBook, init=False, repr=False, compare=False)
 
-    def __attrs_post_init__(self) -> None:
+    def __post_init__(self) -> None:
+        owner = "McpOAuthClientCredentials"
+        _check_grant(owner, self.storage, self.scope)
+        _check_text(f"{owner}.client_id", self.client_id, optional=False)
+        _check_text(f"{owner}.client_secret", self.client_secret)
         if (self.client_secret is None) == (self.assertion is None):
-            raise ValueError("give exactly one of client_secret and assertion")
-        if self.assertion is not None and not callable(self.assertion):
-            raise ValueError(f"assertion must be callable, got {self.assertion!r}")
-        if self.token_endpoint_auth_method not in ("client_secret_basic", "client_secret_post"):
-            raise ValueError(
-                "token_endpoint_auth_method must be client_secret_basic or client_secret_post, "
-                f"got {self.token_endpoint_auth_method!r}"
-            )
+            raise ValueError(f"{owner}: give exactly one of client_secret and assertion")
+        check_callable(f"{owner}.assertion", self.assertion, optional=True)
+        check_choice(
+            f"{owner}.token_endpoint_auth_method",
+            self.token_endpoint_auth_method,
+            ("client_secret_basic", "client_secret_post"),
+        )
+        _check_url(f"{owner}.issuer", self.issuer)
         self.secrets.add_fields({"client_id": self.client_id, "client_secret": self.client_secret})
 
 
@@ -247,9 +251,7 @@ class _Storage:
         return self._load(await self._host.load_tokens(), OAuthToken, "tokens")
 
     async def set_tokens(self, tokens: Any) -> None:
-        data = tokens.model_dump(mode="json", exclude_none=True)
-        self._book.add_fields(data)
-        await self._host.save_tokens(data)
+        await self._host.save_tokens(self._remembered(tokens))
 
     async def get_client_info(self) -> Any:
         from mcp.shared.auth import OAuthClientInformationFull
@@ -257,9 +259,13 @@ class _Storage:
         return self._load(await self._host.load_client(), OAuthClientInformationFull, "client")
 
     async def set_client_info(self, client_info: Any) -> None:
-        data = client_info.model_dump(mode="json", exclude_none=True)
+        await self._host.save_client(self._remembered(client_info))
+
+    def _remembered(self, model: Any) -> dict[str, Any]:
+        """``model`` as JSON, after its credential fields are remembered for redaction."""
+        data: dict[str, Any] = model.model_dump(mode="json", exclude_none=True)
         self._book.add_fields(data)
-        await self._host.save_client(data)
+        return data
 
     def _load(self, data: object, model: Any, what: str) -> Any:
         if data is None:
@@ -334,7 +340,13 @@ def _credentials_provider(config: McpOAuthClientCredentials, server_url: str) ->
         PrivateKeyJWTOAuthProvider,
     )
 
-    storage = _Storage(config.storage, config.secrets)
+    common: dict[str, Any] = {
+        "server_url": server_url,
+        "storage": _Storage(config.storage, config.secrets),
+        "client_id": config.client_id,
+        "scope": config.scope,
+        "issuer": config.issuer,
+    }
     if config.assertion is not None:
         assertion = config.assertion
 
@@ -343,23 +355,12 @@ def _credentials_provider(config: McpOAuthClientCredentials, server_url: str) ->
             config.secrets.add(token)
             return token
 
-        return PrivateKeyJWTOAuthProvider(
-            server_url=server_url,
-            storage=storage,
-            client_id=config.client_id,
-            assertion_provider=signed,
-            scope=config.scope,
-            issuer=config.issuer,
-        )
+        return PrivateKeyJWTOAuthProvider(**common, assertion_provider=signed)
     assert config.client_secret is not None
     return ClientCredentialsOAuthProvider(
-        server_url=server_url,
-        storage=storage,
-        client_id=config.client_id,
+        **common,
         client_secret=config.client_secret,
         token_endpoint_auth_method=config.token_endpoint_auth_method,
-        scope=config.scope,
-        issuer=config.issuer,
     )
 
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
-from typing import Any
 from urllib.parse import urlsplit
-
-import attrs
 
 from ._oauth import McpOAuth, McpOAuthAuthorizationCode, McpOAuthClientCredentials
 
@@ -41,45 +39,40 @@ def _no_nul(what: str, value: object) -> str:
     return value
 
 
-def _args(value: object) -> tuple[str, ...]:
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise ValueError(f"args must be a sequence of str, got {value!r}")
-    return tuple(_no_nul("each of args", item) for item in value)
-
-
-def _env(value: object) -> Mapping[str, str] | None:
-    if value is None:
-        return None
+def _str_mapping(
+    where: str, value: object, key_ok: Callable[[object], str | None], *, line: bool = False
+) -> Mapping[str, str]:
+    """A read-only copy of ``value`` once ``key_ok`` (a problem or ``None``) passes every key;
+    values are str without NUL (and, for a ``line``, without CR or LF)."""
     if not isinstance(value, Mapping):
-        raise ValueError(f"env must be a mapping of str to str, got {type(value).__name__}")
+        raise ValueError(f"{where} must be a mapping of str to str, got {type(value).__name__}")
     out: dict[str, str] = {}
     for key, item in value.items():
-        if not isinstance(key, str) or _ENV_NAME.fullmatch(key) is None:
-            raise ValueError(f"env names must be non-empty str without '=' or NUL, got {key!r}")
-        out[key] = _no_nul(f"env[{key!r}]", item)
+        problem = key_ok(key)
+        if problem is not None:
+            raise ValueError(f"{where}: {problem}")
+        out[key] = _no_nul(f"{where}[{key!r}]", item)
+        if line and ("\r" in item or "\n" in item):
+            raise ValueError(f"{where}[{key!r}] must be a str without CR, LF or NUL")
     return MappingProxyType(out)
+
+
+def _env_key(key: object) -> str | None:
+    if isinstance(key, str) and _ENV_NAME.fullmatch(key) is not None:
+        return None
+    return f"names must be non-empty str without '=' or NUL, got {key!r}"
 
 
 def _cwd(value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, (str, os.PathLike)):
-        raise ValueError(f"cwd must be a str or os.PathLike, got {value!r}")
-    return _no_nul("cwd", os.fspath(value) if isinstance(value, os.PathLike) else value)
+        raise ValueError(f"StdioTransport.cwd must be a str or os.PathLike, got {value!r}")
+    text = os.fspath(value) if isinstance(value, os.PathLike) else value
+    return _no_nul("StdioTransport.cwd", text)
 
 
-def _command(value: object) -> str:
-    text = _no_nul("command", value)
-    if not text:
-        raise ValueError("command must not be empty")
-    return text
-
-
-def _env_repr(value: Mapping[str, str] | None) -> str:
-    return "None" if value is None else "{" + ", ".join(f"{k!r}: '***'" for k in value) + "}"
-
-
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class StdioTransport:
     """Run ``command *args`` as a subprocess and speak MCP over its stdin/stdout.
 
@@ -87,76 +80,105 @@ class StdioTransport:
     USER``) plus ``env``; it runs in its own process group, which is killed on close.
     """
 
-    command: str = attrs.field(converter=_command)
-    args: tuple[str, ...] = attrs.field(default=(), converter=_args)
-    env: Mapping[str, str] | None = attrs.field(
-        default=None, converter=_env, repr=_env_repr, eq=False
-    )
-    cwd: str | None = attrs.field(default=None, converter=_cwd)
+    command: str
+    _: KW_ONLY
+    args: Sequence[str] = ()
+    env: Mapping[str, str] | None = field(default=None, compare=False)
+    cwd: str | os.PathLike[str] | None = None
 
+    def __post_init__(self) -> None:
+        command = _no_nul("StdioTransport.command", self.command)
+        if not command:
+            raise ValueError("StdioTransport.command must not be empty")
+        args = self.args
+        if isinstance(args, (str, bytes)) or not isinstance(args, Sequence):
+            raise ValueError(f"StdioTransport.args must be a sequence of str, got {args!r}")
+        object.__setattr__(
+            self, "args", tuple(_no_nul("each of StdioTransport.args", a) for a in args)
+        )
+        if self.env is not None:
+            env = _str_mapping("StdioTransport.env", self.env, _env_key)
+            object.__setattr__(self, "env", env)
+        object.__setattr__(self, "cwd", _cwd(self.cwd))
 
-def _url(value: object) -> str:
-    text = _no_nul("url", value)
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https"):
-        raise ValueError(f"url must use http or https, got {parts.scheme or 'no'} scheme")
-    if not parts.hostname:
-        raise ValueError("url must name a host")
-    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
-        raise ValueError("url must not carry credentials; pass them in headers instead")
-    if any(ch in text for ch in "\r\n\t "):
-        raise ValueError("url must not contain whitespace")
-    return text
-
-
-def _headers(value: object) -> Mapping[str, str]:
-    if value is None:
-        return MappingProxyType({})
-    if not isinstance(value, Mapping):
-        raise ValueError(f"headers must be a mapping of str to str, got {type(value).__name__}")
-    out: dict[str, str] = {}
-    for key, item in value.items():
-        if not isinstance(key, str) or _HEADER_NAME.fullmatch(key) is None:
-            raise ValueError(f"invalid header name {key!r}")
-        if key.lower() in _RESERVED_HEADERS:
-            raise ValueError(f"header {key!r} is set by the MCP transport and cannot be configured")
-        if not isinstance(item, str) or any(ch in item for ch in "\r\n\x00"):
-            raise ValueError(f"header {key!r} must be a str without CR, LF or NUL")
-        out[key] = item
-    return MappingProxyType(out)
-
-
-def _headers_repr(value: Mapping[str, Any]) -> str:
-    return "{" + ", ".join(f"{k!r}: '***'" for k in value) + "}"
-
-
-def _check_oauth(_instance: Any, _attribute: Any, value: object) -> None:
-    if value is not None and not isinstance(
-        value, (McpOAuthAuthorizationCode, McpOAuthClientCredentials)
-    ):
-        raise ValueError(
-            "oauth must be an McpOAuthAuthorizationCode or McpOAuthClientCredentials, "
-            f"got {type(value).__name__}"
+    def __repr__(self) -> str:
+        return (
+            f"StdioTransport(command={self.command!r}, args={self.args!r}, "
+            f"env={_masked(self.env)}, cwd={self.cwd!r})"
         )
 
 
-@attrs.frozen
+def _url(value: object) -> str:
+    text = _no_nul("StreamableHttpTransport.url", value)
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(
+            f"StreamableHttpTransport.url must use http or https, got {parts.scheme or 'no'} scheme"
+        )
+    if not parts.hostname:
+        raise ValueError("StreamableHttpTransport.url must name a host")
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise ValueError(
+            "StreamableHttpTransport.url must not carry credentials; pass them in headers instead"
+        )
+    if any(ch in text for ch in "\r\n\t "):
+        raise ValueError("StreamableHttpTransport.url must not contain whitespace")
+    return text
+
+
+def _header_key(key: object) -> str | None:
+    if not isinstance(key, str) or _HEADER_NAME.fullmatch(key) is None:
+        return f"invalid header name {key!r}"
+    if key.lower() in _RESERVED_HEADERS:
+        return f"header {key!r} is set by the MCP transport and cannot be configured"
+    return None
+
+
+def _masked(value: Mapping[str, str] | None) -> str:
+    return "None" if value is None else "{" + ", ".join(f"{k!r}: '***'" for k in value) + "}"
+
+
+@dataclass(frozen=True, slots=True)
 class StreamableHttpTransport:
     """Speak MCP Streamable HTTP to ``url`` (``http``/``https``, no credentials in the URL).
 
     ``headers`` (e.g. ``Authorization``) are sent with every request; values never appear in reprs.
     """
 
-    url: str = attrs.field(converter=_url)
-    headers: Mapping[str, str] = attrs.field(
-        default=None, converter=_headers, repr=_headers_repr, eq=False
-    )
-    oauth: McpOAuth | None = attrs.field(default=None, validator=_check_oauth, eq=False)
+    url: str
+    _: KW_ONLY
+    headers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), compare=False)
+    oauth: McpOAuth | None = field(default=None, compare=False)
     """OAuth for this server (authorization code + PKCE, or client credentials); see docs."""
 
-    def __attrs_post_init__(self) -> None:
-        if self.oauth is not None and any(k.lower() == "authorization" for k in self.headers):
-            raise ValueError("headers must not set Authorization when oauth is given")
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "url", _url(self.url))
+        given: object = self.headers
+        headers = _str_mapping(
+            "StreamableHttpTransport.headers",
+            {} if given is None else given,
+            _header_key,
+            line=True,
+        )
+        object.__setattr__(self, "headers", headers)
+        oauth = self.oauth
+        if oauth is not None and not isinstance(
+            oauth, (McpOAuthAuthorizationCode, McpOAuthClientCredentials)
+        ):
+            raise ValueError(
+                "StreamableHttpTransport.oauth must be an McpOAuthAuthorizationCode or "
+                f"McpOAuthClientCredentials, got {type(oauth).__name__}"
+            )
+        if oauth is not None and any(k.lower() == "authorization" for k in headers):
+            raise ValueError(
+                "StreamableHttpTransport.headers must not set Authorization when oauth is given"
+            )
+
+    def __repr__(self) -> str:
+        return (
+            f"StreamableHttpTransport(url={self.url!r}, headers={_masked(self.headers)}, "
+            f"oauth={self.oauth!r})"
+        )
 
 
 McpTransport = StdioTransport | StreamableHttpTransport

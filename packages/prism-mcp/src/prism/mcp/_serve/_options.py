@@ -6,18 +6,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from prism.core.options import GIB, check_callable, check_count, check_flag, check_seconds
+
 __all__ = ["Authorize", "HttpOptions", "ServeOptions"]
 
 Authorize: TypeAlias = Callable[[str | None], "bool | Awaitable[bool]"]
 """Given the bearer token of an HTTP request (``None`` when absent), whether to serve it."""
-
-_MAX_RESULT_BYTES_CAP = 1 << 30
-_MAX_TIMEOUT_SECONDS = 86_400.0
-
-
-def _positive_int(name: str, value: object, cap: int) -> None:
-    if type(value) is not int or not 1 <= value <= cap:
-        raise ValueError(f"{name}: expected an integer from 1 to {cap}, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,18 +27,12 @@ class ServeOptions:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"name: expected a non-empty string, got {self.name!r}")
-        _positive_int("max_result_bytes", self.max_result_bytes, _MAX_RESULT_BYTES_CAP)
-        timeout = self.call_timeout_seconds
-        if timeout is not None and (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, (int, float))
-            or not 0 < timeout <= _MAX_TIMEOUT_SECONDS
-        ):
-            cap = f"{_MAX_TIMEOUT_SECONDS:.0f}"
-            raise ValueError(
-                f"call_timeout_seconds: expected None or 0 < seconds <= {cap}, got {timeout!r}"
-            )
+            raise ValueError(f"ServeOptions.name must be a non-empty str, got {self.name!r}")
+        check_count("ServeOptions.max_result_bytes", self.max_result_bytes, cap=1 * GIB)
+        if self.call_timeout_seconds is not None:
+            where = "ServeOptions.call_timeout_seconds"
+            seconds = check_seconds(where, self.call_timeout_seconds, cap=86_400.0)
+            object.__setattr__(self, "call_timeout_seconds", seconds)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -62,13 +50,13 @@ class HttpOptions:
     stateless: bool = False
 
     def __post_init__(self) -> None:
-        if type(self.port) is not int or not 0 <= self.port <= 65_535:
-            raise ValueError(f"port: expected 0..65535, got {self.port!r}")
+        check_count("HttpOptions.port", self.port, cap=65_535, minimum=0)
         if not isinstance(self.path, str) or not self.path.startswith("/"):
-            raise ValueError(f"path: expected an absolute URL path, got {self.path!r}")
+            raise ValueError(f"HttpOptions.path must be an absolute URL path, got {self.path!r}")
         for field_name in ("allowed_hosts", "allowed_origins"):
             value = getattr(self, field_name)
             if isinstance(value, str) or not all(isinstance(v, str) and v for v in value):
-                raise ValueError(f"{field_name}: expected a tuple of non-empty strings")
-        if self.authorize is not None and not callable(self.authorize):
-            raise ValueError("authorize: expected a callable or None")
+                raise ValueError(f"HttpOptions.{field_name} must be a tuple of non-empty strings")
+        check_callable("HttpOptions.authorize", self.authorize, optional=True)
+        check_flag("HttpOptions.json_response", self.json_response)
+        check_flag("HttpOptions.stateless", self.stateless)

@@ -1,0 +1,1 @@
+"""The OS sandbox: the ``Sandbox`` seam and its bubblewrap implementation (seccomp, cgroups)."""

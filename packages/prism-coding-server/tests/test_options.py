@@ -1,0 +1,91 @@
+"""CodingServerOptions: roots resolved once, every field checked, bad input named by field."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prism.coding_server import CodingServerOptions
+from prism.coding_server._cli import parse_options
+
+
+def test_roots_are_resolved_and_lists_become_tuples(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    options = CodingServerOptions(
+        roots=(str(tmp_path / "link"),),
+        deny_read=["/etc/shadow"],  # type: ignore[arg-type]
+    )
+    assert options.roots == (os.path.realpath(real),)
+    assert options.deny_read == ("/etc/shadow",)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.port = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("roots", ()),
+        ("roots", "/tmp"),
+        ("roots", ("",)),
+        ("roots", ("/no/such/dir/anywhere",)),
+        ("deny_read", "/etc"),
+        ("deny_read", ("a\0b",)),
+        ("read_only", 1),
+        ("sandbox", "yes"),
+        ("approve_writes", None),
+        ("transport", "tcp"),
+        ("port", -1),
+        ("port", 65_536),
+        ("port", True),
+        ("ledger", ""),
+        ("approval_timeout_seconds", 0),
+        ("approval_timeout_seconds", math.inf),
+        ("shell_timeout_seconds", 3600.5),
+        ("shell_timeout_seconds", "60"),
+    ],
+)
+def test_a_bad_field_is_refused_naming_it(tmp_path: Path, field: str, value: object) -> None:
+    given_values: dict[str, object] = {"roots": (str(tmp_path),), field: value}
+    with pytest.raises(ValueError, match=rf"^CodingServerOptions\.{field} must be"):
+        CodingServerOptions(**given_values)  # type: ignore[arg-type]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=-(2**20), max_value=2**20))
+def test_any_port_from_0_to_65535_is_accepted_and_no_other(port: int) -> None:
+    root = os.getcwd()
+    if 0 <= port <= 65_535:
+        assert CodingServerOptions(roots=(root,), port=port).port == port
+    else:
+        with pytest.raises(ValueError, match=r"CodingServerOptions\.port"):
+            CodingServerOptions(roots=(root,), port=port)
+
+
+def test_the_command_line_fills_the_options(tmp_path: Path) -> None:
+    argv = ["--root", str(tmp_path), "--read-only", "--no-sandbox", "--http", "0"]
+    options = parse_options([*argv, "--deny-read", "/x", "--ledger", str(tmp_path / "l")])
+    assert options.roots == (os.path.realpath(tmp_path),)
+    assert (options.read_only, options.sandbox, options.transport, options.port) == (
+        True,
+        False,
+        "http",
+        0,
+    )
+    assert options.deny_read == ("/x",)
+
+
+def test_a_bad_command_line_exits_2_naming_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        parse_options(["--root", str(tmp_path), "--http", "70000"])
+    assert exited.value.code == 2
+    assert "CodingServerOptions.port must be an int from 0 to 65,535" in capsys.readouterr().err

@@ -1,0 +1,151 @@
+"""The schemas and instances the validation bench measures: three realistic sizes and the
+worst legal inputs (at the default bounds and at the hard caps)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from prism.jsonschema import HARD_CAPS
+
+__all__ = ["SIZES", "large", "medium", "small", "worst_cases"]
+
+
+def small() -> tuple[dict[str, Any], Any, Any]:
+    """A typical tool: four scalar parameters."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1, "maxLength": 500},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+            "site": {"type": "string"},
+            "safe": {"type": "boolean"},
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+    return schema, {"query": "prism", "limit": 10, "safe": True}, {"query": "prism", "limit": 99}
+
+
+def _address() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "street": {"type": "string", "minLength": 1},
+            "city": {"type": "string"},
+            "zip": {"type": "string", "pattern": "^[0-9]{5}$"},
+            "country": {"enum": ["US", "DE", "FR", "GB"]},
+        },
+        "required": ["street", "city", "country"],
+        "additionalProperties": False,
+    }
+
+
+def medium() -> tuple[dict[str, Any], Any, Any]:
+    """An order form: nested objects, an array of objects, enums, a pattern, anyOf."""
+    item = {
+        "type": "object",
+        "properties": {
+            "sku": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"},
+            "quantity": {"type": "integer", "minimum": 1},
+            "price": {"type": "number", "exclusiveMinimum": 0},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 5},
+        },
+        "required": ["sku", "quantity"],
+    }
+    schema = {
+        "type": "object",
+        "properties": {
+            "customer": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "email": {"type": "string", "format": "email"},
+                    "billing": _address(),
+                    "shipping": _address(),
+                },
+                "required": ["name", "billing"],
+            },
+            "items": {"type": "array", "items": item, "minItems": 1},
+            "notes": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "priority": {"enum": ["low", "normal", "high"]},
+        },
+        "required": ["customer", "items"],
+    }
+    address = {"street": "1 Main St", "city": "Springfield", "zip": "12345", "country": "US"}
+    valid = {
+        "customer": {"name": "Ada", "email": "ada@example.org", "billing": address,
+                     "shipping": address},
+        "items": [{"sku": f"ABC-{1000 + i}", "quantity": i + 1, "price": 9.5, "tags": ["x"]}
+                  for i in range(10)],
+        "notes": None,
+        "priority": "high",
+    }  # fmt: skip
+    invalid = copy.deepcopy(valid)
+    invalid["items"][7]["sku"] = "abc-1"
+    return schema, valid, invalid
+
+
+def large() -> tuple[dict[str, Any], Any, Any]:
+    """A $ref-heavy document: 40 $defs, an array of 100 records referencing them."""
+    defs: dict[str, Any] = {f"Field{i}": {"type": "string", "maxLength": 64 + i} for i in range(30)}
+    defs["Address"] = _address()
+    defs["Money"] = {"type": "object", "properties": {"amount": {"type": "number"},
+                                                      "currency": {"enum": ["EUR", "USD"]}},
+                     "required": ["amount", "currency"]}  # fmt: skip
+    defs["Record"] = {
+        "type": "object",
+        "properties": {
+            **{f"f{i}": {"$ref": f"#/$defs/Field{i}"} for i in range(30)},
+            "address": {"$ref": "#/$defs/Address"},
+            "total": {"$ref": "#/$defs/Money"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/Child"}},
+        },
+        "required": ["f0", "total"],
+    }
+    defs["Child"] = {
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "label": {"$ref": "#/$defs/Field1"}},
+    }
+    schema = {
+        "$defs": defs,
+        "type": "object",
+        "properties": {"records": {"type": "array", "items": {"$ref": "#/$defs/Record"}}},
+        "required": ["records"],
+    }  # fmt: skip
+    address = {"street": "1 Main St", "city": "Springfield", "country": "DE"}
+    record = {
+        **{f"f{i}": f"value {i}" for i in range(30)},
+        "address": address,
+        "total": {"amount": 12.5, "currency": "EUR"},
+        "children": [{"id": n, "label": f"child {n}"} for n in range(3)],
+    }
+    valid = {"records": [copy.deepcopy(record) for _ in range(100)]}
+    invalid = copy.deepcopy(valid)
+    invalid["records"][63]["total"]["currency"] = "GBP"
+    return schema, valid, invalid
+
+
+SIZES = {"small": small, "medium": medium, "large": large}
+
+
+def _enum_schema(items: int) -> dict[str, Any]:
+    return {"properties": {"e": {"enum": [f"value-{i:06d}" for i in range(items)]}}}
+
+
+def _properties_schema(count: int) -> dict[str, Any]:
+    return {"properties": {f"property_{i:05d}": {"type": "string"} for i in range(count)}}
+
+
+def worst_cases() -> list[tuple[str, dict[str, Any], Any, dict[str, Any]]]:
+    caps = {k: v for k, v in HARD_CAPS.items() if k not in ("cache_size", "max_errors")}
+    redos = {"properties": {"s": {"pattern": "^(a+)+$"}}}
+    return [
+        ("ReDoS ^(a+)+$, 1,000,000 chars + '!'", redos, {"s": "a" * 999_999 + "!"}, {}),
+        ("enum 5,000 items (defaults)", _enum_schema(5_000), {"e": "nope"}, {}),
+        ("enum 9,900 items, 155 KiB (defaults)", _enum_schema(9_900), {"e": "nope"}, {}),
+        ("enum 60,000 items, 0.9 MiB (hard caps)", _enum_schema(60_000), {"e": "nope"}, caps),
+        ("1,900 properties (defaults)", _properties_schema(1_900), {}, {}),
+        ("3,000 properties, 135 KiB (defaults)", _properties_schema(3_000), {}, {}),
+        ("20,000 properties, 0.9 MiB (hard caps)", _properties_schema(20_000), {}, caps),
+    ]
