@@ -75,24 +75,6 @@ async def overblocking_dispatch(call: ToolCall, **options: Any) -> ToolResult:
     return await dispatch_tool_call(spoiled, **options)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_4_fails_when_polluted_arguments_are_cleaned_not_blocked(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch=sanitizing_dispatch)
-    expect_failure("4", subjects, backend, "expected blocked 'invalid_arguments'", "__proto__")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_4_fails_when_permission_is_asked_first(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch=permission_first_dispatch)
-    expect_failure("4", subjects, backend, "permission policy was consulted")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_4_fails_when_everything_is_blocked(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch=overblocking_dispatch)
-    expect_failure("4", subjects, backend, "must run the handler")
-
-
 # --- row 5 -----------------------------------------------------------------------------
 
 
@@ -148,36 +130,6 @@ def naive_batch(*, exclusive: str = "ignore") -> Callable[..., Any]:
         return tuple(r for r in results if r is not None)
 
     return batch
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_5_fails_when_the_batch_ignores_concurrency(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch_batch=forced_concurrency(64))
-    expect_failure("5", subjects, backend, "handlers ran at once with tool_concurrency=3")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_5_fails_when_the_batch_runs_one_at_a_time(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch_batch=forced_concurrency(1))
-    expect_failure("5", subjects, backend, "configured concurrency is not used")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_5_fails_when_results_are_reordered(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch_batch=reversed_batch)
-    expect_failure("5", subjects, backend, "results are not in call order")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_5_fails_when_exclusive_tools_are_ignored(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch_batch=naive_batch(exclusive="ignore"))
-    expect_failure("5", subjects, backend, "exclusive tool must run one call at a time")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_5_fails_when_exclusivity_is_judged_before_middleware(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch_batch=naive_batch(exclusive="before_middleware"))
-    expect_failure("5", subjects, backend, "judged on the name after tool_call middleware")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -262,32 +214,6 @@ async def orphaning_batch(
     )
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("row", ["6", "E2"])
-def test_abort_rows_fail_when_completed_results_are_dropped(row: str, backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch_batch=result_dropping_batch)
-    expect_failure(row, subjects, backend, "completed call 'fast' must keep its result")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("row", ["6", "E2"])
-def test_abort_rows_fail_when_new_calls_start_after_the_abort(row: str, backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch_batch=naive_batch())
-    expect_failure(row, subjects, backend, "a queued call started after the abort")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_6_fails_when_a_signal_ignoring_handler_is_never_cancelled(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch_batch=never_cancelling_batch)
-    expect_failure("6", subjects, backend, "the unfinished 'ignore' call must get an 'aborted'")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_e2_fails_when_a_handler_outlives_the_batch(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch_batch=orphaning_batch)
-    expect_failure("E2", subjects, backend, "still running when the batch returned")
-
-
 # --- row 7 -----------------------------------------------------------------------------
 
 
@@ -298,18 +224,6 @@ class AllowAll:
 
 async def error_dropping_batch(calls: Sequence[ToolCall], **options: Any) -> Any:
     return tuple(r for r in await dispatch_tool_calls_in_order(calls, **options) if not r.is_error)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_7_fails_with_a_permission_policy_that_allows_everything(backend: str) -> None:
-    subjects = ConformanceSubjects(permission_factory=lambda names: AllowAll())
-    expect_failure("7", subjects, backend, "expected blocked 'permission_denied'", "'danger'")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_7_fails_when_the_denied_slot_is_dropped(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch_batch=error_dropping_batch)
-    expect_failure("7", subjects, backend, "results are not in call order")
 
 
 # --- row 16 ----------------------------------------------------------------------------
@@ -339,26 +253,6 @@ async def filter_blind_dispatch(call: ToolCall, **options: Any) -> ToolResult:
     return await dispatch_tool_call(call, **options)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_16_fails_when_extension_setup_is_not_gated(backend: str) -> None:
-    subjects = ConformanceSubjects(
-        extension_kernel_factory=lambda permission=None: create_extension_kernel()
-    )
-    expect_failure("16", subjects, backend, "must ask permission 'extension:conformance-ext:setup'")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_16_fails_when_a_denied_setup_still_runs(backend: str) -> None:
-    subjects = ConformanceSubjects(extension_kernel_factory=CarelessKernel)
-    expect_failure("16", subjects, backend, "extension setup ran 1 time(s) although")
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_16_fails_when_dispatch_skips_the_filter(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch=filter_blind_dispatch)
-    expect_failure("16", subjects, backend, "expected blocked 'tool_denied'")
-
-
 # --- row E1 ----------------------------------------------------------------------------
 
 
@@ -377,12 +271,6 @@ class LimitDroppingAgent:
                     and m.result.error.code == "tool_round_limit")
         )  # fmt: skip
         return dataclasses.replace(run, messages=kept)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_e1_fails_when_unanswered_calls_get_no_result(backend: str) -> None:
-    subjects = ConformanceSubjects(agent_factory=lambda **o: LimitDroppingAgent(Agent(**o)))
-    expect_failure("E1", subjects, backend, "has no tool result")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -433,14 +321,153 @@ def test_row_e12_fails_when_events_and_ledger_are_not_redacted(backend: str) -> 
     assert "results[" not in message
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_row_e12_fails_when_dispatch_drops_the_redactor(backend: str) -> None:
-    subjects = ConformanceSubjects(dispatch=redactor_dropping_dispatch)
-    expect_failure("E12", subjects, backend, "appears unredacted")
-
-
 def test_leak_paths_name_mapping_keys() -> None:
     from prism.conformance import find_secret
 
     found = find_secret({"a": [{"sk-1": "x"}]}, "sk-1", "value")
     assert found == ["value['a'][0] key 'sk-1'"]
+
+
+# --- the table: row, broken subject, phrases its failure message must contain ----------------
+
+BROKEN = [
+    pytest.param(
+        "4",
+        ConformanceSubjects(dispatch=sanitizing_dispatch),
+        ("expected blocked 'invalid_arguments'", "__proto__"),
+        id="row-4-polluted-arguments-are-cleaned-not-blocked",
+    ),
+    pytest.param(
+        "4",
+        ConformanceSubjects(dispatch=permission_first_dispatch),
+        ("permission policy was consulted",),
+        id="row-4-permission-is-asked-first",
+    ),
+    pytest.param(
+        "4",
+        ConformanceSubjects(dispatch=overblocking_dispatch),
+        ("must run the handler",),
+        id="row-4-everything-is-blocked",
+    ),
+    pytest.param(
+        "5",
+        ConformanceSubjects(dispatch_batch=forced_concurrency(64)),
+        ("handlers ran at once with tool_concurrency=3",),
+        id="row-5-the-batch-ignores-concurrency",
+    ),
+    pytest.param(
+        "5",
+        ConformanceSubjects(dispatch_batch=forced_concurrency(1)),
+        ("configured concurrency is not used",),
+        id="row-5-the-batch-runs-one-at-a-time",
+    ),
+    pytest.param(
+        "5",
+        ConformanceSubjects(dispatch_batch=reversed_batch),
+        ("results are not in call order",),
+        id="row-5-results-are-reordered",
+    ),
+    pytest.param(
+        "5",
+        ConformanceSubjects(dispatch_batch=naive_batch(exclusive="ignore")),
+        ("exclusive tool must run one call at a time",),
+        id="row-5-exclusive-tools-are-ignored",
+    ),
+    pytest.param(
+        "5",
+        ConformanceSubjects(dispatch_batch=naive_batch(exclusive="before_middleware")),
+        ("judged on the name after tool_call middleware",),
+        id="row-5-exclusivity-is-judged-before-middleware",
+    ),
+    pytest.param(
+        "6",
+        ConformanceSubjects(dispatch_batch=result_dropping_batch),
+        ("completed call 'fast' must keep its result",),
+        id="row-6-completed-results-are-dropped",
+    ),
+    pytest.param(
+        "E2",
+        ConformanceSubjects(dispatch_batch=result_dropping_batch),
+        ("completed call 'fast' must keep its result",),
+        id="row-e2-completed-results-are-dropped",
+    ),
+    pytest.param(
+        "6",
+        ConformanceSubjects(dispatch_batch=naive_batch()),
+        ("a queued call started after the abort",),
+        id="row-6-new-calls-start-after-the-abort",
+    ),
+    pytest.param(
+        "E2",
+        ConformanceSubjects(dispatch_batch=naive_batch()),
+        ("a queued call started after the abort",),
+        id="row-e2-new-calls-start-after-the-abort",
+    ),
+    pytest.param(
+        "6",
+        ConformanceSubjects(dispatch_batch=never_cancelling_batch),
+        ("the unfinished 'ignore' call must get an 'aborted'",),
+        id="row-6-a-signal-ignoring-handler-is-never-cancelled",
+    ),
+    pytest.param(
+        "E2",
+        ConformanceSubjects(dispatch_batch=orphaning_batch),
+        ("still running when the batch returned",),
+        id="row-e2-a-handler-outlives-the-batch",
+    ),
+    pytest.param(
+        "7",
+        ConformanceSubjects(permission_factory=lambda names: AllowAll()),
+        (
+            "expected blocked 'permission_denied'",
+            "'danger'",
+        ),
+        id="row-7-with-a-permission-policy-that-allows-everything",
+    ),
+    pytest.param(
+        "7",
+        ConformanceSubjects(dispatch_batch=error_dropping_batch),
+        ("results are not in call order",),
+        id="row-7-the-denied-slot-is-dropped",
+    ),
+    pytest.param(
+        "16",
+        ConformanceSubjects(
+            extension_kernel_factory=lambda permission=None: create_extension_kernel()
+        ),
+        ("must ask permission 'extension:conformance-ext:setup'",),
+        id="row-16-extension-setup-is-not-gated",
+    ),
+    pytest.param(
+        "16",
+        ConformanceSubjects(extension_kernel_factory=CarelessKernel),
+        ("extension setup ran 1 time(s) although",),
+        id="row-16-a-denied-setup-still-runs",
+    ),
+    pytest.param(
+        "16",
+        ConformanceSubjects(dispatch=filter_blind_dispatch),
+        ("expected blocked 'tool_denied'",),
+        id="row-16-dispatch-skips-the-filter",
+    ),
+    pytest.param(
+        "E1",
+        ConformanceSubjects(agent_factory=lambda **o: LimitDroppingAgent(Agent(**o))),
+        ("has no tool result",),
+        id="row-e1-unanswered-calls-get-no-result",
+    ),
+    pytest.param(
+        "E12",
+        ConformanceSubjects(dispatch=redactor_dropping_dispatch),
+        ("appears unredacted",),
+        id="row-e12-dispatch-drops-the-redactor",
+    ),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("row", "subjects", "phrases"), BROKEN)
+def test_the_row_fails_against_the_broken_subject(
+    row: str, subjects: ConformanceSubjects, phrases: tuple[str, ...], backend: str
+) -> None:
+    expect_failure(row, subjects, backend, *phrases)

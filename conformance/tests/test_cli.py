@@ -13,6 +13,8 @@ import pytest
 
 from prism.conformance import THREAT_MATRIX, ConformanceSubjects, _subjects, run_conformance
 from prism.conformance._cli import PACKAGES, THREATS_URL, main, render_table
+from prism.core import dispatch_tool_calls_in_order
+from prism.core.testing import TIME_FACTOR_ENV
 
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$", re.MULTILINE)
 
@@ -61,6 +63,10 @@ def test_a_failing_row_exits_one_and_explains_itself(
         (["--timeout", "soon"], "invalid float value"),
         (["--json", "/nonexistent-dir/report.json"], "does not exist"),
         (["--no-such-flag"], "unrecognized arguments"),
+        (["--time-factor", "0"], "--time-factor must be a finite number from 1 to 100"),
+        (["--time-factor", "-1"], "--time-factor must be a finite number from 1 to 100"),
+        (["--time-factor", "nan"], "--time-factor must be a finite number from 1 to 100"),
+        (["--time-factor", "abc"], "got 'abc'"),
         (["--package", "prism-nope"], "unknown distribution 'prism-nope'"),
         (["--package", "core"], "rows belong to: prism-core, prism-jsonschema"),
         (["--package", "prism-mcp", "--rows", "4"], "has no row among --rows 4"),
@@ -73,6 +79,34 @@ def test_bad_arguments_exit_two(
         main(argv)
     assert info.value.code == 2
     assert complaint in capsys.readouterr().err
+
+
+def test_a_bad_time_factor_variable_exits_two_naming_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(TIME_FACTOR_ENV, "0")
+    with pytest.raises(SystemExit) as info:
+        main(["--rows", "4"])
+    assert info.value.code == 2
+    assert f"{TIME_FACTOR_ENV} must be a finite number from 1 to 100 (" in (capsys.readouterr().err)
+
+
+def test_time_factor_gives_a_slow_subject_more_time(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import anyio
+
+    async def slow(calls: Any, **options: Any) -> Any:
+        await anyio.sleep(0.4)
+        return await dispatch_tool_calls_in_order(calls, **options)
+
+    slow_subjects = ConformanceSubjects(dispatch_batch=slow)
+    monkeypatch.setattr(_subjects, "default_subjects", lambda: slow_subjects)
+    monkeypatch.setenv(TIME_FACTOR_ENV, "1")  # restored after the test
+    argv = ["--rows", "7", "--backend", "asyncio", "--timeout", "0.2"]
+    assert main(argv) == 1
+    assert "did not finish within 0.2 s" in capsys.readouterr().out
+    assert main([*argv, "--time-factor", "3"]) == 0
 
 
 def test_json_report_is_written_with_its_schema(

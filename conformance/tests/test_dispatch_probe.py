@@ -22,6 +22,7 @@ from prism.core import (
     create_tool_registry,
     dispatch_tool_call,
 )
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -53,7 +54,7 @@ def needs_query(tool: ToolDefinition, args: JsonObject, ctx: ToolExecutionContex
 
 async def test_a_sound_host_setup_conforms() -> None:
     RAN.clear()
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         probes = await assert_tool_dispatch_conforms(
             registry(),
             tool="search",
@@ -72,7 +73,7 @@ async def test_a_sound_host_setup_conforms() -> None:
 
 async def test_sync_handlers_are_probed_too() -> None:
     RAN.clear()
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         await assert_tool_dispatch_conforms(registry(), tool="count", valid_args={})
     assert RAN == [{}]
 
@@ -92,7 +93,7 @@ async def loose_arguments(call: ToolCall, **options: Any) -> ToolResult:
 
 
 async def test_a_dispatcher_that_skips_the_filter_is_reported() -> None:
-    with anyio.fail_after(10), pytest.raises(AssertionError) as info:
+    with anyio.fail_after(scaled(10)), pytest.raises(AssertionError) as info:
         await assert_tool_dispatch_conforms(
             registry(), tool="search", valid_args={"query": "x"}, dispatch=filter_blind
         )
@@ -100,7 +101,7 @@ async def test_a_dispatcher_that_skips_the_filter_is_reported() -> None:
 
 
 async def test_every_failing_probe_is_listed() -> None:
-    with anyio.fail_after(10), pytest.raises(AssertionError) as info:
+    with anyio.fail_after(scaled(10)), pytest.raises(AssertionError) as info:
         await assert_tool_dispatch_conforms(
             registry(), tool="search", valid_args={"query": "x"}, dispatch=loose_arguments
         )
@@ -114,7 +115,7 @@ async def test_a_validator_that_accepts_invalid_args_is_reported() -> None:
     def accept_all(tool: Any, args: JsonObject, ctx: Any) -> None:
         return None
 
-    with anyio.fail_after(10), pytest.raises(AssertionError) as info:
+    with anyio.fail_after(scaled(10)), pytest.raises(AssertionError) as info:
         await assert_tool_dispatch_conforms(
             registry(), tool="search", valid_args={"query": "x"}, validate=accept_all,
             invalid_args={"query": 42},
@@ -127,7 +128,7 @@ async def test_a_host_policy_that_denies_the_tool_fails_the_success_path() -> No
         def check(self, request: PermissionRequest) -> bool:
             return request.target != "search"
 
-    with anyio.fail_after(10), pytest.raises(AssertionError) as info:
+    with anyio.fail_after(scaled(10)), pytest.raises(AssertionError) as info:
         await assert_tool_dispatch_conforms(
             registry(), tool="search", valid_args={"query": "x"}, permission=DenySearch()
         )

@@ -1,4 +1,4 @@
-"""Rows 11, 12, 13, 14, E10, E11 pass with the real subjects and fail with broken ones."""
+"""Rows 11, 12, 13, 14, E10, E11 fail with broken subjects (each with a precise message)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from prism.conformance._registry import RowSkipped, registered_checks
 from prism.conformance._subjects import ConformanceSubjects
 from prism.core import ExecutionAction, ExecutionDecision
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -34,16 +35,16 @@ def _real() -> ConformanceSubjects:
 
 
 async def _run(row: str, subjects: ConformanceSubjects) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         try:
             await registered_checks()[row](subjects)
         except RowSkipped as skipped:
             pytest.skip(f"row {row} skipped: {skipped.reason}")
 
 
-@pytest.mark.parametrize("row", ["11", "12", "13", "14", "E10", "E11"])
-async def test_rows_pass_with_the_real_subjects(row: str) -> None:
-    await _run(row, _real())
+# The rows pass against the real subjects once per session, in
+# packages/prism-coding-security/tests/test_conformance.py;
+# this module proves each row can fail.
 
 
 class _AllowAll:

@@ -1,4 +1,4 @@
-"""The prism-mcp rows pass with the real bridge and fail, precisely, against broken ones."""
+"""The prism-mcp rows fail, precisely, against broken bridges."""
 
 from __future__ import annotations
 
@@ -30,11 +30,9 @@ def expect_failure(row: str, subjects: ConformanceSubjects, backend: str, phrase
     assert phrase in result.message, f"{phrase!r} not in {result.message!r}"
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("row", ROWS)
-def test_the_real_bridge_passes(row: str, backend: str) -> None:
-    result = run_row(row, real(), backend=backend, timeout_seconds=60)
-    assert result.status == "passed", result.message
+# The rows pass against the real subjects once per session, in
+# packages/prism-mcp/tests/test_conformance.py;
+# this module proves each row can fail.
 
 
 def test_rows_skip_without_an_mcp_bridge() -> None:

@@ -25,6 +25,7 @@ from prism.conformance import (
     run_row,
 )
 from prism.core import dispatch_tool_calls_in_order
+from prism.core.testing import TIME_FACTOR_ENV, scaled
 
 CORE_ROWS = ["4", "5", "6", "7", "16", "E1", "E2", "E12"]
 
@@ -83,10 +84,46 @@ def test_a_hung_subject_fails_the_row_at_its_deadline(backend: str) -> None:
     result = run_row(
         "7", ConformanceSubjects(dispatch_batch=hang), backend=backend, timeout_seconds=0.3
     )
-    assert time.monotonic() - began < 5
+    assert time.monotonic() - began < scaled(5)
     assert result.status == "failed"
     assert result.message is not None
-    assert f"did not finish within 0.3 s on {backend}" in result.message
+    assert f"did not finish within {scaled(0.3):g} s on {backend}" in result.message
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_the_time_factor_multiplies_the_row_deadline(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def slow(calls: Any, **options: Any) -> Any:
+        await anyio.sleep(0.4)  # a correct subject on a slow machine
+        return await dispatch_tool_calls_in_order(calls, **options)
+
+    subjects = ConformanceSubjects(dispatch_batch=slow)
+    monkeypatch.setenv(TIME_FACTOR_ENV, "1")
+    quick = run_row("7", subjects, backend=backend, timeout_seconds=0.2)
+    assert quick.message is not None
+    assert f"did not finish within 0.2 s on {backend}" in quick.message
+    monkeypatch.setenv(TIME_FACTOR_ENV, "3")
+    slow_ci = run_row("7", subjects, backend=backend, timeout_seconds=0.2)
+    assert slow_ci.status == "passed", slow_ci.message
+
+    async def hang(calls: Any, **options: Any) -> Any:
+        await anyio.sleep_forever()
+
+    hung = run_row(
+        "7", ConformanceSubjects(dispatch_batch=hang), backend=backend, timeout_seconds=0.2
+    )
+    assert hung.message is not None
+    assert f"did not finish within {0.2 * 3:g} s on {backend}" in hung.message
+
+
+@pytest.mark.parametrize("raw", ["0", "-1", "nan", "abc"])
+def test_a_bad_time_factor_is_refused_before_any_row_runs(
+    raw: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(TIME_FACTOR_ENV, raw)
+    with pytest.raises(ValueError, match=f"{TIME_FACTOR_ENV} must be a finite number from 1"):
+        run_conformance(rows="7", backends=["asyncio"])
 
 
 def test_a_loop_blocking_subject_is_abandoned_not_waited_for(
@@ -95,14 +132,14 @@ def test_a_loop_blocking_subject_is_abandoned_not_waited_for(
     monkeypatch.setattr(_runner, "_CANCEL_GRACE_SECONDS", 0.3)
 
     async def block(calls: Any, **options: Any) -> Any:
-        time.sleep(1.5)  # blocks the event loop: cancellation cannot land
+        time.sleep(scaled(1.5))  # blocks the event loop: cancellation cannot land
         return await dispatch_tool_calls_in_order(calls, **options)
 
     began = time.monotonic()
     result = run_row(
         "7", ConformanceSubjects(dispatch_batch=block), backend="asyncio", timeout_seconds=0.2
     )
-    assert time.monotonic() - began < 1.4
+    assert time.monotonic() - began < scaled(1.4)
     assert result.status == "failed"
     assert result.message is not None
     assert "its thread was abandoned" in result.message
@@ -264,6 +301,21 @@ def test_registering_a_row_twice_or_with_a_bad_timeout_is_refused() -> None:
         conformance_row("Z9")
 
 
+def test_a_row_module_imported_anew_replaces_its_own_checks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    from prism.conformance._registry import registered_checks
+
+    before = registered_checks()["5"]
+    monkeypatch.delitem(sys.modules, before.__module__)  # as pytester's snapshot restore does
+    importlib.import_module(before.__module__)
+    after = registered_checks()["5"]
+    assert after is not before
+    assert after.__qualname__ == before.__qualname__
+
+
 def test_matrix_has_every_threat_row() -> None:
     ids = [row.id for row in THREAT_MATRIX]
     assert ids == [str(i) for i in range(1, 17)] + [f"E{i}" for i in range(1, 16)]
@@ -285,7 +337,7 @@ def test_default_subjects_leave_missing_adapters_empty(monkeypatch: pytest.Monke
 async def test_rows_can_be_awaited_directly_inside_an_anyio_test() -> None:
     from prism.conformance import registered_checks
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         await registered_checks()["7"](ConformanceSubjects())
 
 

@@ -26,6 +26,7 @@ from prism.core import (
     create_tool_registry,
     render_tool_result,
 )
+from prism.core.testing import scaled
 
 CODING_ROWS = tuple(
     row.id
@@ -78,7 +79,7 @@ TOOLS = create_tool_registry(
 @pytest.mark.anyio
 async def test_a_served_call_crosses_the_wire_and_the_gates_run_on_the_server() -> None:
     seen.clear()
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         ok = await served_dispatch(
             ToolCall(id="c1", name="echo", arguments={"text": "hi"}),
             registry=TOOLS,
@@ -106,7 +107,7 @@ async def test_aborting_a_served_call_cancels_it_on_the_server() -> None:
             await anyio.sleep(0.01)
         controller.abort("stop")
 
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with anyio.create_task_group() as group:
             group.start_soon(abort_when_running)
             result = await served_dispatch(
@@ -114,7 +115,7 @@ async def test_aborting_a_served_call_cancels_it_on_the_server() -> None:
                 registry=TOOLS,
                 context=_context(controller),
             )
-        with anyio.fail_after(10):
+        with anyio.fail_after(scaled(10)):
             while not seen[0].signal.aborted:
                 await anyio.sleep(0.01)
     assert result.error is not None

@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from prism.coding_tools import ExecResult
+from prism.core.testing import scaled
 
 RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]
 
@@ -63,7 +64,7 @@ def run_sandboxed() -> RunSandbox:
         sandbox: object, command: str, cwd: Path, *, timeout_seconds: float | None = None
     ) -> tuple[ExecResult, str]:
         chunks: list[bytes] = []
-        with anyio.fail_after(60):
+        with anyio.fail_after(scaled(60)):
             result = await sandbox.exec(  # type: ignore[attr-defined]
                 command,
                 cwd=str(cwd),

@@ -12,6 +12,7 @@ import pytest
 
 from prism.coding_security._approval import ApprovalCache, ApprovalRequest, ask_approval
 from prism.core import AbortController, ExecutionAction
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +38,7 @@ async def test_true_approves_and_the_request_carries_the_action() -> None:
         return True
 
     action = _action()
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         outcome = await ask_approval(approve, action, reason="why", timeout_seconds=5)
     assert outcome.approved
     assert seen[0].action is action
@@ -56,7 +57,7 @@ def _answering(answer: object) -> Any:
 
 @pytest.mark.parametrize("answer", [1, "yes", [True], 1.0, object()])
 async def test_truthy_values_that_are_not_true_deny(answer: object) -> None:
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         outcome = await ask_approval(_answering(answer), _action(), reason="r", timeout_seconds=5)
     assert not outcome.approved
     assert outcome.reason is not None
@@ -65,7 +66,7 @@ async def test_truthy_values_that_are_not_true_deny(answer: object) -> None:
 
 @pytest.mark.parametrize("answer", [False, None, 0, ""])
 async def test_falsy_answers_deny(answer: object) -> None:
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         outcome = await ask_approval(_answering(answer), _action(), reason="r", timeout_seconds=5)
     assert not outcome.approved
     assert outcome.reason
@@ -76,7 +77,7 @@ async def test_sync_callback_that_returns_an_awaitable_is_awaited() -> None:
         await anyio.lowlevel.checkpoint()
         return True
 
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         outcome = await ask_approval(lambda _: later(), _action(), reason="r", timeout_seconds=5)
     assert outcome.approved
 
@@ -87,7 +88,7 @@ async def test_async_callback_is_bounded_by_the_timeout() -> None:
         return True
 
     started = time.monotonic()
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         outcome = await ask_approval(never, _action(), reason="r", timeout_seconds=0.2)
     assert not outcome.approved
     assert outcome.reason is not None
@@ -103,7 +104,7 @@ async def test_blocking_sync_callback_is_bounded_and_told_through_its_signal() -
         released.wait(10)
         return True  # too late: must be ignored
 
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         outcome = await ask_approval(blocking, _action(), reason="r", timeout_seconds=0.2)
     assert not outcome.approved
     assert "timed out" in (outcome.reason or "")
@@ -124,7 +125,7 @@ async def test_abort_of_the_call_ends_a_pending_approval() -> None:
         controller.abort("user pressed stop")
 
     started = time.monotonic()
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         async with anyio.create_task_group() as group:
             group.start_soon(abort_soon)
             outcome = await ask_approval(
@@ -138,7 +139,7 @@ async def test_abort_of_the_call_ends_a_pending_approval() -> None:
 async def test_already_aborted_call_is_denied_without_waiting() -> None:
     controller = AbortController()
     controller.abort("gone")
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         outcome = await ask_approval(
             lambda _: True, _action(signal=controller.signal), reason="r", timeout_seconds=30
         )
@@ -154,7 +155,7 @@ async def test_raising_callback_denies_with_the_error(is_async: bool) -> None:
     async def aboom(request: ApprovalRequest) -> bool:
         raise RuntimeError("ui crashed")
 
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         outcome = await ask_approval(
             aboom if is_async else boom, _action(), reason="r", timeout_seconds=5
         )

@@ -14,6 +14,7 @@ from prism.coding_security import ApprovalRequest, check_path, create_coding_app
 from prism.coding_security._harden import HARDENED_PREFIX
 from prism.coding_security._protected import ProtectedPaths
 from prism.core import ExecutionAction, ExecutionDecision
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -185,7 +186,7 @@ async def test_approve_writes_sends_contained_writes_to_approval(repo: Path) -> 
     action = ExecutionAction(kind="write", operation="write", paths=(str(repo / "f"),))
     pending = policy.check(action)
     assert not isinstance(pending, ExecutionDecision)
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         decision = await pending
     assert not decision.allowed and len(asked) == 1
     read = ExecutionAction(kind="read", operation="read", paths=(str(repo / "f"),))

@@ -13,6 +13,7 @@ import pytest
 from prism.coding_security import create_coding_approval_policy
 from prism.coding_security._approval import MAX_CACHED_APPROVALS
 from prism.core import AbortController, ExecutionAction, ExecutionDecision
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -54,7 +55,7 @@ def shell(root: str, command: str, **metadata: str) -> ExecutionAction:
 async def allowed(policy: Any, action: ExecutionAction) -> bool:
     outcome = policy.check(action)
     if inspect.isawaitable(outcome):
-        with anyio.fail_after(10):
+        with anyio.fail_after(scaled(10)):
             outcome = await outcome
     assert isinstance(outcome, ExecutionDecision)
     return outcome.allowed
@@ -159,7 +160,7 @@ async def test_timeout_denies_fast_and_is_not_cached(root: str) -> None:
     started = time.monotonic()
     outcome = policy.check(shell(root, "pytest -q", run_id="r"))
     assert inspect.isawaitable(outcome)
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         decision = await outcome
     assert not decision.allowed
     assert "timed out" in (decision.reason or "")
@@ -175,7 +176,7 @@ async def test_abort_denies_at_once_and_is_not_cached(root: str) -> None:
     controller = AbortController()
     action = shell(root, "pytest -q", run_id="r")
     started = time.monotonic()
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         async with anyio.create_task_group() as group:
 
             async def abort_soon() -> None:

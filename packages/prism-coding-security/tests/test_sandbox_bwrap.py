@@ -18,6 +18,7 @@ from prism.coding_security._sandbox._bwrap import BWRAP_ISOLATION, BubblewrapSan
 from prism.coding_security._sandbox._protocol import SandboxUnavailableError
 from prism.coding_tools import ExecResult
 from prism.core import AbortController, AbortSignal
+from prism.core.testing import scaled
 
 
 def _bwrap_problem() -> str | None:
@@ -84,7 +85,7 @@ async def _run(
     timeout_seconds: float | None = None,
 ) -> tuple[ExecResult, str]:
     chunks: list[bytes] = []
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         result = await sandbox.exec(
             command,
             cwd=str(cwd),
@@ -273,7 +274,7 @@ async def test_bwrap_that_cannot_start_fails_closed(workspace: Path, fake: str) 
 @needs_bwrap
 async def test_bwrap_diagnostics_become_the_error_not_output(workspace: Path) -> None:
     chunks: list[bytes] = []
-    with pytest.raises(SandboxUnavailableError, match="Can't chdir"), anyio.fail_after(30):
+    with pytest.raises(SandboxUnavailableError, match="Can't chdir"), anyio.fail_after(scaled(30)):
         await BubblewrapSandbox(root=workspace).exec(
             "true", cwd=str(workspace / "missing"), env={}, on_data=chunks.append
         )

@@ -21,6 +21,7 @@ from prism.coding_security._sandbox._protocol import (
 )
 from prism.coding_tools import ExecResult
 from prism.core import AbortController, AbortSignal
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -145,7 +146,7 @@ class _FakeSandbox:
 async def _exec(sandbox: Any, timeout: float | None, signal: AbortSignal | None = None) -> Any:
     operations = create_sandbox_bash_operations(sandbox)
     chunks: list[bytes] = []
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await operations.exec(
             "cmd",
             cwd=os.getcwd(),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import shlex
 import socket
 import struct
-import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -14,45 +13,11 @@ import pytest
 from prism.coding_security import BubblewrapSandbox, SandboxUnavailableError
 from prism.coding_security._sandbox._seccomp import SeccompUnsupportedError, build_filter
 from prism.coding_tools import ExecResult
+from prism.conformance._unix_listener import UnixListener
 
 RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("bwrap_ready")]
-
-
-class _Listener:
-    """A host Unix socket server that records every byte any client sends."""
-
-    def __init__(self, path: Path) -> None:
-        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.server.bind(str(path))
-        self.server.listen(8)
-        self.server.settimeout(0.2)
-        self.received = bytearray()
-        self.accepted = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while not self.stop.is_set():
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                continue
-            self.accepted += 1
-            client.settimeout(1)
-            try:
-                while chunk := client.recv(4096):
-                    self.received += chunk
-            except OSError:
-                pass
-            client.close()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(5)
-        self.server.close()
 
 
 def _client(path: Path, family: str = "AF_UNIX") -> str:
@@ -68,7 +33,7 @@ def _client(path: Path, family: str = "AF_UNIX") -> str:
 async def test_a_host_unix_socket_in_the_workspace_receives_nothing(
     host_dir: Path, run_sandboxed: RunSandbox, network: bool
 ) -> None:
-    listener = _Listener(host_dir / "agent.sock")
+    listener = UnixListener(host_dir / "agent.sock")
     try:
         sandbox = BubblewrapSandbox(root=host_dir, network=network)
         tries = [_client(host_dir / "agent.sock"), f"nc -U {host_dir}/agent.sock </dev/null"]
@@ -116,7 +81,7 @@ async def test_an_allowlisted_socket_is_reachable_and_reported_as_unblocked(
     host_dir: Path, run_sandboxed: RunSandbox
 ) -> None:
     path = host_dir / "allowed.sock"
-    listener = _Listener(path)
+    listener = UnixListener(path)
     try:
         sandbox = BubblewrapSandbox(root=host_dir, allow_unix_sockets=[str(path)])
         assert not sandbox.capabilities.unix_sockets_blocked
@@ -194,7 +159,7 @@ async def test_allow_read_mode_shows_only_the_allowlisted_socket(
 ) -> None:
     workspace = host_dir / "ws"
     workspace.mkdir()
-    allowed, other = _Listener(host_dir / "allowed.sock"), _Listener(host_dir / "other.sock")
+    allowed, other = UnixListener(host_dir / "allowed.sock"), UnixListener(host_dir / "other.sock")
     try:
         sandbox = BubblewrapSandbox(
             root=workspace, read_mode="allow", allow_unix_sockets=[str(host_dir / "allowed.sock")]

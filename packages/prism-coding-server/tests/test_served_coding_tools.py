@@ -27,6 +27,7 @@ from prism.core import (
     create_static_permission_policy,
     render_tool_result,
 )
+from prism.core.testing import scaled
 from prism.mcp import (
     ElicitationRequest,
     ElicitationResponse,
@@ -107,7 +108,7 @@ def text(result: ToolResult) -> str:
 
 async def test_tools_are_listed_and_reads_stay_inside_the_root(tmp_path: Path) -> None:
     (tmp_path / "hello.txt").write_text("hello from the root\n")
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(tmp_path, "--no-sandbox") as bridge:
             names = sorted(t.name for t in bridge.tools)
             inside = await call(bridge, "read", path="hello.txt")
@@ -121,7 +122,7 @@ async def test_tools_are_listed_and_reads_stay_inside_the_root(tmp_path: Path) -
 
 
 async def test_read_only_hides_write_and_edit(tmp_path: Path) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(tmp_path, "--no-sandbox", "--read-only") as bridge:
             names = sorted(t.name for t in bridge.tools)
     assert names == ["read", "shell"]
@@ -130,7 +131,7 @@ async def test_read_only_hides_write_and_edit(tmp_path: Path) -> None:
 async def test_a_command_needing_approval_is_asked_through_elicitation(tmp_path: Path) -> None:
     (tmp_path / "mark.py").write_text("open('marked.txt', 'w').write('yes')\n")
     user = User(approve=False)
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         # One server, one user who declines and then accepts: each call asks on its own.
         async with served(tmp_path, "--no-sandbox", user=user) as bridge:
             declined = await call(bridge, "shell", command="python3 mark.py")
@@ -147,7 +148,7 @@ async def test_a_command_needing_approval_is_asked_through_elicitation(tmp_path:
 
 async def test_without_elicitation_a_command_needing_approval_is_denied(tmp_path: Path) -> None:
     (tmp_path / "mark.py").write_text("open('marked.txt', 'w').write('yes')\n")
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(tmp_path, "--no-sandbox") as bridge:
             result = await call(bridge, "shell", command="python3 mark.py")
     assert result.error is not None
@@ -177,7 +178,7 @@ async def test_cancelling_a_shell_command_kills_its_whole_process_tree(tmp_path:
     controller = AbortController()
     pids: list[int] = []
     try:
-        with anyio.fail_after(60):
+        with anyio.fail_after(scaled(60)):
             async with served(tmp_path, "--no-sandbox", user=User(approve=True)) as bridge:
                 async with anyio.create_task_group() as group:
 
@@ -209,7 +210,7 @@ async def test_the_ledger_gets_one_redacted_json_line_per_record(tmp_path: Path)
     (root / "config.txt").write_text(f"token = {SECRET}\n")
     ledger = tmp_path / "audit.jsonl"
     env = {"SERVED_API_TOKEN": SECRET}
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(root, "--no-sandbox", "--ledger", str(ledger), env=env) as bridge:
             result = await call(bridge, "read", path="config.txt")
             blocked = await call(bridge, "read", path="/etc/hostname")
@@ -230,7 +231,7 @@ async def test_the_ledger_gets_one_redacted_json_line_per_record(tmp_path: Path)
 
 async def test_the_default_runs_the_shell_in_the_sandbox_when_it_works(tmp_path: Path) -> None:
     (tmp_path / "hello.txt").write_text("sandboxed hello\n")
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(tmp_path) as bridge:
             result = await call(bridge, "shell", command="cat hello.txt")
     assert result.error is None, text(result)
@@ -301,7 +302,7 @@ async def test_http_serves_on_loopback_with_the_same_tools(tmp_path: Path) -> No
         "--root", str(tmp_path), "--no-sandbox", "--read-only", "--http", str(port)
     )
     try:
-        with anyio.fail_after(60):
+        with anyio.fail_after(scaled(60)):
             while True:
                 try:
                     stream = await anyio.connect_tcp("127.0.0.1", port)
@@ -325,7 +326,7 @@ async def test_http_serves_on_loopback_with_the_same_tools(tmp_path: Path) -> No
 
 async def test_approve_writes_asks_before_every_write(tmp_path: Path) -> None:
     no = User(approve=False)
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(tmp_path, "--no-sandbox", "--approve-writes", user=no) as bridge:
             result = await call(bridge, "write", path="new.txt", content="hi")
         async with served(tmp_path, "--no-sandbox") as bridge:

@@ -18,6 +18,7 @@ from prism.core import (
     dispatch_tool_calls_in_order,
     render_tool_result,
 )
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +38,7 @@ async def test_a_batch_with_the_shell_runs_in_call_order(tmp_path: Path) -> None
             arguments={"path": "a.txt", "edits": [{"old_text": "beta", "new_text": "gamma"}]},
         ),
     ]
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         results = await dispatch_tool_calls_in_order(
             calls, registry=registry(tmp_path), tool_concurrency=4
         )
@@ -52,7 +53,7 @@ async def test_error_results_render_the_tail_and_the_error(tmp_path: Path) -> No
     call = ToolCall(
         id="t", name="shell", arguments={"command": "echo partial; sleep 30", "timeout": 0.3}
     )
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await dispatch_tool_call(call, registry=registry(tmp_path))
     assert render_tool_result(result) == (
         "partial\nError: Command timed out after 0.3s; it and everything it started were killed"
@@ -66,7 +67,7 @@ async def test_abort_through_dispatch_reaches_the_running_command(tmp_path: Path
     )
     call = ToolCall(id="x", name="shell", arguments={"command": "echo started; sleep 30"})
     results = []
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         async with anyio.create_task_group() as group:
 
             async def run() -> None:

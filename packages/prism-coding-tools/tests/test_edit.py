@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prism.coding_tools import EditOptions, create_edit_tool
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -154,7 +155,7 @@ async def test_diff_is_a_unified_diff_that_patch_applies(tmp_path: Path, context
     assert diff.startswith("--- f.txt\n+++ f.txt\n@@ -1,5 +1,6 @@\n line 1\n-line 2\n+two\n+2b\n")
     assert "\\ No newline at end of file" in diff
     (tmp_path / "orig.txt").write_bytes(original)
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         applied = await anyio.run_process(
             ["patch", "-s", "-o", "-", str(tmp_path / "orig.txt")], input=diff.encode()
         )
@@ -240,7 +241,7 @@ async def test_fifty_concurrent_edits_to_one_file_are_all_applied(
         edits = [{"old_text": f"item {i}: todo", "new_text": f"item {i}: done"}]
         results.append(await tool.execute({"path": "shared.txt", "edits": edits}, context()))
 
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with anyio.create_task_group() as group:
             for i in range(50):
                 group.start_soon(change, i)

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from prism.coding_tools import MutationQueue, create_coding_tools
 from prism.core import ExecutionAction, ExecutionDecision, ToolResult, render_tool_result
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -122,7 +123,7 @@ async def test_symlink_swap_race_never_lets_a_file_tool_escape(
     )
     swapper.start()
     try:
-        with anyio.fail_after(90):
+        with anyio.fail_after(scaled(90)):
             for number in range(rounds):
                 async with anyio.create_task_group() as group:
                     group.start_soon(
@@ -195,7 +196,7 @@ async def test_a_path_swapped_after_the_check_is_refused_naming_the_link(
     before = snapshot(outside)
     policy = SwappingPolicy(root, root / victim, target)
     tools = {t.name: t for t in create_coding_tools(root, execution_policy=policy)}
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await tools[name].execute(arguments, context())
     assert result.error is not None and result.error.code == "io_error", result
     assert f"{root / victim} is now a symbolic link" in result.error.message
@@ -211,7 +212,7 @@ async def test_a_policy_supplied_path_is_not_resolved_through_symlinks(
     (tmp_path / "link").symlink_to(tmp_path / "real")
     redirected = policy(modified={"paths": [str(tmp_path / "link/f.txt")]})
     tools = {t.name: t for t in create_coding_tools(tmp_path, execution_policy=redirected)}
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         read = await tools["read"].execute({"path": "asked.txt"}, context())
         write = await tools["write"].execute({"path": "asked.txt", "content": "x"}, context())
     for result in (read, write):
@@ -249,7 +250,7 @@ def test_any_symlink_layout_writes_exactly_the_checked_path_inside_the_root(
         write = create_coding_tools(root, execution_policy=ContainedPolicy(root))[2]
 
         async def attempt() -> ToolResult:
-            with anyio.fail_after(10):
+            with anyio.fail_after(scaled(10)):
                 return await write.execute({"path": path, "content": "x"}, context())
 
         for backend in ("asyncio", "trio"):

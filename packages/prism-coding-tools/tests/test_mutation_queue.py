@@ -8,6 +8,7 @@ import anyio
 import pytest
 
 from prism.coding_tools import MutationQueue
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -28,7 +29,7 @@ async def test_same_real_path_is_serialized_in_order(tmp_path: Path) -> None:
             await anyio.sleep(0.01)
             inside -= 1
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:
             for i in range(6):
                 group.start_soon(hold, f"h{i}", tmp_path / ("alias" if i % 2 else "f"))
@@ -50,7 +51,7 @@ async def test_different_paths_do_not_wait_for_each_other(tmp_path: Path) -> Non
                 both_inside.set()
             await both_inside.wait()  # deadlocks if the second path had to wait
 
-    with anyio.fail_after(5):
+    with anyio.fail_after(scaled(5)):
         async with anyio.create_task_group() as group:
             group.start_soon(hold, tmp_path / "a")
             group.start_soon(hold, tmp_path / "b")

@@ -21,6 +21,7 @@ import pytest
 
 from prism.coding_tools import LocalShellOperations, ShellOptions, create_shell_tool
 from prism.core import AbortController, ToolResult, render_tool_result
+from prism.core.testing import scaled
 
 pytestmark = [
     pytest.mark.anyio,
@@ -42,7 +43,7 @@ def _pid_texts(directory: Path, prefix: str = "daemon.pid") -> list[str]:
 
 
 async def recorded_pids(tmp_path: Path, expected: int, prefix: str = "daemon.pid") -> list[int]:
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         while True:
             texts = _pid_texts(tmp_path, prefix)
             if len(texts) >= expected and all(texts):
@@ -136,7 +137,7 @@ async def test_detached_processes_never_survive_the_command(
 ) -> None:
     shell = create_shell_tool(tmp_path)
     pids: list[int] = []
-    with reaping(pids, is_alive), anyio.fail_after(30):
+    with reaping(pids, is_alive), anyio.fail_after(scaled(30)):
         if ending == "timeout":
             result = await first_conclusive_timeout(shell, tmp_path, shape, context, pids, is_alive)
         else:
@@ -157,7 +158,7 @@ async def test_keep_background_processes_keeps_a_setsid_daemon(
     shell = create_shell_tool(tmp_path, options=ShellOptions(operations=operations))
     command = SHAPES["setsid_redirected"].format(pid=tmp_path / "daemon.pid")
     pids: list[int] = []
-    with reaping(pids, is_alive), anyio.fail_after(20):
+    with reaping(pids, is_alive), anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": command}, context())
         pids += await recorded_pids(tmp_path, 1)
         assert not result.is_error
@@ -175,7 +176,7 @@ async def test_exit_status_signals_and_environment_pass_through_the_supervisor(
         'yes | head -n 1 >/dev/null; echo "pipe=${PIPESTATUS[0]}"; '
         'echo "ctype=${LC_CTYPE-unset}"; trap -p TERM; exit 7'
     )
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": script}, context())
         killed = await shell.execute({"command": "kill -TERM $$"}, context())
     text = result.content[0].text  # type: ignore[union-attr]
@@ -193,7 +194,7 @@ async def test_a_stubborn_detached_daemon_is_killed_after_the_grace(
     operations = LocalShellOperations(kill_grace_seconds=0.3)
     shell = create_shell_tool(tmp_path, options=ShellOptions(operations=operations))
     pids: list[int] = []
-    with reaping(pids, is_alive), anyio.fail_after(20):
+    with reaping(pids, is_alive), anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": command}, context())
         pids += await recorded_pids(tmp_path, 1)
         assert not result.is_error
@@ -207,7 +208,7 @@ async def test_killing_its_own_process_group_does_not_free_a_daemon(
     command += f"; while [ ! -s {tmp_path}/daemon.pid ]; do sleep 0.01; done; kill -KILL 0"
     shell = create_shell_tool(tmp_path)
     pids: list[int] = []
-    with reaping(pids, is_alive), anyio.fail_after(20):
+    with reaping(pids, is_alive), anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": command}, context())
         pids += await recorded_pids(tmp_path, 1)
         assert "SIGKILL" in result.content[0].text  # type: ignore[union-attr]

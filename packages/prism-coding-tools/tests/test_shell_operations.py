@@ -18,6 +18,7 @@ from prism.coding_tools import (
 )
 from prism.coding_tools import _shell as shell_module
 from prism.core import AbortController, AbortSignal
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -116,7 +117,7 @@ async def test_operations_ignoring_an_abort_are_cancelled_after_a_guard(
     shell = create_shell_tool(tmp_path, options=ShellOptions(operations=IgnoresAbort()))  # type: ignore[arg-type]
     controller = AbortController()
     results = []
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:
 
             async def call() -> None:
@@ -133,7 +134,7 @@ async def test_operations_overrunning_their_timeout_are_cancelled(
 ) -> None:
     monkeypatch.setattr(shell_module, "_GUARD_SECONDS", 0.2)
     shell = create_shell_tool(tmp_path, options=ShellOptions(operations=IgnoresAbort()))  # type: ignore[arg-type]
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await shell.execute({"command": "x", "timeout": 0.1}, context())
     assert result.error is not None and result.error.code == "shell_timeout"
 
@@ -141,7 +142,7 @@ async def test_operations_overrunning_their_timeout_are_cancelled(
 async def test_local_operations_directly(tmp_path: Path) -> None:
     ops = LocalShellOperations(kill_grace_seconds=0.5)
     chunks: list[bytes] = []
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         done = await ops.exec(
             "echo ok; exit 7", cwd=str(tmp_path), env={}, on_data=chunks.append, signal=None,
             timeout_seconds=None,

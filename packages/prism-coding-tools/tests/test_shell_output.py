@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from prism.coding_tools import ShellOptions, create_shell_tool
 from prism.coding_tools._output import OutputCollector
+from prism.core.testing import scaled
 
 MIB = 1024 * 1024
 
@@ -50,7 +51,7 @@ async def test_200_mb_of_output_keeps_memory_bounded_and_spills_everything(
     command = f"yes 'flood line 0123456789 abcdefghij' | head -c {total}"
     before = proc_number("/proc/self/status", b"VmRSS")
     reset_peak_rss()
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         result = await shell.execute({"command": command}, context())
     growth = (proc_number("/proc/self/status", b"VmHWM") - before) * 1024
     assert growth < 32 * MIB, f"peak RSS grew {growth / MIB:.1f} MiB"
@@ -69,7 +70,7 @@ async def test_hard_stop_at_max_total_output_bytes(
 ) -> None:
     marker = f"endless-{uuid.uuid4().hex}"
     shell = create_shell_tool(tmp_path, options=ShellOptions(max_total_output_bytes=MIB))
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         result = await shell.execute({"command": f"echo $$ > pid; exec yes {marker}"}, context())
     assert result.error is not None and result.error.code == "shell_output_limit"
     assert "1,048,576" in result.error.message
@@ -81,7 +82,7 @@ async def test_hard_stop_at_max_total_output_bytes(
 @pytest.mark.anyio
 async def test_multibyte_character_split_across_chunks(tmp_path: Path, context: Any) -> None:
     command = r"printf '\342\202'; sleep 0.2; printf '\254 euro\n'"
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await create_shell_tool(tmp_path).execute({"command": command}, context())
     assert text_of(result) == "€ euro"
 
@@ -93,7 +94,7 @@ async def test_spill_file_is_private_even_with_a_permissive_umask(
     old = os.umask(0)
     try:
         shell = create_shell_tool(tmp_path, options=ShellOptions(max_lines=10))
-        with anyio.fail_after(10):
+        with anyio.fail_after(scaled(10)):
             result = await shell.execute({"command": "seq 1 100"}, context())
     finally:
         os.umask(old)
@@ -106,7 +107,7 @@ async def test_spill_file_is_private_even_with_a_permissive_umask(
 async def test_tail_bounds_and_footer(tmp_path: Path, context: Any, private_tempdir: Path) -> None:
     by_lines = create_shell_tool(tmp_path, options=ShellOptions(max_lines=100))
     by_bytes = create_shell_tool(tmp_path, options=ShellOptions(max_bytes=50))
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         small = await by_lines.execute({"command": "seq 1 100"}, context())
         assert names(private_tempdir) == []  # nothing spilled while nothing is cut
         lines = await by_lines.execute({"command": "seq 1 5000"}, context())

@@ -13,6 +13,7 @@ import pytest
 
 from prism.coding_tools import LocalShellOperations, ShellOptions, create_shell_tool
 from prism.core import AbortController, ToolResult
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -26,7 +27,7 @@ TREE = (
 
 
 async def wait_for_pids(base: Path, names: tuple[str, ...] = ("child", "grandchild")) -> list[int]:
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         while True:
             files = [Path(f"{base}.{name}") for name in names]
             if all(f.exists() and f.read_text().strip() for f in files):
@@ -45,7 +46,7 @@ async def test_timeout_kills_the_daemonized_grandchild_and_returns_promptly(
     shell = create_shell_tool(tmp_path)
     command, base = tree_command(tmp_path)
     started = time.monotonic()
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result: ToolResult = await shell.execute({"command": command, "timeout": 1}, context())
     elapsed = time.monotonic() - started
     pids = await wait_for_pids(base)
@@ -68,7 +69,7 @@ async def test_abort_kills_the_whole_tree(
     async def call() -> None:
         results.append(await shell.execute({"command": command}, context(controller.signal)))
 
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         async with anyio.create_task_group() as group:
             group.start_soon(call)
             pids = await wait_for_pids(base)
@@ -92,7 +93,7 @@ async def test_processes_ignoring_sigterm_get_sigkill_after_the_grace(
     operations = LocalShellOperations(kill_grace_seconds=0.5)
     shell = create_shell_tool(tmp_path, options=ShellOptions(operations=operations))
     started = time.monotonic()
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": command, "timeout": 0.5}, context())
     elapsed = time.monotonic() - started
     pids = await wait_for_pids(base)
@@ -106,7 +107,7 @@ async def test_host_cancellation_still_kills_the_tree(
 ) -> None:
     shell = create_shell_tool(tmp_path)
     command, base = tree_command(tmp_path)
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         async with anyio.create_task_group() as group:
 
             async def call() -> None:
@@ -123,7 +124,7 @@ async def test_background_job_holding_the_output_is_stopped_after_exit(
 ) -> None:
     shell = create_shell_tool(tmp_path)
     started = time.monotonic()
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await shell.execute(
             {"command": f"sleep 600 & echo $! > {tmp_path}/bg.child; echo main-done"}, context()
         )
@@ -140,7 +141,7 @@ async def test_keep_background_processes_lets_a_detached_job_outlive_a_normal_ex
     operations = LocalShellOperations(keep_background_processes=True)
     shell = create_shell_tool(tmp_path, options=ShellOptions(operations=operations))
     command = f"sleep 600 > /dev/null 2>&1 & echo $! > {tmp_path}/kept.child"
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": command}, context())
     (pid,) = await wait_for_pids(tmp_path / "kept", ("child",))
     try:
@@ -154,7 +155,7 @@ async def test_nonzero_exit_is_a_normal_result_naming_the_code(
     tmp_path: Path, context: Any
 ) -> None:
     shell = create_shell_tool(tmp_path)
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await shell.execute({"command": "echo out; echo err >&2; exit 3"}, context())
         killed = await shell.execute({"command": "kill -KILL $$"}, context())
     assert not result.is_error
@@ -165,7 +166,7 @@ async def test_nonzero_exit_is_a_normal_result_naming_the_code(
 
 async def test_stdin_is_closed(tmp_path: Path, context: Any) -> None:
     shell = create_shell_tool(tmp_path)
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await shell.execute({"command": "cat; read x; echo rc=$?"}, context())
     assert result.content[0].text == "rc=1"  # type: ignore[union-attr]
 
@@ -178,7 +179,7 @@ async def test_environment_full_or_allowlisted(
     command = {"command": "echo v=$PRISM_TEST_VISIBLE s=$PRISM_TEST_SECRET"}
     full = create_shell_tool(tmp_path)
     only = create_shell_tool(tmp_path, options=ShellOptions(env_allowlist=["PRISM_TEST_VISIBLE"]))
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         assert (await full.execute(command, context())).content[0].text == "v=yes s=hunter2"  # type: ignore[union-attr]
         assert (await only.execute(command, context())).content[0].text == "v=yes s="  # type: ignore[union-attr]
 
@@ -186,7 +187,7 @@ async def test_environment_full_or_allowlisted(
 async def test_start_failures_are_error_results(tmp_path: Path, context: Any) -> None:
     missing_shell = create_shell_tool(tmp_path, options=ShellOptions(shell_path="/nonexistent/sh"))
     gone = create_shell_tool(tmp_path / "gone")
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         no_shell = await missing_shell.execute({"command": "true"}, context())
         no_cwd = await gone.execute({"command": "true"}, context())
     assert no_shell.error is not None and no_shell.error.code == "shell_failed"

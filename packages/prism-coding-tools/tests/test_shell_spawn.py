@@ -11,6 +11,7 @@ import pytest
 
 from prism.coding_tools import ExecResult, ShellOptions, SpawnContext, create_shell_tool
 from prism.core import AbortSignal, ExecutionAction, ExecutionDecision
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -58,7 +59,7 @@ async def test_prefix_runs_first_and_the_policy_sees_only_the_model_command(
     recorder = policy()
     options = ShellOptions(command_prefix="export PRISM_PREFIX=from-prefix")
     shell = create_shell_tool(tmp_path, options=options, execution_policy=recorder)
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": "echo $PRISM_PREFIX"}, context())
     assert text(result) == "from-prefix"
     assert [(a.operation, a.command) for a in recorder.actions] == [
@@ -83,7 +84,7 @@ async def test_hook_adjusts_command_cwd_and_env_and_the_result_is_rechecked(
     recorder = policy()
     options = ShellOptions(command_prefix="true", spawn_hook=hook, env_allowlist=["PATH"])
     shell = create_shell_tool(tmp_path, options=options, execution_policy=recorder)
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": "pwd"}, context())
     assert text(result) == f"{tmp_path}/sub\nhooked=yes"
     assert seen[0].command == "true\npwd" and seen[0].cwd == str(tmp_path)
@@ -109,7 +110,7 @@ async def test_a_hook_result_the_policy_refuses_never_runs(tmp_path: Path, conte
     operations = RecordingOperations()
     options = ShellOptions(spawn_hook=hook, operations=operations)
     shell = create_shell_tool(tmp_path, options=options, execution_policy=deny)
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await shell.execute({"command": "true"}, context())
     assert result.error is not None and result.error.code == "execution_denied"
     assert result.error.message == "hook widened it"
@@ -135,7 +136,7 @@ async def test_the_executor_gets_exactly_the_hooked_spawn_and_an_unchanged_hook_
         options=ShellOptions(operations=operations, spawn_hook=lambda spawn: spawn),
         execution_policy=recorder,
     )
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await shell.execute({"command": "ls"}, context())
         await same.execute({"command": "ls"}, context())
     assert operations.calls[0] == ("wrapped: p\nls", "/", {"ONLY": "this"})
@@ -158,7 +159,7 @@ async def test_a_broken_hook_is_an_error_result_and_nothing_runs(
 ) -> None:
     operations = RecordingOperations()
     options = ShellOptions(operations=operations, spawn_hook=hook)
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await create_shell_tool(tmp_path, options=options).execute(
             {"command": "true"}, context()
         )

@@ -16,6 +16,7 @@ import pytest
 
 from prism.coding_tools import WriteOptions, create_write_tool
 from prism.core import AbortController, ExecutionAction, ExecutionDecision
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -133,7 +134,7 @@ async def test_abort_at_any_moment_leaves_old_or_new_never_a_mix(
         delay = rng.uniform(0, 0.02)
         timer = threading.Timer(delay, controller.abort)
         timer.start()
-        with anyio.fail_after(10):
+        with anyio.fail_after(scaled(10)):
             result = await tool.execute(
                 {"path": "f.txt", "content": new}, context(controller.signal)
             )
@@ -168,7 +169,7 @@ async def test_bad_content_is_refused(tmp_path: Path, context: Any) -> None:
 async def test_writes_to_different_files_run_in_parallel(tmp_path: Path, context: Any) -> None:
     tool = create_write_tool(tmp_path)
     started = time.monotonic()
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         async with anyio.create_task_group() as group:
             for i in range(20):
                 group.start_soon(tool.execute, {"path": f"f{i}.txt", "content": str(i)}, context())

@@ -24,7 +24,7 @@ from prism.core import (
 from prism.core.agent import Agent, ModelResponse
 from prism.core.events import AgentEvent
 from prism.core.functions import tool
-from prism.core.testing import ScriptedProvider
+from prism.core.testing import ScriptedProvider, scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -90,7 +90,7 @@ def call(name: str, arguments: dict[str, Any], call_id: str = "c1") -> ToolCall:
 
 
 async def test_sync_tool_runs_in_a_worker_thread_and_returns_json() -> None:
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(
             call("weather", {"city": "Oslo", "unit": "F"}), registry=REGISTRY
         )
@@ -102,7 +102,7 @@ async def test_sync_tool_runs_in_a_worker_thread_and_returns_json() -> None:
 
 
 async def test_defaults_apply_when_arguments_are_omitted() -> None:
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(call("weather", {"city": "Rome"}), registry=REGISTRY)
     assert result.value == {"city": "Rome", "degrees": 21.5, "unit": "C"}
 
@@ -112,7 +112,7 @@ async def test_async_tool_receives_the_context_and_reports_progress() -> None:
     context = ToolExecutionContext(
         session_id="session", run_id="run", tool_call_id="ignored", signal=AbortController().signal
     )
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(
             call("progress_report", {"steps": 2}, "c7"),
             registry=REGISTRY,
@@ -127,7 +127,7 @@ async def test_async_tool_receives_the_context_and_reports_progress() -> None:
 
 
 async def test_content_blocks_and_tool_results_pass_through() -> None:
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         pictured = await dispatch_tool_call(call("picture", {}), registry=REGISTRY)
         stamped = await dispatch_tool_call(call("explicit", {}, "c9"), registry=REGISTRY)
     assert pictured.content == (
@@ -144,7 +144,7 @@ async def test_content_blocks_and_tool_results_pass_through() -> None:
 async def test_bad_arguments_become_an_error_result_the_model_can_act_on() -> None:
     events: list[AgentEvent] = []
     ledger = InMemoryRunLedger()
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(
             call("weather", {"city": "Oslo", "unit": "kelvin"}),
             registry=REGISTRY,
@@ -160,7 +160,7 @@ async def test_bad_arguments_become_an_error_result_the_model_can_act_on() -> No
 
 
 async def test_a_raising_tool_is_an_error_event_with_its_message() -> None:
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(call("fail", {"reason": "disk full"}), registry=REGISTRY)
     assert result.error is not None
     assert (result.error.name, result.error.message) == ("RuntimeError", "disk full")
@@ -173,7 +173,7 @@ async def test_the_schema_feeds_a_parameter_validator_before_the_call() -> None:
         errors = list(jsonschema.Draft202012Validator(definition.parameters).iter_errors(arguments))
         return "; ".join(e.message for e in errors) or None
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(
             call("weather", {"city": 3}), registry=REGISTRY, validate=validate
         )
@@ -188,7 +188,7 @@ async def test_batches_keep_call_order_with_function_tools() -> None:
         call("fail", {"reason": "no"}, "2"),
         call("weather", {"city": "B", "unit": "F"}, "3"),
     ]
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         results = await dispatch_tool_calls_in_order(calls, tool_concurrency=3, registry=REGISTRY)
     assert [r.tool_call_id for r in results] == ["1", "2", "3"]
     assert [r.is_error for r in results] == [False, True, False]
@@ -201,7 +201,7 @@ async def test_strict_tools_treat_null_as_not_given() -> None:
         return {"query": query, "limit": limit, "tag": tag}
 
     registry = create_tool_registry([search])
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(
             call("search", {"query": "q", "limit": None, "tag": None}), registry=registry
         )
@@ -216,7 +216,7 @@ async def test_an_agent_sends_the_schema_and_runs_the_function() -> None:
         ]
     )
     agent = Agent(provider=provider, model="scripted", tools=[weather])
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         run = await agent.run("How warm is Lima?")
     assert run.status == "succeeded"
     spec = provider.requests[0].tools[0]

@@ -15,6 +15,7 @@ from prism.core import (
     dispatch_tool_call,
     parse_tool_call,
 )
+from prism.core.testing import scaled
 
 
 def test_an_object_is_decoded() -> None:
@@ -68,7 +69,7 @@ async def test_dispatch_blocks_a_marked_call_as_invalid_arguments() -> None:
         return "ok"
 
     registry = create_tool_registry([ToolDefinition(name="t", execute=tool)])
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(parse_tool_call("1", "t", "{oops"), registry=registry)
     assert ran == []
     assert result.error is not None and result.error.code == "invalid_arguments"

@@ -17,6 +17,7 @@ from prism.core import (
     create_static_permission_policy,
     create_tool_registry,
 )
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -38,7 +39,7 @@ async def test_dispatch_applies_every_gate_and_reports_to_the_ledger() -> None:
         permission=create_static_permission_policy(deny=["tool:rm:*"]),
         ledger=ledger,
     )
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         ok = await pipeline.dispatch(ToolCall(id="1", name="echo", arguments={}))
         denied = await pipeline.dispatch(ToolCall(id="2", name="rm", arguments={}))
     assert ok.error is None
@@ -48,7 +49,7 @@ async def test_dispatch_applies_every_gate_and_reports_to_the_ledger() -> None:
 
 async def test_a_call_may_name_its_own_registry_when_the_pipeline_has_none() -> None:
     pipeline = ToolPipeline()
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await pipeline.dispatch(
             ToolCall(id="x", name="echo", arguments={}), registry=_registry()
         )
@@ -82,7 +83,7 @@ async def test_an_external_tool_runs_behind_the_gates_and_its_raw_value_survives
     async def invoke(arguments: Any) -> object:
         return marker
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         outcome = await pipeline.dispatch_external(
             ToolCall(id="e", name="ext", arguments={}), invoke, convert=lambda raw: {"kept": True}
         )
@@ -100,7 +101,7 @@ async def test_a_denied_external_tool_never_runs() -> None:
         return "x"
 
     pipeline = ToolPipeline(permission=create_static_permission_policy(deny=["tool:ext:*"]))
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         outcome = await pipeline.dispatch_external(
             ToolCall(id="e", name="ext", arguments={}), invoke
         )
@@ -116,7 +117,7 @@ async def test_redaction_marks_an_external_result_as_changed() -> None:
         return "token sk-123"
 
     pipeline = ToolPipeline(redactor=SecretRedactor(["sk-123"]))
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         outcome = await pipeline.dispatch_external(
             ToolCall(id="e", name="ext", arguments={}), invoke
         )
@@ -134,7 +135,7 @@ async def test_passthrough_exceptions_are_recorded_then_reraised() -> None:
 
     ledger = InMemoryRunLedger()
     pipeline = ToolPipeline(ledger=ledger)
-    with anyio.fail_after(10), pytest.raises(Deferred):
+    with anyio.fail_after(scaled(10)), pytest.raises(Deferred):
         await pipeline.dispatch_external(
             ToolCall(id="e", name="ext", arguments={}), invoke, passthrough=(Deferred,)
         )
@@ -145,7 +146,7 @@ async def test_other_exceptions_become_error_results() -> None:
     async def invoke(arguments: Any) -> object:
         raise KeyError("boom")
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         outcome = await ToolPipeline().dispatch_external(
             ToolCall(id="e", name="ext", arguments={}), invoke
         )

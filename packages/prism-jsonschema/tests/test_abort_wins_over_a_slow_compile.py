@@ -17,6 +17,7 @@ from prism.core import (
     create_tool_registry,
     dispatch_tool_calls_in_order,
 )
+from prism.core.testing import scaled
 from prism.jsonschema import JsonSchemaValidatorOptions, create_json_schema_tool_argument_validator
 
 pytestmark = pytest.mark.anyio
@@ -44,7 +45,7 @@ async def test_abort_returns_while_the_compile_is_still_running(
     )
     controller = AbortController()
     try:
-        with anyio.fail_after(20):
+        with anyio.fail_after(scaled(20)):
             async with anyio.create_task_group() as group:
 
                 async def abort_once_compiling() -> None:

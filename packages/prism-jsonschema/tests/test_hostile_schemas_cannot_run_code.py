@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,10 @@ from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOpt
 from prism.jsonschema._codecheck import GeneratedCodeRejected, check_generated_code
 
 CANARY = "PRISM_E7_CANARY"
-CANARY_FILE = Path("/tmp") / "prism-e7-canary"
+CANARY_DIR = tempfile.TemporaryDirectory(prefix="prism-e7-")  # this run's own, removed at exit
+CANARY_FILE = Path(CANARY_DIR.name) / "canary"
+"""The payloads are built at import (for parametrize and hypothesis), so the canary lives in a
+directory this test process made: no fixed /tmp name another run could share."""
 
 
 def _payloads(file: Path) -> list[str]:

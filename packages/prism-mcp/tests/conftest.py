@@ -22,7 +22,9 @@ from typing import Any
 import anyio
 import pytest
 
+from prism.conformance._process_probes import process_group as group_members
 from prism.core import AbortController, AbortSignal, ToolExecutionContext, ToolResult
+from prism.core.testing import scaled
 from prism.mcp import McpToolBridge, StdioTransport
 
 SERVERS = Path(__file__).parent / "servers"
@@ -45,21 +47,6 @@ def processes_with(token: str) -> list[int]:
             continue
         if state != b"Z" and needle in env.split(b"\0"):
             found.append(int(entry))
-    return found
-
-
-def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes in process group ``pgid``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if fields[0] != b"Z" and int(fields[2]) == pgid:
-                found.append(int(entry))
     return found
 
 
@@ -147,7 +134,7 @@ class Kit:
             start_new_session=True,
         )
         try:
-            with anyio.fail_after(30):
+            with anyio.fail_after(scaled(30)):
                 while True:
                     try:
                         stream = await anyio.connect_tcp("127.0.0.1", port)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
+from prism.core.testing import scaled
 from prism.mcp import McpToolBridge, connect_mcp_tools
 
 pytestmark = pytest.mark.anyio
@@ -15,7 +16,7 @@ async def _lists(kit, bridge: McpToolBridge) -> int:
 
 
 async def test_refresh_within_the_ttl_sends_no_request(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile(), list_cache_ttl_seconds=3600
         ) as bridge:
@@ -28,7 +29,7 @@ async def test_refresh_within_the_ttl_sends_no_request(kit) -> None:
 
 
 async def test_refresh_after_the_ttl_lists_again(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile(), list_cache_ttl_seconds=0.2
         ) as bridge:
@@ -46,7 +47,7 @@ async def test_a_legacy_notification_marks_stale_and_calls_back_once(kit) -> Non
     async def changed(bridge: McpToolBridge) -> None:
         calls.append(bridge.server_id)
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h",
             transport=kit.hostile(),
@@ -69,7 +70,7 @@ async def test_a_raising_callback_does_not_hurt_the_bridge(kit) -> None:
     def broken(bridge: McpToolBridge) -> None:
         raise RuntimeError("host bug")
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile(), on_tools_changed=broken
         ) as bridge:
@@ -81,7 +82,7 @@ async def test_a_raising_callback_does_not_hurt_the_bridge(kit) -> None:
 
 @pytest.mark.parametrize(("mode", "expected"), [("legacy", "notification"), ("auto", "listen")])
 async def test_sdk_server_announces_changes_on_both_eras(kit, mode: str, expected: str) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
             server_id="sdk",
             transport=kit.sdk_stdio(),
@@ -98,7 +99,7 @@ async def test_sdk_server_announces_changes_on_both_eras(kit, mode: str, expecte
 
 
 async def test_a_lost_listen_stream_is_opened_again(kit) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
             server_id="ll", transport=kit.lowlevel("--listen", "flaky"), list_cache_ttl_seconds=3600
         ) as bridge:
@@ -107,7 +108,7 @@ async def test_a_lost_listen_stream_is_opened_again(kit) -> None:
             async def listens() -> int:
                 return int((await kit.call(bridge, "stats")).value["listens"])
 
-            with anyio.fail_after(10):
+            with anyio.fail_after(scaled(10)):
                 while await listens() < 2:
                     await anyio.sleep(0.05)
             assert bridge.list_changed_mode == "listen"
@@ -119,7 +120,7 @@ async def test_a_lost_listen_stream_is_opened_again(kit) -> None:
 
 
 async def test_a_server_that_cannot_listen_falls_back_to_the_ttl(kit) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
             server_id="ll", transport=kit.lowlevel("--listen", "reject"), list_cache_ttl_seconds=0.5
         ) as bridge:

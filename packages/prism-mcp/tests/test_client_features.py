@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from prism.core import PermissionDecision, PermissionRequest, create_static_permission_policy
+from prism.core.testing import scaled
 from prism.mcp import (
     ElicitationRequest,
     ElicitationResponse,
@@ -54,7 +55,7 @@ def _server(kit: Any) -> StdioTransport:
 
 async def _run(kit: Any, features: McpClientFeatures | None, *calls: tuple[str, dict[str, Any]]):
     out = []
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
             server_id="feat",
             transport=_server(kit),
@@ -168,7 +169,7 @@ async def test_each_request_passes_the_permission_check(kit) -> None:
         permission=policy, elicitation=host.elicit, sampling=host.sample, roots=["/tmp"]
     )
     calls = (("ask", {"question": "q"}), ("sample", {"prompt": "p"}), ("roots", {}))
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
             server_id="feat",
             transport=_server(kit),
@@ -276,7 +277,7 @@ async def test_features_work_over_streamable_http_and_denials_reach_the_server(k
     host = Host()
     policy = create_static_permission_policy(deny=["mcp:web:sample"])
     features = McpClientFeatures(permission=policy, elicitation=host.elicit, sampling=host.sample)
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with (
             kit.http_script(str(SERVERS / "features_server.py")) as url,
             connect_mcp_tools(

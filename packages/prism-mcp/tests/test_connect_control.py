@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from prism.core import AbortController
+from prism.core.testing import scaled
 from prism.mcp import McpConnectError, StdioTransport, connect_mcp_tools
 
 pytestmark = pytest.mark.anyio
@@ -22,7 +23,7 @@ def _silent(kit) -> StdioTransport:
 
 async def test_an_abort_signal_ends_a_connect_at_once_and_leaves_no_process(kit) -> None:
     controller = AbortController()
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         async with anyio.create_task_group() as tg:
             tg.start_soon(_abort_after, controller, 0.5)
             started = time.monotonic()
@@ -41,7 +42,7 @@ async def test_an_abort_signal_ends_a_connect_at_once_and_leaves_no_process(kit)
 async def test_an_already_aborted_signal_connects_nothing(kit) -> None:
     controller = AbortController()
     controller.abort()
-    with anyio.fail_after(10), pytest.raises(McpConnectError, match="aborted"):
+    with anyio.fail_after(scaled(10)), pytest.raises(McpConnectError, match="aborted"):
         async with connect_mcp_tools(
             server_id="x", transport=kit.hostile(), signal=controller.signal
         ):
@@ -50,7 +51,7 @@ async def test_an_already_aborted_signal_connects_nothing(kit) -> None:
 
 async def test_cancelling_the_enclosing_scope_ends_a_connect(kit) -> None:
     started = time.monotonic()
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         with anyio.move_on_after(0.5) as scope:
             async with connect_mcp_tools(
                 server_id="slow", transport=_silent(kit), protocol_mode="legacy"
@@ -62,7 +63,7 @@ async def test_cancelling_the_enclosing_scope_ends_a_connect(kit) -> None:
 
 
 async def test_refresh_force_always_lists_again(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile(), list_cache_ttl_seconds=3600
         ) as bridge:

@@ -15,6 +15,7 @@ from prism.core import (
     TextContent,
     render_tool_result,
 )
+from prism.core.testing import scaled
 from prism.mcp import MCP_RESULT_TOO_LARGE, MCP_TOOL_ERROR, connect_mcp_tools
 from prism.mcp._content import map_call_result
 
@@ -24,7 +25,7 @@ DETAILS = {"mcp_server_id": "s", "mcp_tool_name": "t"}
 
 
 async def test_every_content_type_maps_from_a_raw_server(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             result = await kit.call(bridge, "content")
     assert result.error is None
@@ -43,7 +44,7 @@ async def test_every_content_type_maps_from_a_raw_server(kit) -> None:
 
 
 async def test_sdk_server_content_structured_values_and_errors(kit) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(server_id="sdk", transport=kit.sdk_stdio()) as bridge:
             mixed = await kit.call(bridge, "mixed")
             point = await kit.call(bridge, "structured", {"x": 1, "y": 2})
@@ -92,7 +93,7 @@ async def test_sdk_server_content_structured_values_and_errors(kit) -> None:
 
 async def test_a_structured_twin_of_the_text_is_counted_and_rendered_once(kit) -> None:
     cap = 1_000_000
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
             server_id="fs", transport=kit.sdk_stdio(), max_result_bytes=cap
         ) as bridge:
@@ -112,7 +113,7 @@ async def test_a_structured_twin_of_the_text_is_counted_and_rendered_once(kit) -
 
 
 async def test_error_messages_are_clipped_to_8_kib_and_the_text_said_once(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             long = await kit.call(bridge, "fail", {"message": "é" * 100_000})
             short = await kit.call(bridge, "fail", {"message": "fetch failed"})

@@ -10,6 +10,7 @@ import pytest
 from mcp import types
 
 from prism.core import ToolCall, create_tool_registry, dispatch_tool_call
+from prism.core.testing import scaled
 from prism.mcp import (
     McpBridgeOptions,
     McpToolListError,
@@ -26,7 +27,7 @@ HOSTILE_TOOLS = 14
 
 
 async def test_tools_are_namespaced_and_listed_across_pages(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="docs", transport=kit.hostile("ok", "--page-size", "3")
         ) as bridge:
@@ -44,7 +45,7 @@ async def test_tools_are_namespaced_and_listed_across_pages(kit) -> None:
 
 
 async def test_sdk_lowlevel_server_pages_are_followed(kit) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
             server_id="ll", transport=kit.lowlevel("--page-size", "2", "--listen", "none")
         ) as bridge:
@@ -55,7 +56,7 @@ async def test_sdk_lowlevel_server_pages_are_followed(kit) -> None:
 
 
 async def test_bad_remote_names_are_skipped_with_a_warning(kit) -> None:
-    with pytest.warns(McpToolSkippedWarning) as warned, anyio.fail_after(30):
+    with pytest.warns(McpToolSkippedWarning) as warned, anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile("ok", "--bad-names")
         ) as bridge:
@@ -67,7 +68,10 @@ async def test_bad_remote_names_are_skipped_with_a_warning(kit) -> None:
 
 
 async def test_schemas_over_the_bound_are_skipped(kit) -> None:
-    with pytest.warns(McpToolSkippedWarning, match="max_schema_bytes"), anyio.fail_after(30):
+    with (
+        pytest.warns(McpToolSkippedWarning, match="max_schema_bytes"),
+        anyio.fail_after(scaled(30)),
+    ):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile(), max_schema_bytes=60
         ) as bridge:
@@ -77,7 +81,7 @@ async def test_schemas_over_the_bound_are_skipped(kit) -> None:
 
 
 async def test_too_many_tools_or_pages_fail_the_connect(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         with pytest.raises(McpToolListError, match="max_tools=5"):
             async with connect_mcp_tools(server_id="h", transport=kit.hostile(), max_tools=5):
                 pass
@@ -89,7 +93,7 @@ async def test_too_many_tools_or_pages_fail_the_connect(kit) -> None:
 
 
 async def test_a_duplicate_remote_name_fails_the_connect(kit) -> None:
-    with anyio.fail_after(30), pytest.raises(McpToolNameCollisionError) as caught:
+    with anyio.fail_after(scaled(30)), pytest.raises(McpToolNameCollisionError) as caught:
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile("ok", "--duplicate", "echo")
         ):
@@ -98,7 +102,7 @@ async def test_a_duplicate_remote_name_fails_the_connect(kit) -> None:
 
 
 async def test_a_collision_fails_the_refresh_atomically(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             before = bridge.tools
             await kit.call(bridge, "add_tool", {"name": "echo"})
@@ -115,7 +119,7 @@ async def test_a_collision_fails_the_refresh_atomically(kit) -> None:
 
 
 async def test_two_servers_with_the_same_tool_coexist_in_one_registry(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with (
             connect_mcp_tools(server_id="a", transport=kit.hostile("ok", "--label", "A")) as a,
             connect_mcp_tools(server_id="b", transport=kit.hostile("ok", "--label", "B")) as b,
@@ -133,7 +137,7 @@ async def test_two_servers_with_the_same_tool_coexist_in_one_registry(kit) -> No
 
 
 async def test_a_provider_safe_prefix_replaces_the_namespace(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="docs", transport=kit.hostile(), name_prefix="docs__"
         ) as bridge:
@@ -189,7 +193,7 @@ def test_parameters_are_private_copies() -> None:
 
 async def test_one_schema_too_deep_for_the_parser_costs_only_that_tool(kit) -> None:
     """``--deep 100`` nests the ``deep`` tool's schema over 200 JSON levels (the SDK's limit)."""
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         stdio = kit.sdk_stdio()
         stdio = type(stdio)(stdio.command, args=(*stdio.args, "--deep", "100"), env=kit.env)
         async with kit.http_server("--deep", "100") as url:
@@ -212,7 +216,7 @@ async def test_one_schema_too_deep_for_the_parser_costs_only_that_tool(kit) -> N
 
 
 async def test_a_listing_page_over_the_read_cap_says_so(kit) -> None:
-    with anyio.fail_after(30), pytest.raises(McpToolListError) as caught:
+    with anyio.fail_after(scaled(30)), pytest.raises(McpToolListError) as caught:
         async with connect_mcp_tools(
             server_id="fat",
             transport=kit.lowlevel("--tools", "4000", "--page-size", "4000"),

@@ -18,6 +18,7 @@ from prism.core import (
     create_tool_registry,
     dispatch_tool_call,
 )
+from prism.core.testing import scaled
 from prism.mcp import MCP_ABORTED, connect_mcp_tools
 
 pytestmark = pytest.mark.anyio
@@ -49,7 +50,7 @@ def _validator() -> Any:
 
 async def test_arguments_invalid_for_the_remote_schema_never_reach_the_server(kit) -> None:
     validate = create_tool_parameter_validator(_validator())
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             registry = create_tool_registry(bridge.tools)
             before = (await kit.call(bridge, "stats")).value["calls"]
@@ -76,7 +77,7 @@ async def test_arguments_invalid_for_the_remote_schema_never_reach_the_server(ki
 async def test_dispatch_gates_and_signals_apply_to_mcp_tools(kit) -> None:
     ledger = InMemoryRunLedger()
     controller = AbortController()
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             registry = create_tool_registry(bridge.tools)
             denied = await dispatch_tool_call(

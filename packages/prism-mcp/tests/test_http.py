@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from prism.core import AbortController, ImageContent, TextContent
+from prism.core.testing import scaled
 from prism.mcp import (
     MCP_ABORTED,
     MCP_CONNECTION_LOST,
@@ -33,7 +34,7 @@ def _code(result) -> str | None:
 
 
 async def test_http_maps_results_and_announces_changes_on_both_eras(kit) -> None:
-    with anyio.fail_after(90):
+    with anyio.fail_after(scaled(90)):
         async with kit.http_server() as url:
             for mode, expected in (("legacy", "notification"), ("auto", "listen")):
                 async with connect_mcp_tools(
@@ -58,7 +59,7 @@ async def test_http_maps_results_and_announces_changes_on_both_eras(kit) -> None
 
 
 async def test_http_results_over_the_cap_are_refused_before_buffering(kit, peak_rss) -> None:
-    with anyio.fail_after(90):
+    with anyio.fail_after(scaled(90)):
         async with kit.http_server() as url:
             # legacy: the answer is an SSE event; 2026: a JSON body with a Content-Length
             for mode in ("legacy", "auto"):
@@ -78,7 +79,7 @@ async def test_http_results_over_the_cap_are_refused_before_buffering(kit, peak_
 
 
 async def test_http_json_server_bodies_are_capped(kit) -> None:
-    with anyio.fail_after(90):
+    with anyio.fail_after(scaled(90)):
         async with (
             kit.http_server("--json") as url,
             connect_mcp_tools(
@@ -96,7 +97,7 @@ async def test_http_json_server_bodies_are_capped(kit) -> None:
 
 async def test_http_timeout_and_abort_cancel_the_server_handler(kit) -> None:
     marker = Path(tempfile.mkdtemp()) / "marker"
-    with anyio.fail_after(90):
+    with anyio.fail_after(scaled(90)):
         async with (
             kit.http_server() as url,
             connect_mcp_tools(
@@ -128,7 +129,7 @@ async def test_http_timeout_and_abort_cancel_the_server_handler(kit) -> None:
 
 
 async def test_http_server_crash_mid_call_is_a_typed_result(kit) -> None:
-    with anyio.fail_after(90):
+    with anyio.fail_after(scaled(90)):
         for mode in ("legacy", "auto"):
             async with (
                 kit.http_server() as url,
@@ -145,7 +146,7 @@ async def test_http_server_crash_mid_call_is_a_typed_result(kit) -> None:
 
 async def test_http_close_with_calls_in_flight(kit) -> None:
     results = []
-    with anyio.fail_after(90):
+    with anyio.fail_after(scaled(90)):
         async with (
             kit.http_server() as url,
             connect_mcp_tools(server_id="web", transport=StreamableHttpTransport(url)) as bridge,
@@ -170,7 +171,7 @@ async def test_http_timeout_arrives_on_time_even_with_a_long_close_grace(kit) ->
     """A server whose event loop is frozen answers neither the cancel nor the DELETE."""
     timeout = 1.0
     elapsed = {}
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with kit.http_server() as url:
             for mode in ("legacy", "auto"):
                 async with connect_mcp_tools(
@@ -189,7 +190,7 @@ async def test_http_timeout_arrives_on_time_even_with_a_long_close_grace(kit) ->
 
 
 async def test_http_401_and_403_are_named_in_the_error(kit) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with kit.http_server("--auth", "sesame") as url:
             for headers, expected in (({}, "HTTP 401 Unauthorized"), (_bearer("nope"), "HTTP 403")):
                 with pytest.raises(McpConnectError) as caught:

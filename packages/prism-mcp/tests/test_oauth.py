@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prism.core import InMemoryRunLedger, ToolCall, create_tool_registry, dispatch_tool_call
+from prism.core.testing import scaled
 from prism.mcp import (
     InMemoryTokenStorage,
     McpConnectError,
@@ -78,7 +79,7 @@ async def _value(kit: Any, bridge: Any, name: str, args: dict[str, Any] | None =
 async def test_authorization_code_with_pkce_refreshes_and_reuses_host_storage(kit) -> None:
     browser, storage = Browser(), InMemoryTokenStorage()
     oauth = _code_flow(browser, storage)
-    with anyio.fail_after(90):
+    with anyio.fail_after(scaled(90)):
         # TTL 5 s: long enough that the restarted host below still finds a live access token on a
         # loaded machine (an expired one sends the SDK back to the browser), yet short to wait out.
         async with oauth_server(kit, ttl=5) as url:
@@ -111,7 +112,7 @@ async def test_no_token_reaches_results_errors_events_or_ledger_rows(kit) -> Non
     oauth = _code_flow(Browser(), storage)
     events: list[Any] = []
     ledger = InMemoryRunLedger()
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with (
             oauth_server(kit, ttl=600) as url,
             connect_mcp_tools(
@@ -141,7 +142,7 @@ async def test_no_token_reaches_results_errors_events_or_ledger_rows(kit) -> Non
 
 async def test_a_refused_authorization_fails_to_connect_with_a_clear_error(kit) -> None:
     refused = Browser(answer=f"{REDIRECT}?error=access_denied&state=x")
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with oauth_server(kit, ttl=600) as url:
             oauth = _code_flow(refused, InMemoryTokenStorage())
             with pytest.raises(McpConnectError, match="did not grant access \\(access_denied\\)"):
@@ -159,7 +160,7 @@ async def test_a_person_who_never_comes_back_is_bounded_by_handler_timeout(kit) 
             await anyio.sleep_forever()
             raise AssertionError
 
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with oauth_server(kit, ttl=600) as url:
             oauth = _code_flow(Away(), InMemoryTokenStorage(), handler_timeout_seconds=0.5)
             started = anyio.current_time()
@@ -178,7 +179,7 @@ async def test_a_token_endpoint_that_echoes_the_secret_cannot_leak_it_in_errors(
 ) -> None:
     caplog.set_level(logging.DEBUG)  # the bridge demotes the SDK's records to DEBUG
     secret = "client-secret/0123456789+x"  # / and + are URL-encoded in the form body
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with kit.http_script(str(SERVERS / "echo_auth_server.py")) as url:
             base = url.removesuffix("/mcp")
             for method in ("client_secret_post", "client_secret_basic"):

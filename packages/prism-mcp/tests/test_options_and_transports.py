@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from prism.core.testing import scaled
 from prism.mcp import (
     McpBridgeOptions,
     StdioTransport,
@@ -169,14 +170,14 @@ def test_http_transport_refuses_unsafe_urls_and_headers(
 @pytest.mark.anyio
 @pytest.mark.parametrize("server_id", ["", "-lead", "has space", "x" * 65, "mcp:docs", None])
 async def test_bad_server_ids_are_refused_before_anything_starts(server_id: Any) -> None:
-    with anyio.fail_after(10), pytest.raises(ValueError, match="server_id"):
+    with anyio.fail_after(scaled(10)), pytest.raises(ValueError, match="server_id"):
         async with connect_mcp_tools(server_id=server_id, transport=StdioTransport("true")):
             pass
 
 
 @pytest.mark.anyio
 async def test_bad_options_are_refused_before_anything_starts() -> None:
-    with anyio.fail_after(10), pytest.raises(ValueError, match="max_tools"):
+    with anyio.fail_after(scaled(10)), pytest.raises(ValueError, match="max_tools"):
         async with connect_mcp_tools(server_id="a", transport=StdioTransport("true"), max_tools=0):
             pass
     with pytest.raises(TypeError):

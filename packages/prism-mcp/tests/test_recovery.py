@@ -15,6 +15,7 @@ import anyio
 import pytest
 
 from prism.core import render_tool_result
+from prism.core.testing import scaled
 from prism.mcp import (
     MCP_CONNECTION_LOST,
     McpConnectError,
@@ -71,7 +72,7 @@ async def test_a_server_restarted_while_idle_is_reached_again(kit, extra, caplog
     caplog.set_level(logging.WARNING)
     server = _Restartable(kit, extra)
     runs = []
-    with anyio.fail_after(90):
+    with anyio.fail_after(scaled(90)):
         async with server.stack, contextlib.AsyncExitStack() as stack:
             url = await server.start()
             bridges = await _bridges(

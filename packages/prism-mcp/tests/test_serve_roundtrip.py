@@ -24,6 +24,7 @@ from prism.core import (
     TextContent,
     create_static_permission_policy,
 )
+from prism.core.testing import scaled
 from prism.mcp import (
     ElicitationRequest,
     ElicitationResponse,
@@ -69,7 +70,7 @@ def transport(request: pytest.FixtureRequest) -> str:
 
 
 async def test_every_content_type_round_trips(kit: Kit, transport: str, tmp_path: Path) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(kit, transport, tmp_path) as bridge:
             result = await kit.call(bridge, "everything")
     assert result.error is None
@@ -88,7 +89,7 @@ async def test_every_content_type_round_trips(kit: Kit, transport: str, tmp_path
 async def test_a_structured_value_arrives_as_the_value(
     kit: Kit, transport: str, tmp_path: Path
 ) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(kit, transport, tmp_path) as bridge:
             result = await kit.call(bridge, "stats")
     assert result.error is None
@@ -98,7 +99,7 @@ async def test_a_structured_value_arrives_as_the_value(
 async def test_errors_and_refusals_arrive_as_errors_with_prisms_code(
     kit: Kit, transport: str, tmp_path: Path
 ) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(kit, transport, tmp_path) as bridge:
             failed = await kit.call(bridge, "fail")
             denied = await kit.call(bridge, "rm")
@@ -112,7 +113,7 @@ async def test_progress_reports_reach_the_caller(kit: Kit, transport: str, tmp_p
     async def progress(value: float | None, message: str | None) -> None:
         seen.append((value, message))
 
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(kit, transport, tmp_path) as bridge:
             result = await kit.call(bridge, "steps", progress=progress)
     assert result.error is None
@@ -123,7 +124,7 @@ async def test_a_cancelled_call_cancels_the_served_handler(
     kit: Kit, transport: str, tmp_path: Path
 ) -> None:
     controller = AbortController()
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(kit, transport, tmp_path) as bridge:
             async with anyio.create_task_group() as group:
 
@@ -140,7 +141,7 @@ async def test_a_cancelled_call_cancels_the_served_handler(
 async def test_results_over_the_servers_bound_become_an_error(
     kit: Kit, transport: str, tmp_path: Path
 ) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(kit, transport, tmp_path) as bridge:
             small = await kit.call(bridge, "big", {"size": 1000})
             large = await kit.call(bridge, "big", {"size": 200_000})
@@ -151,7 +152,7 @@ async def test_results_over_the_servers_bound_become_an_error(
 async def test_a_tool_added_while_connected_is_announced(
     kit: Kit, transport: str, tmp_path: Path
 ) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(kit, transport, tmp_path) as bridge:
             assert "late" not in [t.name for t in bridge.tools]
             await kit.call(bridge, "add_tool", {"name": "late"})
@@ -161,7 +162,7 @@ async def test_a_tool_added_while_connected_is_announced(
 
 
 async def test_stray_stdout_in_a_tool_never_corrupts_stdio(kit: Kit, tmp_path: Path) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(kit, "stdio", tmp_path) as bridge:
             noisy = await kit.call(bridge, "noisy")
             after = await kit.call(bridge, "echo", {"text": "ok"})
@@ -170,7 +171,7 @@ async def test_stray_stdout_in_a_tool_never_corrupts_stdio(kit: Kit, tmp_path: P
 
 
 async def test_tools_are_listed_with_schemas_and_hints(kit: Kit, tmp_path: Path) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(kit, "stdio", tmp_path) as bridge:
             echo = kit.tool(bridge, "echo")
     assert echo.description == "Echo text"
@@ -194,7 +195,7 @@ async def test_without_a_back_channel_the_hosts_fallback_decides_approvals(
         return ElicitationResponse(action="accept", content={"approve": True})
 
     features = McpClientFeatures(permission=create_static_permission_policy(), elicitation=elicit)
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with served(kit, "stdio", tmp_path, extra, client_features=features) as bridge:
             result = await kit.call(bridge, "deploy")
     assert (tmp_path / "deployed").exists() is runs

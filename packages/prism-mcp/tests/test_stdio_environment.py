@@ -8,6 +8,7 @@ import time
 import anyio
 import pytest
 
+from prism.core.testing import scaled
 from prism.mcp import connect_mcp_tools
 
 pytestmark = pytest.mark.anyio
@@ -18,7 +19,7 @@ SAFE = {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LC_CTYPE"}
 async def test_only_the_safe_subset_and_configured_env_reach_the_server(kit, monkeypatch) -> None:
     monkeypatch.setenv("PRISM_PARENT_SECRET", "do-not-leak")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "do-not-leak-either")
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile(env={"API_KEY": "given"})
         ) as bridge:
@@ -30,7 +31,7 @@ async def test_only_the_safe_subset_and_configured_env_reach_the_server(kit, mon
 
 
 async def test_a_grandchild_does_not_survive_a_clean_close(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             pgid = (await kit.call(bridge, "pid")).value["pgid"]
             grandchild = (await kit.call(bridge, "spawn_grandchild")).value["pid"]
@@ -42,7 +43,7 @@ async def test_a_grandchild_does_not_survive_a_clean_close(kit) -> None:
 
 
 async def test_a_server_that_ignores_eof_and_sigterm_is_killed(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile("stubborn"), close_grace_seconds=0.2
         ) as bridge:
@@ -55,7 +56,7 @@ async def test_a_server_that_ignores_eof_and_sigterm_is_killed(kit) -> None:
 
 
 async def test_the_sdk_server_and_its_grandchild_are_gone_after_close(kit) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(server_id="sdk", transport=kit.sdk_stdio()) as bridge:
             pid = (await kit.call(bridge, "pid")).value["result"]
             grandchild = (await kit.call(bridge, "spawn_grandchild")).value["result"]

@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from prism.core import AbortController, TextContent
+from prism.core.testing import scaled
 from prism.mcp import (
     MCP_ABORTED,
     MCP_CONNECTION_LOST,
@@ -40,7 +41,7 @@ async def _pgid(kit, bridge) -> int:
 
 
 async def test_a_timeout_kills_the_server_and_the_next_call_reconnects(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile(), call_timeout_seconds=0.5
         ) as bridge:
@@ -57,7 +58,7 @@ async def test_a_timeout_kills_the_server_and_the_next_call_reconnects(kit) -> N
 
 async def test_a_timeout_ends_sibling_calls_with_connection_lost(kit) -> None:
     results = {}
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile(), call_timeout_seconds=1.0
         ) as bridge:
@@ -75,7 +76,7 @@ async def test_a_timeout_ends_sibling_calls_with_connection_lost(kit) -> None:
 
 
 async def test_200_mb_without_a_newline_keeps_client_memory_bounded(kit, peak_rss) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile("huge-line"), max_result_bytes=CAP
         ) as bridge:
@@ -91,7 +92,7 @@ async def test_200_mb_without_a_newline_keeps_client_memory_bounded(kit, peak_rs
 
 
 async def test_an_oversized_message_with_the_id_last_fails_its_call(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h",
             transport=kit.hostile("id-last", "--size", "3000000"),
@@ -106,7 +107,7 @@ async def test_an_oversized_message_with_the_id_last_fails_its_call(kit) -> None
     [("deep-json", MCP_RESULT_TOO_LARGE), ("wide-json", MCP_RESULT_TOO_LARGE)],
 )
 async def test_json_that_would_explode_in_memory_is_refused(kit, peak_rss, mode, code) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile(mode, "--size", "900000"), max_result_bytes=CAP
         ) as bridge:
@@ -119,7 +120,7 @@ async def test_json_that_would_explode_in_memory_is_refused(kit, peak_rss, mode,
 
 
 async def test_invalid_utf8_is_a_protocol_error_and_the_connection_survives(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         transport = kit.hostile("invalid-utf8")
         async with connect_mcp_tools(server_id="h", transport=transport) as bridge:
             first = await _pgid(kit, bridge)
@@ -129,7 +130,7 @@ async def test_invalid_utf8_is_a_protocol_error_and_the_connection_survives(kit)
 
 
 async def test_garbage_and_floods_do_not_hide_the_real_answer(kit, peak_rss) -> None:
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(server_id="g", transport=kit.hostile("garbage")) as garbage:
             result = await kit.call(garbage, "echo", {"text": "real"})
         assert result.content == (TextContent(text="real"),)
@@ -146,7 +147,7 @@ async def test_garbage_and_floods_do_not_hide_the_real_answer(kit, peak_rss) -> 
 
 
 async def test_a_server_that_never_answers_times_out(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h", transport=kit.hostile("hang"), call_timeout_seconds=0.5
         ) as bridge:
@@ -155,7 +156,7 @@ async def test_a_server_that_never_answers_times_out(kit) -> None:
 
 
 async def test_a_crash_mid_call_is_a_lost_connection_then_a_fresh_one(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             first = await _pgid(kit, bridge)
             crashed = await kit.call(bridge, "crash")
@@ -167,7 +168,7 @@ async def test_a_crash_mid_call_is_a_lost_connection_then_a_fresh_one(kit) -> No
 
 async def test_close_with_calls_in_flight_ends_them_promptly(kit) -> None:
     results = []
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             pgid = await _pgid(kit, bridge)
 
@@ -192,7 +193,7 @@ async def test_close_with_calls_in_flight_ends_them_promptly(kit) -> None:
 async def test_an_already_aborted_call_sends_nothing_and_keeps_the_connection(kit) -> None:
     controller = AbortController()
     controller.abort("user pressed stop")
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             first = await _pgid(kit, bridge)
             calls_before = (await kit.call(bridge, "stats")).value["calls"]
@@ -205,7 +206,7 @@ async def test_an_already_aborted_call_sends_nothing_and_keeps_the_connection(ki
 
 async def test_an_abort_during_the_call_interrupts_it(kit) -> None:
     controller = AbortController()
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
 
             async def abort_soon() -> None:
@@ -224,7 +225,7 @@ async def test_an_abort_during_the_call_interrupts_it(kit) -> None:
 
 
 async def test_host_cancellation_propagates(kit) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             with anyio.move_on_after(0.3) as scope:
                 await kit.call(bridge, "sleep", {"seconds": 30})
@@ -234,7 +235,7 @@ async def test_host_cancellation_propagates(kit) -> None:
 
 @pytest.mark.parametrize("policy", ["close", "keep"])
 async def test_the_fault_policy_decides_what_happens_after_a_timeout(kit, policy: str) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
             server_id="h",
             transport=kit.hostile(),
@@ -262,7 +263,7 @@ async def test_progress_reaches_the_context(kit) -> None:
     async def progress(fraction: float | None, message: str | None) -> None:
         seen.append((fraction, message))
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             tool = kit.tool(bridge, "progress")
             result = await tool.execute({"steps": 2}, kit.context(progress=progress))
@@ -279,7 +280,7 @@ async def test_progress_reaches_the_context(kit) -> None:
     ],
 )
 async def test_connect_failures_raise_a_connect_error(kit, command, args, match) -> None:
-    with anyio.fail_after(30), pytest.raises(McpConnectError, match=match):
+    with anyio.fail_after(scaled(30)), pytest.raises(McpConnectError, match=match):
         async with connect_mcp_tools(
             server_id="x", transport=StdioTransport(command, args=args, env=kit.env)
         ):
@@ -290,7 +291,7 @@ async def test_a_silent_server_fails_the_connect_in_time(kit) -> None:
     silent = StdioTransport(sys.executable, args=("-c", "import time; time.sleep(60)"), env=kit.env)
     started = time.monotonic()
     with (
-        anyio.fail_after(30),
+        anyio.fail_after(scaled(30)),
         pytest.raises(McpConnectError, match=r"connect_timeout_seconds=0\.5"),
     ):
         async with connect_mcp_tools(
@@ -303,7 +304,7 @@ async def test_a_silent_server_fails_the_connect_in_time(kit) -> None:
 async def test_an_abort_from_another_thread_interrupts_the_call(kit) -> None:
     controller = AbortController()
     timer = threading.Timer(0.3, controller.abort, args=("from a worker thread",))
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
             timer.start()
             started = time.monotonic()
@@ -318,7 +319,7 @@ async def test_a_server_flooding_stderr_still_answers_and_only_a_tail_is_kept(ki
     transport = StdioTransport(
         sys.executable, args=(str(SERVERS / "stderr_flood.py"),), env=kit.env
     )
-    with anyio.fail_after(30):
+    with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="f", transport=transport) as bridge:
             for i in range(10):
                 assert (await kit.call(bridge, "echo", {"text": str(i)})).value == {

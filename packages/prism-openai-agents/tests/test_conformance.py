@@ -15,7 +15,6 @@ import pytest
 from agents.exceptions import ModelBehaviorError
 
 from prism.conformance import (
-    THREAT_MATRIX,
     ConformanceSubjects,
     default_subjects,
     make_conformance_tests,
@@ -29,6 +28,7 @@ from prism.core import (
     ToolResult,
     create_tool_registry,
 )
+from prism.core.testing import scaled
 from prism.openai_agents import prism_function_tools
 
 from .conftest import Script, call
@@ -39,13 +39,7 @@ FRAMEWORK_REFUSES_UNKNOWN_TOOLS = ("16", "E12")
 ``unknown_tool`` result never exists. ``test_unknown_tools_never_reach_a_handler`` pins that."""
 
 test_conformance = make_conformance_tests(
-    package="prism-core",
-    rows=[
-        row.id
-        for row in THREAT_MATRIX
-        if row.package == "prism-core" and row.id not in FRAMEWORK_REFUSES_UNKNOWN_TOOLS
-    ],
-    backends=("asyncio",),
+    package="prism-core", exclude=FRAMEWORK_REFUSES_UNKNOWN_TOOLS, backends=("asyncio",)
 )
 
 
@@ -103,7 +97,7 @@ async def test_unknown_tools_never_reach_a_handler() -> None:
     pipeline = ToolPipeline(
         registry=create_tool_registry([ToolDefinition(name="echo", execute=echo)])
     )
-    with anyio.fail_after(20), pytest.raises(ModelBehaviorError, match="missing"):
+    with anyio.fail_after(scaled(20)), pytest.raises(ModelBehaviorError, match="missing"):
         await Script([call("missing", "u1"), call("echo", "e1")]).run(
             prism_function_tools(pipeline)
         )

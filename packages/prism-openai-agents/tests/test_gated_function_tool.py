@@ -13,6 +13,7 @@ from prism.core import (
     ToolPipeline,
     create_static_permission_policy,
 )
+from prism.core.testing import scaled
 from prism.openai_agents import gate_function_tool
 
 from .conftest import Script, call
@@ -61,7 +62,7 @@ async def test_a_denied_tool_never_runs_and_the_ledger_says_so() -> None:
     )
     tools = [gate_function_tool(t, pipeline) for t in (weather, delete_repo)]
     script = Script([call("delete_repo", "d", name="prism"), call("weather", "w", city="Oslo")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await script.run(tools)
     assert ran == ["weather"]
     assert script.outputs_seen["d"].startswith("Error: Permission denied")
@@ -74,7 +75,7 @@ async def test_the_tools_own_output_reaches_the_model_unchanged() -> None:
     gated = gate_function_tool(weather, ToolPipeline())
     assert gated.name == "weather" and gated.params_json_schema == weather.params_json_schema
     script = Script([call("weather", "w", city="Oslo")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await script.run([gated])
     assert "21.5" in str(script.outputs_seen["w"]) and "Oslo" in str(script.outputs_seen["w"])
 
@@ -82,7 +83,7 @@ async def test_the_tools_own_output_reaches_the_model_unchanged() -> None:
 async def test_secrets_are_redacted_before_the_model_sees_them() -> None:
     gated = gate_function_tool(token, ToolPipeline(redactor=SecretRedactor([SECRET])))
     script = Script([call("token", "t")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await script.run([gated])
     assert ran == ["token"]
     assert SECRET not in str(script.outputs_seen["t"])
@@ -91,7 +92,7 @@ async def test_secrets_are_redacted_before_the_model_sees_them() -> None:
 
 async def test_bad_arguments_are_refused_before_the_tool_sees_them() -> None:
     script = Script([call("weather", "b", "{broken")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await script.run([gate_function_tool(weather, ToolPipeline())])
     assert ran == []
     assert "not valid JSON" in script.outputs_seen["b"]

@@ -24,6 +24,7 @@ from prism.core import (
     create_static_permission_policy,
     create_tool_registry,
 )
+from prism.core.testing import RecordingTools, scaled
 from prism.jsonschema import create_json_schema_tool_argument_validator
 from prism.openai_agents import prism_function_tools
 
@@ -38,39 +39,8 @@ ADD_SCHEMA = {
 }
 
 
-class Ran:
-    """Which handlers ran, and how many at once at most."""
-
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-        self.active = 0
-        self.peak = 0
-        self.exclusive_overlap = False
-        self.exclusive_active = False
-
-    def tool(self, name: str, *, delay: float = 0.0, **options: Any) -> ToolDefinition:
-        exclusive = bool(options.get("exclusive"))
-
-        async def execute(args: Any, ctx: ToolExecutionContext) -> str:
-            self.calls.append(ctx.tool_call_id)
-            if self.exclusive_active or (exclusive and self.active):
-                self.exclusive_overlap = True
-            self.active += 1
-            self.exclusive_active = self.exclusive_active or exclusive
-            self.peak = max(self.peak, self.active)
-            try:
-                await anyio.sleep(delay)
-            finally:
-                self.active -= 1
-                if exclusive:
-                    self.exclusive_active = False
-            return f"{name} ok"
-
-        return ToolDefinition(name=name, execute=execute, **options)
-
-
 async def test_the_runner_sees_prism_tools_and_their_results() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     registry = create_tool_registry(
         [ran.tool("add", description="Add", parameters=ADD_SCHEMA), ran.tool("hidden")]
     )
@@ -80,14 +50,14 @@ async def test_the_runner_sees_prism_tools_and_their_results() -> None:
     assert tools[0].params_json_schema == ADD_SCHEMA
     assert tools[0].description == "Add"
     script = Script([call("add", "c1", a=1, b=2)])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await script.run(tools)
     assert result.final_output == "done"
     assert script.outputs_seen == {"c1": "add ok"}
 
 
 async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     ledger = InMemoryRunLedger()
     pipeline = ToolPipeline(
         registry=create_tool_registry([ran.tool("rm")]),
@@ -95,7 +65,7 @@ async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
         ledger=ledger,
     )
     script = Script([call("rm", "d1")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await script.run(prism_function_tools(pipeline))
     assert ran.calls == []
     assert script.outputs_seen["d1"].startswith("Error: Permission denied")
@@ -114,13 +84,13 @@ async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
 async def test_invalid_arguments_reach_the_model_as_an_error_and_never_run(
     raw: str, fragment: str
 ) -> None:
-    ran = Ran()
+    ran = RecordingTools()
     pipeline = ToolPipeline(
         registry=create_tool_registry([ran.tool("add", parameters=ADD_SCHEMA)]),
         validate=create_json_schema_tool_argument_validator(),
     )
     script = Script([call("add", "v1", raw)])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await script.run(prism_function_tools(pipeline))
     assert ran.calls == []
     assert script.outputs_seen["v1"].startswith("Error:")
@@ -128,7 +98,7 @@ async def test_invalid_arguments_reach_the_model_as_an_error_and_never_run(
 
 
 async def test_parallel_calls_overlap_and_an_exclusive_tool_runs_alone() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     registry = create_tool_registry(
         [ran.tool("slow", delay=0.2), ran.tool("lock", delay=0.1, exclusive=True)]
     )
@@ -137,7 +107,7 @@ async def test_parallel_calls_overlap_and_an_exclusive_tool_runs_alone() -> None
         [call("slow", "q1"), call("lock", "x1"), call("slow", "q2"), call("lock", "x2")],
     )
     started = time.monotonic()
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await script.run(prism_function_tools(ToolPipeline(registry=registry)))
     assert ran.peak == 3
     assert not ran.exclusive_overlap
@@ -163,19 +133,19 @@ async def test_the_execution_policy_decides_inside_the_call() -> None:
 
     pipeline = ToolPipeline(registry=create_tool_registry([file_tool("read"), file_tool("write")]))
     script = Script([call("read", "r1"), call("write", "w1")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await script.run(prism_function_tools(pipeline))
     assert script.outputs_seen["r1"] == "read done"
     assert "writes need a human" in script.outputs_seen["w1"]
 
 
 async def test_after_the_host_aborts_no_call_starts() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     controller = AbortController()
     controller.abort("user pressed stop")
     pipeline = ToolPipeline(registry=create_tool_registry([ran.tool("work")]))
     script = Script([call("work", "a1")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await script.run(prism_function_tools(pipeline, signal=controller.signal))
     assert ran.calls == []
     assert "user pressed stop" in script.outputs_seen["a1"]
@@ -197,7 +167,7 @@ async def test_cancelling_the_run_cancels_a_running_tool() -> None:
         registry=create_tool_registry([ToolDefinition(name="hang", execute=hang)])
     )
     script = Script([call("hang", "h1")])
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:
             group.start_soon(script.run, prism_function_tools(pipeline))
             await entered.wait()
@@ -226,7 +196,7 @@ async def test_images_and_structured_values_reach_the_model() -> None:
         ]
     )
     script = Script([call("picture", "i1"), call("stats", "s1")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await script.run(prism_function_tools(ToolPipeline(registry=registry)))
     image_output = script.outputs_seen["i1"]
     assert isinstance(image_output, list)

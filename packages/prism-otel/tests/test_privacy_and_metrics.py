@@ -15,6 +15,7 @@ from prism.core import (
     create_tool_registry,
     dispatch_tool_calls_in_order,
 )
+from prism.core.testing import scaled
 from prism.otel import TelemetryOptions, ToolTelemetry
 
 from .conftest import Otel
@@ -42,7 +43,7 @@ def _exported_text(otel: Otel) -> str:
 async def _run(otel: Otel, telemetry: ToolTelemetry) -> None:
     registry = create_tool_registry([ToolDefinition(name="leak", execute=leak)])
     calls = [ToolCall(id="s", name="leak", arguments={"token": SECRET})]
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         await dispatch_tool_calls_in_order(calls, registry=registry, emit=telemetry)
 
 
@@ -82,7 +83,7 @@ async def test_recorded_values_are_cut_to_the_attribute_bound(otel: Otel) -> Non
     )
     registry = create_tool_registry([ToolDefinition(name="leak", execute=leak)])
     calls = [ToolCall(id="b", name="leak", arguments={"token": "x" * 10_000})]
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         await dispatch_tool_calls_in_order(calls, registry=registry, emit=telemetry)
     value = str(dict(otel.tool_spans()[0].attributes or {})["gen_ai.tool.call.arguments"])
     assert len(value) <= 64
@@ -99,7 +100,7 @@ async def test_metrics_count_calls_by_outcome_and_record_duration(otel: Otel) ->
         ToolCall(id="2", name="leak", arguments={"token": "b"}),
         ToolCall(id="3", name="nope", arguments={}),
     ]
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         await dispatch_tool_calls_in_order(calls, registry=registry, emit=telemetry)
     counts = {
         (dict(p.attributes)["prism.outcome"], dict(p.attributes).get("error.type")): p.value  # type: ignore[attr-defined]
@@ -114,7 +115,7 @@ async def test_without_an_sdk_the_sink_is_a_harmless_no_op() -> None:
     telemetry = ToolTelemetry()  # the global providers: no SDK installed by this test
     registry = create_tool_registry([ToolDefinition(name="leak", execute=leak)])
     calls = [ToolCall(id="n", name="leak", arguments={"token": "t"})]
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         results = await dispatch_tool_calls_in_order(
             calls, registry=telemetry.instrument(registry), emit=telemetry
         )

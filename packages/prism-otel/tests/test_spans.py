@@ -19,6 +19,7 @@ from prism.core import (
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
+from prism.core.testing import scaled
 from prism.otel import ToolTelemetry
 
 from .conftest import Otel
@@ -41,7 +42,7 @@ async def test_a_finished_call_is_one_execute_tool_span_under_the_callers_span(o
     registry = create_tool_registry([ToolDefinition(name="echo", execute=echo)])
     tracer = otel.tracer_provider.get_tracer("host")
     with tracer.start_as_current_span("invoke_agent host") as parent:
-        with anyio.fail_after(10):
+        with anyio.fail_after(scaled(10)):
             await dispatch_tool_call(
                 ToolCall(id="c1", name="echo", arguments={"text": "hi"}),
                 registry=registry,
@@ -87,7 +88,7 @@ async def test_handler_spans_nest_under_the_tool_span_when_tools_are_instrumente
         ToolCall(id="a", name="fetch", arguments={}),
         ToolCall(id="b", name="compute", arguments={}),
     ]
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         results = await dispatch_tool_calls_in_order(
             calls, tool_concurrency=2, registry=telemetry.instrument(registry), emit=telemetry
         )
@@ -111,7 +112,7 @@ async def test_blocked_calls_are_spans_with_their_reason(otel: Otel) -> None:
         ToolCall(id="1", name="missing", arguments={}),
         ToolCall(id="2", name="rm", arguments={}),
     ]
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         await dispatch_tool_calls_in_order(
             calls,
             registry=registry,
@@ -136,7 +137,7 @@ async def test_a_raising_handler_ends_its_span_with_error_type(otel: Otel) -> No
         raise LookupError("no such row")
 
     registry = create_tool_registry([ToolDefinition(name="boom", execute=boom)])
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(
             ToolCall(id="x", name="boom", arguments={}), registry=registry, emit=telemetry
         )
@@ -158,7 +159,7 @@ async def test_mcp_tools_carry_their_server_id(otel: Otel) -> None:
         metadata={"mcp_server_id": "files", "mcp_tool_name": "read"},
     )
     registry = telemetry.instrument(create_tool_registry([tool]))
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         await dispatch_tool_call(
             ToolCall(id="m", name="files__read", arguments={}), registry=registry, emit=telemetry
         )
@@ -188,7 +189,7 @@ async def test_calls_cancelled_by_an_abort_end_their_spans(otel: Otel) -> None:
         await started.wait()
         controller.abort("user stopped")
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:
             group.start_soon(abort_soon)
             results = await dispatch_tool_calls_in_order(

@@ -14,7 +14,6 @@ import pytest
 from pydantic_ai import Agent, RunContext
 
 from prism.conformance import (
-    THREAT_MATRIX,
     ConformanceSubjects,
     default_subjects,
     make_conformance_tests,
@@ -28,6 +27,7 @@ from prism.core import (
     ToolResult,
     create_tool_registry,
 )
+from prism.core.testing import scaled
 from prism.pydantic_ai import PrismToolset
 
 from .conftest import Script, call
@@ -38,13 +38,7 @@ itself (a retry prompt listing the real tools) before any toolset sees the call,
 ``unknown_tool`` result never exists. ``test_unknown_tools_never_reach_a_handler`` pins that."""
 
 test_conformance = make_conformance_tests(
-    package="prism-core",
-    rows=[
-        row.id
-        for row in THREAT_MATRIX
-        if row.package == "prism-core" and row.id not in FRAMEWORK_REFUSES_UNKNOWN_TOOLS
-    ],
-    backends=("asyncio",),
+    package="prism-core", exclude=FRAMEWORK_REFUSES_UNKNOWN_TOOLS, backends=("asyncio",)
 )
 
 
@@ -96,7 +90,7 @@ async def test_unknown_tools_never_reach_a_handler_and_the_model_is_told() -> No
     registry = create_tool_registry([ToolDefinition(name="echo", execute=echo)])
     toolset = _Recording(ToolPipeline(registry=registry))
     script = Script([call("missing", "u1")], [call("echo", "e1")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[toolset]).run("go")
     assert ran == ["e1"]
     assert "missing" in script.retries["u1"] and "echo" in script.retries["u1"]

@@ -15,6 +15,7 @@ from prism.core import (
     ToolPipeline,
     create_static_permission_policy,
 )
+from prism.core.testing import scaled
 from prism.pydantic_ai import PrismGatedToolset
 
 from .conftest import Script, call
@@ -67,7 +68,7 @@ async def test_a_denied_tool_of_an_existing_toolset_never_runs() -> None:
         ),
     )
     script = Script([call("delete_repo", "d", name="prism"), call("weather", "w", city="Oslo")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[gated]).run("go")
     assert ran == ["weather"]
     assert "Permission denied" in str(script.returns["d"])
@@ -80,7 +81,7 @@ async def test_the_tools_own_return_value_reaches_the_model_unchanged() -> None:
     ran: list[str] = []
     gated = PrismGatedToolset(_toolset(ran), pipeline=ToolPipeline())
     script = Script([call("weather", "w", city="Oslo")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[gated]).run("go")
     assert script.returns["w"] == Weather(city="Oslo", celsius=21.5)
 
@@ -91,7 +92,7 @@ async def test_secrets_in_a_wrapped_tools_result_are_redacted_before_the_model_s
         _toolset(ran), pipeline=ToolPipeline(redactor=SecretRedactor([SECRET]))
     )
     script = Script([call("token", "t")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[gated]).run("go")
     assert ran == ["token"]
     assert SECRET not in str(script.returns["t"])
@@ -102,7 +103,7 @@ async def test_model_retry_from_a_wrapped_tool_keeps_its_pydantic_ai_meaning() -
     ran: list[str] = []
     gated = PrismGatedToolset(_toolset(ran), pipeline=ToolPipeline())
     script = Script([call("flaky", "f1", n=-1)], [call("flaky", "f2", n=1)])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[gated]).run("go")
     assert script.retries["f1"] == "n must be positive"
     assert script.returns["f2"] == "fine"
@@ -114,7 +115,7 @@ async def test_the_filter_hides_tools_from_the_model() -> None:
         _toolset(ran), pipeline=ToolPipeline(tool_filter=ToolFilter(allow=("weather",)))
     )
     script = Script([call("weather", "w", city="Rome")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[gated]).run("go")
     assert script.offered[0] == ["weather"]
 

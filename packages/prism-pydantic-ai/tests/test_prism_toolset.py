@@ -22,6 +22,7 @@ from prism.core import (
     create_static_permission_policy,
     create_tool_registry,
 )
+from prism.core.testing import RecordingTools, scaled
 from prism.jsonschema import create_json_schema_tool_argument_validator
 from prism.pydantic_ai import PrismToolset
 
@@ -37,37 +38,15 @@ ADD_SCHEMA = {
 }
 
 
-class Ran:
-    """Which handlers ran, and how many at once at most."""
-
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-        self.active = 0
-        self.peak = 0
-
-    def tool(self, name: str, *, delay: float = 0.0, **options: Any) -> ToolDefinition:
-        async def execute(args: Any, ctx: ToolExecutionContext) -> str:
-            self.calls.append(ctx.tool_call_id)
-            self.active += 1
-            self.peak = max(self.peak, self.active)
-            try:
-                await anyio.sleep(delay)
-            finally:
-                self.active -= 1
-            return f"{name} ok"
-
-        return ToolDefinition(name=name, execute=execute, **options)
-
-
 async def test_the_agent_sees_prism_tools_with_their_schemas_and_the_filter_applies() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     registry = create_tool_registry(
         [ran.tool("add", description="Add two ints", parameters=ADD_SCHEMA), ran.tool("secret")]
     )
     pipeline = ToolPipeline(registry=registry, tool_filter=ToolFilter(deny=("secret",)))
     toolset = PrismToolset(pipeline)
     script = Script([call("add", "c1", a=1, b=2)])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await Agent(script.model(), toolsets=[toolset]).run("go")
     assert result.output == "done"
     assert script.offered[0] == ["add"]
@@ -78,7 +57,7 @@ async def test_the_agent_sees_prism_tools_with_their_schemas_and_the_filter_appl
 
 
 async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     ledger = InMemoryRunLedger()
     pipeline = ToolPipeline(
         registry=create_tool_registry([ran.tool("rm")]),
@@ -86,7 +65,7 @@ async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
         ledger=ledger,
     )
     script = Script([call("rm", "d1")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[PrismToolset(pipeline)]).run("go")
     assert ran.calls == []
     assert "Permission denied" in str(script.returns["d1"])
@@ -94,13 +73,13 @@ async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
 
 
 async def test_invalid_arguments_come_back_as_a_retry_prompt_then_succeed() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     pipeline = ToolPipeline(
         registry=create_tool_registry([ran.tool("add", parameters=ADD_SCHEMA)]),
         validate=create_json_schema_tool_argument_validator(),
     )
     script = Script([call("add", "v1", a="one", b=2)], [call("add", "v2", a=1, b=2)])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await Agent(script.model(), toolsets=[PrismToolset(pipeline)]).run("go")
     assert result.output == "done"
     assert script.retries["v1"].startswith("/a:")
@@ -108,14 +87,14 @@ async def test_invalid_arguments_come_back_as_a_retry_prompt_then_succeed() -> N
 
 
 async def test_a_model_that_keeps_sending_bad_arguments_cannot_abort_the_run() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     pipeline = ToolPipeline(
         registry=create_tool_registry([ran.tool("add", parameters=ADD_SCHEMA)]),
         validate=create_json_schema_tool_argument_validator(),
     )
     bad = [[call("add", f"b{i}", a="x", b=1)] for i in range(4)]
     script = Script(*bad)
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         result = await Agent(script.model(), toolsets=[PrismToolset(pipeline, max_retries=1)]).run(
             "go"
         )
@@ -125,14 +104,14 @@ async def test_a_model_that_keeps_sending_bad_arguments_cannot_abort_the_run() -
 
 
 async def test_parallel_calls_overlap_and_an_exclusive_tool_runs_alone() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     registry = create_tool_registry(
         [ran.tool("slow", delay=0.2), ran.tool("lock", delay=0.05, exclusive=True)]
     )
     toolset = PrismToolset(ToolPipeline(registry=registry))
     script = Script([call("slow", f"p{i}") for i in range(3)])
     started = time.monotonic()
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[toolset]).run("go")
     assert ran.peak == 3
     assert time.monotonic() - started < 0.55  # three 0.2 s calls overlapped (sequential: 0.6 s)
@@ -164,7 +143,7 @@ async def test_the_execution_policy_asks_the_host_for_approval_inside_the_call()
 
     pipeline = ToolPipeline(registry=create_tool_registry([file_tool("read"), file_tool("write")]))
     script = Script([call("read", "r1"), call("write", "w1")])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[PrismToolset(pipeline)]).run("go")
     assert sorted(asked) == ["read", "write"]
     assert script.returns["r1"] == "read done"
@@ -172,13 +151,13 @@ async def test_the_execution_policy_asks_the_host_for_approval_inside_the_call()
 
 
 async def test_after_the_host_aborts_no_call_starts() -> None:
-    ran = Ran()
+    ran = RecordingTools()
     controller = AbortController()
     controller.abort("user pressed stop")
     pipeline = ToolPipeline(registry=create_tool_registry([ran.tool("work")]))
     script = Script([call("work", "a1")])
     toolset = PrismToolset(pipeline, signal=controller.signal)
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[toolset]).run("go")
     assert ran.calls == []
     assert "user pressed stop" in str(script.returns["a1"])
@@ -200,7 +179,7 @@ async def test_cancelling_the_run_cancels_a_running_tool() -> None:
         registry=create_tool_registry([ToolDefinition(name="hang", execute=hang)])
     )
     agent = Agent(Script([call("hang", "h1")]).model(), toolsets=[PrismToolset(pipeline)])
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:
             group.start_soon(agent.run, "go")
             await entered.wait()
@@ -221,13 +200,13 @@ def test_options_are_checked_by_name() -> None:
 async def test_pydantic_ais_own_approval_flow_composes_with_the_prism_toolset() -> None:
     from pydantic_ai import DeferredToolRequests, DeferredToolResults
 
-    ran = Ran()
+    ran = RecordingTools()
     ledger = InMemoryRunLedger()
     pipeline = ToolPipeline(registry=create_tool_registry([ran.tool("deploy")]), ledger=ledger)
     toolset = PrismToolset(pipeline).approval_required()
     script = Script([call("deploy", "dep1")])
     agent = Agent(script.model(), toolsets=[toolset], output_type=[str, DeferredToolRequests])
-    with anyio.fail_after(20):
+    with anyio.fail_after(scaled(20)):
         first = await agent.run("go")
         assert isinstance(first.output, DeferredToolRequests)
         assert [part.tool_call_id for part in first.output.approvals] == ["dep1"]

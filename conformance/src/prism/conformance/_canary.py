@@ -12,7 +12,7 @@ import os
 import shlex
 import threading
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -127,10 +127,6 @@ class EventRecorder:
             and (call_id is None or getattr(getattr(e, "call", None), "id", None) == call_id)
         ]
 
-    def started_ids(self) -> list[str]:
-        """Call ids that got a ``tool_execution_started`` event, in order."""
-        return [e.call.id for e in self.of_type("tool_execution_started")]
-
 
 def assert_not_invoked(
     *, call_id: str, canary: Canary | FileCanary, events: EventRecorder, why: str
@@ -166,8 +162,3 @@ def canary_tool(
         parameters=parameters,
         exclusive=exclusive,
     )
-
-
-def error_codes(results: Iterable[ToolResult]) -> list[str | None]:
-    """The error code of each result (``None`` for a success)."""
-    return [r.error.code if r.error is not None else None for r in results]

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from prism.core.testing import set_time_factor, time_factor
+
 from ._matrix import THREAT_MATRIX
 from ._registry import MAX_ROW_TIMEOUT_SECONDS
 from ._report import ConformanceReport, RowResult
@@ -71,6 +73,15 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SECONDS",
         help="outer deadline per row and backend (default: each row's own, 60 s)",
+    )
+    parser.add_argument(
+        "--time-factor",
+        metavar="X",
+        help=(
+            "multiply every wall-clock bound (outer deadlines and the bounds inside the rows) "
+            "by X, a number from 1 to 100, for a slow machine (default: $PRISM_TEST_TIME_FACTOR "
+            "or 1)"
+        ),
     )
     parser.add_argument("--list", action="store_true", help="list the rows and exit")
     return parser
@@ -218,6 +229,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = _rows_of_packages(parser, args.package, rows)
     if args.timeout is not None and not 0 < args.timeout <= MAX_ROW_TIMEOUT_SECONDS:
         parser.error(f"--timeout must be in (0, {MAX_ROW_TIMEOUT_SECONDS:g}] seconds")
+    try:
+        if args.time_factor is not None:
+            set_time_factor(args.time_factor, where="--time-factor")
+        else:
+            time_factor()
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.json not in (None, "-") and not Path(args.json).resolve().parent.is_dir():
         parser.error(f"--json: directory of {args.json} does not exist")
     backends = BACKENDS if args.backend == "both" else (args.backend,)

@@ -7,11 +7,14 @@ override is visible to them), or to the session when nothing overrides the fixtu
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from prism.core.testing import TIME_FACTOR_ENV, set_time_factor, time_factor
 
 from ._pytest_tests import SUBJECTS_FIXTURE, run_row_as_test, select_rows
 from ._runner import BACKENDS
@@ -48,6 +51,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help="outer deadline per row and backend (default: each row's own, 60 s)",
     )
+    group.addoption(
+        "--prism-time-factor",
+        default=None,
+        metavar="X",
+        help=(
+            "multiply every wall-clock bound of the rows (and of tests using "
+            "prism.core.testing.scaled) by X, from 1 to 100 (default: $PRISM_TEST_TIME_FACTOR or 1)"
+        ),
+    )
 
 
 def _rows(config: pytest.Config) -> tuple[str, ...]:
@@ -67,8 +79,30 @@ def pytest_configure(config: pytest.Config) -> None:
     timeout = config.getoption("prism_conformance_timeout")
     if timeout is not None and not 0 < timeout <= 3600:
         raise pytest.UsageError("--prism-conformance-timeout must be in (0, 3600] seconds")
+    _configure_time_factor(config)
     config.stash[_CANDIDATES] = []
     config.stash[_COLLECTED] = False
+
+
+def _configure_time_factor(config: pytest.Config) -> None:
+    """Check the factor; ``--prism-time-factor`` sets it for this session (restored after)."""
+    factor = config.getoption("prism_time_factor")
+    try:
+        if factor is None:
+            time_factor()
+            return
+        before = os.environ.get(TIME_FACTOR_ENV)
+        set_time_factor(factor, where="--prism-time-factor")
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+    def restore() -> None:
+        if before is None:
+            os.environ.pop(TIME_FACTOR_ENV, None)
+        else:
+            os.environ[TIME_FACTOR_ENV] = before
+
+    config.add_cleanup(restore)
 
 
 @pytest.fixture

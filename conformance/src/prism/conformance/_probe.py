@@ -52,6 +52,33 @@ def _filters(extra: ToolFilter, host: ToolFilter | Sequence[ToolFilter] | None) 
     return [extra, host] if isinstance(host, ToolFilter) else [extra, *host]
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Gates:
+    """The host's gates every probe dispatches with (one may be swapped per probe)."""
+
+    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None
+    permission: Any = None
+    validate: Any = None
+
+    async def dispatch(
+        self,
+        dispatch: Callable[..., Awaitable[ToolResult]],
+        call: ToolCall,
+        *,
+        registry: Any,
+        emit: EventRecorder,
+    ) -> ToolResult:
+        """``dispatch(call)`` with these gates in place."""
+        return await dispatch(
+            call,
+            registry=registry,
+            emit=emit,
+            tool_filter=self.tool_filter,
+            permission=self.permission,
+            validate=self.validate,
+        )
+
+
 class _Prober:
     def __init__(self, registry: Any, tool: str, dispatch: Callable[..., Awaitable[ToolResult]]):
         original = registry.get(tool)
@@ -63,20 +90,19 @@ class _Prober:
         self.registry = create_tool_registry(
             [wrapped if t.name == tool else t for t in registry.list()]
         )
-        self.host_registry = registry
         self.dispatch = dispatch
         self.failures: list[str] = []
         self.probes: list[str] = []
 
     async def blocked(
-        self, probe: str, call: ToolCall, reason: str, *, registry: Any = None, **options: Any
+        self, probe: str, call: ToolCall, reason: str, gates: _Gates, *, registry: Any = None
     ) -> None:
         """Dispatch ``call``; it must be blocked with ``reason`` and never reach the handler."""
         self.probes.append(probe)
         events = EventRecorder()
         before = self.canary.count
         target = registry or self.registry
-        result = await self.dispatch(call, registry=target, emit=events, **options)
+        result = await gates.dispatch(self.dispatch, call, registry=target, emit=events)
         code = result.error.code if result.error is not None else None
         ran = self.canary.count - before
         if code != reason:
@@ -111,14 +137,14 @@ async def assert_tool_dispatch_conforms(
     p = _Prober(registry, tool, dispatch)
     spy_permission = SpyPermission(permission) if permission is not None else None
     spy_validate = _SpyValidator(validate) if validate is not None else None
-    gates: dict[str, Any] = {"tool_filter": tool_filter, "permission": spy_permission,
-                             "validate": spy_validate}  # fmt: skip
+    gates = _Gates(tool_filter=tool_filter, permission=spy_permission, validate=spy_validate)
     unknown = f"prism-conformance-unknown-{uuid.uuid4().hex[:12]}"
     await p.blocked("unknown tool", ToolCall(id="probe-unknown", name=unknown,
-                    arguments=valid_args), "unknown_tool", registry=registry, **gates)  # fmt: skip
+                    arguments=valid_args), "unknown_tool", gates, registry=registry)  # fmt: skip
     await p.blocked(
         "tool denied by a filter", ToolCall(id="probe-filter", name=tool, arguments=valid_args),
-        "tool_denied", **{**gates, "tool_filter": _filters(ToolFilter(deny=[tool]), tool_filter)},
+        "tool_denied",
+        dataclasses.replace(gates, tool_filter=_filters(ToolFilter(deny=[tool]), tool_filter)),
     )  # fmt: skip
     await _argument_probes(p, valid_args, gates)
     if spy_permission is not None and spy_permission.requests:
@@ -135,7 +161,7 @@ async def assert_tool_dispatch_conforms(
     return tuple(p.probes)
 
 
-async def _argument_probes(p: _Prober, valid_args: JsonObject, gates: dict[str, Any]) -> None:
+async def _argument_probes(p: _Prober, valid_args: JsonObject, gates: _Gates) -> None:
     bad: dict[str, JsonObject] = {
         "`__proto__` in the arguments": {**valid_args, "__proto__": {"polluted": True}},
         "`constructor.prototype` in the arguments": {
@@ -144,18 +170,18 @@ async def _argument_probes(p: _Prober, valid_args: JsonObject, gates: dict[str, 
     }  # fmt: skip
     for index, (label, args) in enumerate(bad.items()):
         call = ToolCall(id=f"probe-args-{index}", name=p.tool, arguments=args)
-        await p.blocked(label, call, "invalid_arguments", **gates)
+        await p.blocked(label, call, "invalid_arguments", gates)
     unparsable = ToolCall(
         id="probe-args-error", name=p.tool, arguments={},
         arguments_error=ErrorInfo(message="the model sent arguments that are not JSON"),
     )  # fmt: skip
-    await p.blocked("unparsable arguments", unparsable, "invalid_arguments", **gates)
+    await p.blocked("unparsable arguments", unparsable, "invalid_arguments", gates)
 
 
 async def _gate_probes(
     p: _Prober,
     valid_args: JsonObject,
-    gates: dict[str, Any],
+    gates: _Gates,
     permission: PermissionPolicy | None,
     validate: ToolValidator | None,
     invalid_args: JsonObject | None,
@@ -168,29 +194,29 @@ async def _gate_probes(
 
         deny_all = type("DenyAll", (), {"check": staticmethod(deny)})()
         await p.blocked("a denying permission policy", call, "permission_denied",
-                        **{**gates, "permission": deny_all})  # fmt: skip
+                        dataclasses.replace(gates, permission=deny_all))  # fmt: skip
     if validate is not None:
 
         def reject(tool: Any, args: JsonObject, ctx: ToolExecutionContext) -> str:
             return "rejected by the conformance probe"
 
         await p.blocked("a rejecting validator", call, "validation_failed",
-                        **{**gates, "validate": reject})  # fmt: skip
+                        dataclasses.replace(gates, validate=reject))  # fmt: skip
         if invalid_args is not None:
             bad = ToolCall(id="probe-invalid", name=p.tool, arguments=invalid_args)
             await p.blocked("invalid_args against the host validator", bad,
-                            "validation_failed", **gates)  # fmt: skip
+                            "validation_failed", gates)  # fmt: skip
 
 
 async def _success(
-    p: _Prober, valid_args: JsonObject, gates: dict[str, Any], spy: SpyPermission | None
+    p: _Prober, valid_args: JsonObject, gates: _Gates, spy: SpyPermission | None
 ) -> None:
     p.probes.append("success path")
     events = EventRecorder()
     before = len(spy.requests) if spy is not None else 0
     ran_before = p.canary.count
     call = ToolCall(id="probe-success", name=p.tool, arguments=valid_args)
-    result = await p.dispatch(call, registry=p.registry, emit=events, **gates)
+    result = await gates.dispatch(p.dispatch, call, registry=p.registry, emit=events)
     ran = p.canary.count - ran_before
     if result.error is not None or ran != 1:
         p.failures.append(

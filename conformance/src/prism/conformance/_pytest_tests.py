@@ -67,17 +67,21 @@ def make_conformance_tests(
     package: str | None = None,
     *,
     rows: str | Iterable[str] | None = None,
+    exclude: str | Iterable[str] = (),
     backends: Sequence[str] = BACKENDS,
 ) -> Callable[..., None]:
     """A parametrized pytest test running the rows ``package`` owns, on each backend.
 
     Put ``test_conformance = make_conformance_tests(package="prism-mcp")`` in a test module;
-    subjects come from the ``prism_conformance_subjects`` fixture (overridable).
+    subjects come from the ``prism_conformance_subjects`` fixture (overridable). ``exclude``
+    leaves out rows a subject cannot take part in (say why beside the call).
     """
     chosen = _check_backends(backends)
+    left_out = set(parse_row_ids(exclude)) if exclude else set()
     params = [
         pytest.param(row_id, backend, id=f"{row_id}-{backend}")
         for row_id in select_rows(package, rows)
+        if row_id not in left_out
         for backend in chosen
     ]
 

@@ -11,10 +11,10 @@ import shlex
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prism.core import (
     AbortController,
@@ -26,9 +26,13 @@ from prism.core import (
     ToolResult,
     create_tool_registry,
 )
+from prism.core.testing import scaled
 
 from ._registry import conformance_row, require
 from ._subjects import ConformanceSubjects
+
+if TYPE_CHECKING:
+    from prism.coding_tools import ExecResult, ShellOperations, ShellOptions
 
 __all__: list[str] = []
 
@@ -105,10 +109,10 @@ def _expect_absent(path: str, why: str) -> None:
         raise AssertionError(f"{why}: side effect happened, {path} exists")
 
 
-def _shell_options(**options: Any) -> Any:
+def _shell_options(*, operations: ShellOperations) -> ShellOptions:
     from prism.coding_tools import ShellOptions
 
-    return ShellOptions(**options)
+    return ShellOptions(operations=operations)
 
 
 @dataclass
@@ -117,7 +121,16 @@ class _RecordingShell:
 
     commands: list[str] = field(default_factory=list)
 
-    async def exec(self, command: str, **_: Any) -> Any:
+    async def exec(
+        self,
+        command: str,
+        *,
+        cwd: str,
+        env: Mapping[str, str],
+        on_data: Callable[[bytes], None],
+        signal: AbortSignal | None = None,
+        timeout_seconds: float | None = None,
+    ) -> ExecResult:
         from prism.coding_tools import ExecResult
 
         self.commands.append(command)
@@ -292,7 +305,7 @@ async def _approval_cases(
     what = "aborted" if abort_after is not None else "timed-out"
     controller = AbortController()
     started = anyio.current_time()
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:
             if abort_after is not None:
 
@@ -305,13 +318,13 @@ async def _approval_cases(
     elapsed = anyio.current_time() - started
     _expect_absent(canary, f"{what} approval")
     _expect_error(result, f"{what} approval")
-    if approver.asked != 1 or elapsed > 3:
+    if approver.asked != 1 or elapsed > scaled(3):
         raise AssertionError(
             f"a pending approval must be asked once and end when {what} "
             f"(asked {approver.asked}x, took {elapsed:.1f} s)"
         )
     approver.mode = "refuse"
-    with anyio.fail_after(10):
+    with anyio.fail_after(scaled(10)):
         result = await _call(subjects, tools, "shell", command)
     _expect_absent(canary, "refused approval")
     _expect_error(result, "refused approval")
@@ -325,7 +338,7 @@ async def approval_denied_or_timeout(subjects: ConformanceSubjects) -> None:
     require(subjects.execution_policy_factory, _POLICY)
     with _dirs() as d:
         await _approval_cases(subjects, d, timeout=0.3, abort_after=None)
-        await _approval_cases(subjects, d, timeout=30.0, abort_after=0.2)
+        await _approval_cases(subjects, d, timeout=scaled(30.0), abort_after=scaled(0.2))
 
 
 @conformance_row("E10")

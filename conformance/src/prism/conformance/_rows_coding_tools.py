@@ -1,4 +1,4 @@
-"""Conformance rows owned by prism-coding-tools: 15, E3, E4, E5, E6.
+"""Conformance rows owned by prism-coding-tools: 15, E5, E6 (E3 and E4 are in ``_rows_shell``).
 
 Checks import ``prism.coding_tools`` lazily (for its option classes) and build the tools with
 ``subjects.coding_tools_factory(cwd, **options)``; calls go through ``subjects.dispatch``.
@@ -10,61 +10,31 @@ import os
 import re
 import sys
 import tempfile
-import time
-import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prism.core import (
-    AbortController,
-    AbortSignal,
     ExecutionAction,
     ExecutionDecision,
     ImageContent,
-    ToolCall,
-    ToolDefinition,
-    ToolExecutionContext,
     ToolResult,
-    create_tool_registry,
     render_tool_result,
 )
 
-from ._registry import conformance_row, require
+from ._coding_calls import call_tool, coding_tools
+from ._process_probes import proc_number
+from ._registry import conformance_row
 
 if TYPE_CHECKING:
     from ._subjects import ConformanceSubjects
 
-_MIB = 1024 * 1024
 _PNG_SIGNATURE_B64 = "iVBORw0KGgo"  # base64 of the PNG signature: the start of any PNG's base64
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{512,}")
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def _tools(subjects: ConformanceSubjects, cwd: str, **options: Any) -> dict[str, ToolDefinition]:
-    factory = require(subjects.coding_tools_factory, "coding tools (prism-coding-tools)")
-    return {tool.name: tool for tool in factory(cwd, **options)}
-
-
-async def _call(
-    subjects: ConformanceSubjects,
-    tool: ToolDefinition,
-    arguments: Mapping[str, Any],
-    *,
-    signal: AbortSignal | None = None,
-    call_id: str = "call-1",
-) -> ToolResult:
-    context = ToolExecutionContext(
-        session_id="conformance-session",
-        run_id="conformance-run",
-        tool_call_id=call_id,
-        signal=signal if signal is not None else AbortController().signal,
-    )
-    call = ToolCall(id=call_id, name=tool.name, arguments=dict(arguments))
-    return await subjects.dispatch(call, registry=create_tool_registry([tool]), context=context)
 
 
 def _png(size: int) -> bytes:
@@ -88,43 +58,6 @@ def _snapshot(path: Path) -> tuple[bytes, int] | None:
         return None
     except IsADirectoryError:
         return b"", 0
-
-
-def _discard(path: str | None) -> None:
-    if path:
-        Path(path).unlink(missing_ok=True)
-
-
-def _proc_number(path: str, field: bytes) -> int | None:
-    """A numeric field of a ``/proc`` status-style file (``None`` off Linux)."""
-    try:
-        with open(path, "rb") as f:
-            return next((int(ln.split()[1]) for ln in f if ln.startswith(field + b":")), None)
-    except OSError:
-        return None
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            raw = f.read()
-    except OSError:
-        return False
-    return raw[raw.rfind(b")") + 2 :][:1] not in (b"Z", b"X")
-
-
-def _pids_with(marker: str) -> list[int]:
-    """Live processes whose command line contains ``marker``."""
-    found = []
-    for pid in (int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) != os.getpid()):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if marker.encode() in f.read() and _alive(pid):
-                    found.append(pid)
-        except OSError:
-            continue
-    return found
 
 
 class _RecordingPolicy:
@@ -174,28 +107,6 @@ def _filesystem_audit(prefix: str) -> Iterator[list[tuple[str, str]]]:
         _audit_sink = None
 
 
-@contextmanager
-def _peak_rss_growth() -> Iterator[list[int]]:
-    """Yields a list that receives this process's peak resident-set growth in bytes."""
-    out: list[int] = []
-    base = _proc_number("/proc/self/status", b"VmRSS") or 0
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")  # reset the high-water mark (VmHWM) to the current RSS
-    try:
-        yield out
-    finally:
-        peak = _proc_number("/proc/self/status", b"VmHWM") or 0
-        out.append(max(0, peak - base) * 1024)
-
-
-def _spill_path(result: ToolResult) -> str | None:
-    path: object = result.metadata.get("full_output_path")
-    if isinstance(path, str):
-        return path
-    found = re.findall(r"(/[^\s\]\)]+)", render_tool_result(result))
-    return next((str(c) for c in found if os.path.isfile(c)), None)
-
-
 # ----------------------------------------------------------------------------- row 15
 
 
@@ -207,14 +118,14 @@ async def image_over_max_image_bytes(subjects: ConformanceSubjects) -> None:
     with tempfile.TemporaryDirectory() as cwd:
         _put(Path(cwd, "big.dat"), _png(16 * limit))  # a PNG by content, not by name
         _put(Path(cwd, "small.png"), _png(4096))
-        tools = _tools(subjects, cwd, read=ReadOptions(max_image_bytes=limit))
+        tools = coding_tools(subjects, cwd, read=ReadOptions(max_image_bytes=limit))
         # Control, and warm-up: lazy imports read files too and must not count below.
-        control = await _call(subjects, tools["read"], {"path": "small.png"})
+        control = await call_tool(subjects, tools["read"], {"path": "small.png"})
         if not any(isinstance(block, ImageContent) for block in control.content):
             raise AssertionError(f"a small PNG was not returned as an image: {control.error}")
-        before = _proc_number("/proc/self/io", b"rchar")
-        result = await _call(subjects, tools["read"], {"path": "big.dat"})
-        after = _proc_number("/proc/self/io", b"rchar")
+        before = proc_number("/proc/self/io", b"rchar")
+        result = await call_tool(subjects, tools["read"], {"path": "big.dat"})
+        after = proc_number("/proc/self/io", b"rchar")
         _assert_refused_without_base64(result, "an image over max_image_bytes")
         if before is not None and after is not None and after - before >= limit:
             raise AssertionError(
@@ -228,8 +139,10 @@ async def image_over_max_image_bytes(subjects: ConformanceSubjects) -> None:
             calls.append(image)
             return _png(2 * limit)
 
-        tools = _tools(subjects, cwd, read=ReadOptions(max_image_bytes=limit, transform_image=grow))
-        result = await _call(subjects, tools["read"], {"path": "small.png"})
+        tools = coding_tools(
+            subjects, cwd, read=ReadOptions(max_image_bytes=limit, transform_image=grow)
+        )
+        result = await call_tool(subjects, tools["read"], {"path": "small.png"})
         if not calls:
             raise AssertionError("transform_image was never called for a readable image")
         _assert_refused_without_base64(result, "a transform_image output over max_image_bytes")
@@ -245,124 +158,6 @@ def _assert_refused_without_base64(result: ToolResult, what: str) -> None:
         raise AssertionError(f"the error result for {what} contains base64 image data")
 
 
-# ----------------------------------------------------------------------------- row E3
-
-_DAEMON = (
-    "(setsid sh -c 'echo grandchild=$$; exec sleep 600' &); "
-    "echo child=$$; echo shell-tree-ready; exec sleep 600"
-)
-
-
-@conformance_row("E3")
-async def shell_timeout_and_abort_kill_the_tree(subjects: ConformanceSubjects) -> None:
-    import anyio
-
-    with tempfile.TemporaryDirectory() as cwd:
-        shell = _tools(subjects, cwd)["shell"]
-        started = time.monotonic()
-        result = await _call(subjects, shell, {"command": _DAEMON, "timeout": 1.5})
-        _assert_tree_gone(result, "timeout", time.monotonic() - started, 1.5)
-
-        controller = AbortController()
-        outcome: list[ToolResult] = []
-
-        async def run() -> None:
-            outcome.append(
-                await _call(subjects, shell, {"command": _DAEMON}, signal=controller.signal)
-            )
-
-        started = time.monotonic()
-        async with anyio.create_task_group() as group:
-            group.start_soon(run)
-            await anyio.sleep(1.5)
-            controller.abort("conformance abort")
-        _assert_tree_gone(outcome[0], "abort", time.monotonic() - started, 1.5)
-
-
-def _assert_tree_gone(result: ToolResult, how: str, elapsed: float, after: float) -> None:
-    text = f"{render_tool_result(result)}\n{result!r}"
-    if not result.is_error:
-        raise AssertionError(f"a shell command stopped by {how} returned a success result")
-    if "shell-tree-ready" not in render_tool_result(result):
-        raise AssertionError(f"the {how} error result does not carry the output tail")
-    pids = [int(p) for p in re.findall(r"(?:grand)?child=(\d+)", text)]
-    if len(pids) < 2:
-        raise AssertionError(f"expected child and grandchild pids in the tail, got {text[:300]!r}")
-    survivors = [pid for pid in pids if _alive(pid)]
-    for pid in survivors:
-        os.kill(pid, 9)  # leave the machine clean before failing
-    if survivors:
-        raise AssertionError(f"after {how}, processes of the command tree survive: {survivors}")
-    if elapsed > after + 15:
-        raise AssertionError(f"the call returned {elapsed:.1f}s after start on {how}: not prompt")
-
-
-# ----------------------------------------------------------------------------- row E4
-
-
-@conformance_row("E4")
-async def shell_output_flood(subjects: ConformanceSubjects) -> None:
-    from prism.coding_tools import ShellOptions
-
-    total = 200_000_000
-    with tempfile.TemporaryDirectory() as cwd:
-        tools = _tools(subjects, cwd, shell=ShellOptions(max_total_output_bytes=256 * _MIB))
-        command = f"yes 'prism output flood line 0123456789' | head -c {total}"
-        with _peak_rss_growth() as growth:
-            result = await _call(subjects, tools["shell"], {"command": command})
-        spill = _spill_path(result)
-        try:
-            _check_flood(result, spill, total, growth[0])
-        finally:
-            _discard(spill)
-
-        limit = 4 * _MIB
-        marker = f"prism-flood-{uuid.uuid4().hex}"
-        tools = _tools(subjects, cwd, shell=ShellOptions(max_total_output_bytes=limit))
-        started = time.monotonic()
-        result = await _call(subjects, tools["shell"], {"command": f"exec yes {marker}"})
-        spill = _spill_path(result)
-        try:
-            _check_hard_stop(result, spill, limit, marker, time.monotonic() - started)
-        finally:
-            _discard(spill)
-
-
-def _check_flood(result: ToolResult, spill: str | None, total: int, growth: int) -> None:
-    if result.is_error:
-        raise AssertionError(f"200 MB of output under the limit failed: {result.error}")
-    if growth > 64 * _MIB:
-        raise AssertionError(f"peak memory grew by {growth / _MIB:.0f} MiB for 200 MB of output")
-    text = render_tool_result(result)
-    if "prism output flood line" not in text or len(text) > 2 * _MIB:
-        raise AssertionError(f"the result does not carry a bounded tail ({len(text):,} chars)")
-    if spill is None:
-        raise AssertionError("no full-output file named in the result for truncated output")
-    mode = os.stat(spill).st_mode & 0o777
-    if mode != 0o600:
-        raise AssertionError(f"the full-output file has mode {oct(mode)}, expected 0o600")
-    if (size := os.path.getsize(spill)) != total:
-        raise AssertionError(f"the full-output file holds {size:,} bytes, expected {total:,}")
-
-
-def _check_hard_stop(
-    result: ToolResult, spill: str | None, limit: int, marker: str, elapsed: float
-) -> None:
-    survivors = _pids_with(marker)
-    for pid in survivors:
-        os.kill(pid, 9)
-    if not result.is_error:
-        raise AssertionError("endless output was not stopped with an error result")
-    if survivors:
-        raise AssertionError(f"the flooding process survived the output limit: {survivors}")
-    if marker not in render_tool_result(result):
-        raise AssertionError("the output-limit error result does not carry the tail")
-    if spill is not None and os.path.getsize(spill) > limit:
-        raise AssertionError(f"the full-output file passed max_total_output_bytes ({limit:,})")
-    if elapsed > 30:
-        raise AssertionError(f"stopping at the output limit took {elapsed:.1f}s")
-
-
 # ----------------------------------------------------------------------------- row E5
 
 
@@ -373,7 +168,7 @@ async def concurrent_edits_of_one_file(subjects: ConformanceSubjects) -> None:
     count = 24
     with tempfile.TemporaryDirectory() as cwd:
         target = _put(Path(cwd, "shared.txt"), "".join(f"line {i}: old\n" for i in range(count)))
-        edit = _tools(subjects, cwd)["edit"]
+        edit = coding_tools(subjects, cwd)["edit"]
         results: dict[int, ToolResult] = {}
         torn: list[str] = []
         done = anyio.Event()
@@ -381,7 +176,7 @@ async def concurrent_edits_of_one_file(subjects: ConformanceSubjects) -> None:
         async def change(i: int) -> None:
             arguments = {"path": "shared.txt", "edits": [
                 {"old_text": f"line {i}: old\n", "new_text": f"line {i}: new\n"}]}  # fmt: skip
-            results[i] = await _call(subjects, edit, arguments, call_id=f"edit-{i}")
+            results[i] = await call_tool(subjects, edit, arguments, call_id=f"edit-{i}")
 
         async def watch() -> None:
             while not done.is_set():
@@ -423,7 +218,7 @@ async def oversize_write_and_edit_input(subjects: ConformanceSubjects) -> None:
         existing = _put(Path(cwd, "target.txt"), "hello\n")
         before = _snapshot(existing)
         policy = _RecordingPolicy()
-        tools = _tools(
+        tools = coding_tools(
             subjects,
             cwd,
             execution_policy=policy,
@@ -431,10 +226,10 @@ async def oversize_write_and_edit_input(subjects: ConformanceSubjects) -> None:
             edit=EditOptions(max_input_bytes=limit),
         )
         with _filesystem_audit(cwd) as events:
-            wrote = await _call(
+            wrote = await call_tool(
                 subjects, tools["write"], {"path": "new-dir/sub/file.txt", "content": text}
             )
-            edited = await _call(
+            edited = await call_tool(
                 subjects,
                 tools["edit"],
                 {"path": "target.txt", "edits": [{"old_text": "hello", "new_text": text}]},

@@ -19,6 +19,7 @@ from prism.core import (
     ToolResult,
     create_tool_registry,
 )
+from prism.core.testing import scaled
 
 from . import _aio
 from ._canary import Canary, EventRecorder, canary_tool
@@ -62,7 +63,7 @@ class _Scenario:
         state.started = True
         self._maybe_abort()
         try:
-            async with _aio.move_on_after(_IGNORE_FOR_SECONDS):
+            async with _aio.move_on_after(scaled(_IGNORE_FOR_SECONDS)):
                 await ctx.signal.wait()
             state.observed_abort = ctx.signal.aborted
             ctx.signal.throw_if_aborted()
@@ -75,7 +76,7 @@ class _Scenario:
         state.started = True
         self._maybe_abort()
         try:
-            deadline = _aio.monotonic() + _IGNORE_FOR_SECONDS
+            deadline = _aio.monotonic() + scaled(_IGNORE_FOR_SECONDS)
             while _aio.monotonic() < deadline:
                 state.observed_abort = state.observed_abort or ctx.signal.aborted
                 state.ticks += 1
@@ -123,7 +124,7 @@ async def _run_scenario(
     if not scenario.controller.signal.aborted:
         raise AssertionError(f"{where}: the in-flight handlers never all started, so no abort")
     _expect_results(scenario, calls, list(results), events, where)
-    if elapsed > _GRACE_SECONDS + _SLACK_SECONDS:
+    if elapsed > _GRACE_SECONDS + scaled(_SLACK_SECONDS):
         raise AssertionError(
             f"{where}: the batch took {elapsed:.2f} s; a handler ignoring the signal must be "
             f"cancelled {_GRACE_SECONDS} s after the abort"

@@ -83,12 +83,17 @@ def _expect_in_order(results: Sequence[ToolResult], calls: Sequence[ToolCall], w
 
 
 async def _batch(
-    subjects: ConformanceSubjects, calls: list[ToolCall], registry: Any, **options: Any
+    subjects: ConformanceSubjects,
+    calls: list[ToolCall],
+    registry: Any,
+    *,
+    middleware: MiddlewareRegistry | None = None,
 ) -> tuple[ToolResult, ...]:
+    batch = subjects.dispatch_batch
+    if middleware is None:  # a subject need not accept middleware until a row uses it
+        return tuple(await batch(calls, tool_concurrency=_CONCURRENCY, registry=registry))
     return tuple(
-        await subjects.dispatch_batch(
-            calls, tool_concurrency=_CONCURRENCY, registry=registry, **options
-        )
+        await batch(calls, tool_concurrency=_CONCURRENCY, registry=registry, middleware=middleware)
     )
 
 

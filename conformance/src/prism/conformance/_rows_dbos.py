@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from prism.core.testing import scaled
+
 from ._aio import current_backend, monotonic, sleep
 from ._registry import RowSkipped, conformance_row, require
 
@@ -77,11 +79,11 @@ class _Durable:
         return child, out
 
     async def wait(self, child: subprocess.Popen[bytes], out: Path, what: str) -> str:
-        deadline = monotonic() + _CHILD_SECONDS
+        deadline = monotonic() + scaled(_CHILD_SECONDS)
         while child.poll() is None:
             if monotonic() > deadline:
                 self.kill(child)
-                raise AssertionError(f"{what} did not finish in {_CHILD_SECONDS:g} s")
+                raise AssertionError(f"{what} did not finish in {scaled(_CHILD_SECONDS):g} s")
             await sleep(0.05)
         text = _read(out)
         if child.returncode != 0:
@@ -100,7 +102,7 @@ class _Durable:
         """Run until kill point ``point``, then ``kill -9`` the process."""
         child, out = self.spawn("run", "--hang", point, *args)
         marker = self.log / f"reached-{point}"
-        deadline = monotonic() + _CHILD_SECONDS
+        deadline = monotonic() + scaled(_CHILD_SECONDS)
         while not marker.exists():
             if child.poll() is not None or monotonic() > deadline:
                 self.kill(child)

@@ -17,7 +17,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from prism.core import ToolCall, create_tool_parameter_validator, create_tool_registry
+from prism.core import (
+    ToolCall,
+    ToolResult,
+    create_tool_parameter_validator,
+    create_tool_registry,
+)
 
 from ._canary import Canary, EventRecorder, canary_tool
 from ._registry import conformance_row, require
@@ -112,6 +117,24 @@ _VIOLATIONS: tuple[tuple[dict[str, Any], str], ...] = (
 )
 
 
+def _expect_refused(
+    result: ToolResult,
+    call: ToolCall,
+    events: EventRecorder,
+    canary: Canary,
+    why: str,
+    needle: str,
+    what: str,
+) -> None:
+    """Blocked as ``validation_failed`` before the handler, with a message naming ``needle``."""
+    expect_blocked(
+        result, call=call, reason="validation_failed", events=events, canary=canary, why=why
+    )
+    message = result.error.message if result.error is not None else ""
+    if needle not in message:
+        raise AssertionError(f"the message {message!r} ({why}) does not name {what}")
+
+
 @conformance_row("1")
 async def schema_violation_blocked(subjects: ConformanceSubjects) -> None:
     """Invalid arguments: blocked ``validation_failed`` naming the JSON Pointer; handler idle."""
@@ -121,15 +144,15 @@ async def schema_violation_blocked(subjects: ConformanceSubjects) -> None:
     for number, (args, pointer) in enumerate(_VIOLATIONS):
         call, result, events = await _dispatch(subjects, validator, tool, f"bad-{number}", args)
         why = f"arguments {args!r} violate the schema at {pointer}"
-        expect_blocked(
-            result, call=call, reason="validation_failed", events=events, canary=canary, why=why
+        _expect_refused(
+            result,
+            call,
+            events,
+            canary,
+            why,
+            pointer,
+            f"the JSON Pointer {pointer} of the bad value",
         )
-        assert result.error is not None
-        if pointer not in result.error.message:
-            raise AssertionError(
-                f"the validation message {result.error.message!r} does not name the JSON "
-                f"Pointer {pointer} of the bad value"
-            )
     _, result, _ = await _dispatch(subjects, validator, tool, "good", {"query": "x", "ids": [1]})
     if result.error is not None or canary.count != 1:
         raise AssertionError(
@@ -215,15 +238,7 @@ async def malformed_schema_rejected(subjects: ConformanceSubjects) -> None:
                 subjects, validator, tool, f"malformed-{uuid.uuid4().hex}", {"q": "x"}
             )
             why = f"its schema has {label}"
-            expect_blocked(
-                result, call=call, reason="validation_failed", events=events, canary=canary, why=why
-            )
-            assert result.error is not None
-            if cause not in result.error.message:
-                raise AssertionError(
-                    f"the message {result.error.message!r} for a schema with {label} does not "
-                    f"name the cause ({cause!r})"
-                )
+            _expect_refused(result, call, events, canary, why, cause, f"the cause ({cause!r})")
             if listener.connections():
                 raise AssertionError(f"a schema with {label} made the validator open a connection")
         compiles = validator.cache_info().compiles

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
-from ._registry import RowSkipped, conformance_row, require
+from prism.core.testing import scaled
+
+from ._process_probes import group_gone, need_proc, peak_rss_growth, process_group
+from ._registry import conformance_row, require
 from ._subjects import ConformanceSubjects
 
 __all__: list[str] = []
@@ -35,57 +36,6 @@ def _subjects(subjects: ConformanceSubjects) -> tuple[Callable[..., Any], Callab
 def _hostile(stdio: Callable[..., Any], *args: str, env: dict[str, str] | None = None) -> Any:
     argv = ("-m", "prism.conformance._hostile_mcp", *args)
     return stdio(sys.executable, args=argv, env=env)
-
-
-def _need_proc() -> None:
-    if not os.path.exists("/proc/self/status"):
-        raise RowSkipped("this row measures processes and memory through /proc (Linux only)")
-
-
-def _group(pgid: int) -> list[int]:
-    """Live (non-zombie) processes in process group ``pgid``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-            except (OSError, IndexError):
-                continue
-            if fields[0] != b"Z" and int(fields[2]) == pgid:
-                found.append(int(entry))
-    return found
-
-
-async def _group_gone(pgid: int, seconds: float = 3.0) -> bool:
-    import anyio
-
-    deadline = time.monotonic() + seconds
-    while _group(pgid):
-        if time.monotonic() > deadline:
-            return False
-        await anyio.sleep(0.02)
-    return True
-
-
-@contextmanager
-def _peak_rss_growth() -> Iterator[Callable[[], int]]:
-    """Yields a function returning the peak RSS growth (bytes) since entering."""
-
-    def read(field: str) -> int:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith(field):
-                    return int(line.split()[1]) * 1024
-        raise RowSkipped(f"/proc/self/status has no {field}")
-
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # reset VmHWM (the peak) to the current RSS
-    except OSError as exc:
-        raise RowSkipped(f"cannot reset the peak RSS: {exc}") from None
-    base = read("VmRSS:")
-    yield lambda: read("VmHWM:") - base
 
 
 def _tool(bridge: Any, name: str) -> Any:
@@ -122,7 +72,7 @@ def _expect_error(result: Any, codes: tuple[str, ...], what: str) -> None:
 async def _wait_stale(bridge: Any, seconds: float = 5.0) -> None:
     import anyio
 
-    with anyio.move_on_after(seconds):
+    with anyio.move_on_after(scaled(seconds)):
         while not bridge.stale:
             await anyio.sleep(0.02)
     if not bridge.stale:
@@ -136,7 +86,7 @@ async def mcp_tool_name_collision(subjects: ConformanceSubjects) -> None:
 
     from prism.core import ToolCall, create_tool_registry
 
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with (
             connect(server_id="alpha", transport=_hostile(stdio, "--label", "alpha")) as alpha,
             connect(server_id="beta", transport=_hostile(stdio, "--label", "beta")) as beta,
@@ -172,20 +122,20 @@ async def _oversize_then_timeout(connect: Any, stdio: Any) -> None:
         max_result_bytes=_CAP,
     ) as bridge:
         first = (await _call(bridge, "mcp:hostile:pid", {})).value["pgid"]
-        with _peak_rss_growth() as growth:
+        with peak_rss_growth() as growth:
             big = await _call(bridge, "mcp:hostile:big", {"size": 200_000_000, "newline": False})
             grew = growth()
         _expect_error(big, ("mcp_result_too_large",), "a 200 MB result")
         if grew > 2 * _CAP + _SLACK:
             raise AssertionError(f"client RSS grew {grew >> 20} MiB while a server sent 200 MB")
-        if not await _group_gone(first):
+        if not await group_gone(first):
             raise AssertionError(f"after an oversize result process group {first} still runs")
         second = (await _call(bridge, "mcp:hostile:pid", {})).value["pgid"]
         if second == first:
             raise AssertionError("the next call did not use a fresh connection")
         slow = await _call(bridge, "mcp:hostile:sleep", {"seconds": 30})
         _expect_error(slow, ("mcp_timeout",), "a call that never answers")
-        if not await _group_gone(second):
+        if not await group_gone(second):
             raise AssertionError(f"after a timeout process group {second} still runs")
         echo = await _call(bridge, "mcp:hostile:echo", {"text": "again"})
         if echo.is_error:
@@ -195,10 +145,10 @@ async def _oversize_then_timeout(connect: Any, stdio: Any) -> None:
 @conformance_row("9")
 async def mcp_oversized_result_or_timeout(subjects: ConformanceSubjects) -> None:
     connect, stdio = _subjects(subjects)
-    _need_proc()
+    need_proc()
     import anyio
 
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         await _oversize_then_timeout(connect, stdio)
 
 
@@ -207,7 +157,7 @@ async def mcp_list_changed(subjects: ConformanceSubjects) -> None:
     connect, stdio = _subjects(subjects)
     import anyio
 
-    with anyio.fail_after(60):
+    with anyio.fail_after(scaled(60)):
         async with connect(
             server_id="lc", transport=_hostile(stdio), list_cache_ttl_seconds=3600.0
         ) as bridge:
@@ -244,19 +194,19 @@ _E8_CASES = (
 @conformance_row("E8")
 async def mcp_untrusted_server_output(subjects: ConformanceSubjects) -> None:
     connect, stdio = _subjects(subjects)
-    _need_proc()
+    need_proc()
     import anyio
 
     for mode, extra, codes in _E8_CASES:
-        with anyio.fail_after(30):
+        with anyio.fail_after(scaled(30)):
             transport = _hostile(stdio, "--mode", mode, *extra)
             async with connect(
                 server_id="e8",
                 transport=transport,
-                call_timeout_seconds=10.0,
+                call_timeout_seconds=scaled(10.0),
                 max_result_bytes=_CAP,
             ) as bridge:
-                with _peak_rss_growth() as growth:
+                with peak_rss_growth() as growth:
                     result = await _call(bridge, "mcp:e8:echo", {"text": "x"})
                     grew = growth()
                 if codes is None and result.is_error:
@@ -275,7 +225,7 @@ async def mcp_untrusted_server_output(subjects: ConformanceSubjects) -> None:
 @conformance_row("E9")
 async def mcp_stdio_environment(subjects: ConformanceSubjects) -> None:
     connect, stdio = _subjects(subjects)
-    _need_proc()
+    need_proc()
     import anyio
 
     secret_name = "PRISM_CONFORMANCE_PARENT_SECRET"
@@ -283,7 +233,7 @@ async def mcp_stdio_environment(subjects: ConformanceSubjects) -> None:
     previous = os.environ.get(secret_name)
     os.environ[secret_name] = secret
     try:
-        with anyio.fail_after(60):
+        with anyio.fail_after(scaled(60)):
             for mode in ("ok", "stubborn"):
                 transport = _hostile(stdio, "--mode", mode, env={"PRISM_GIVEN": "yes"})
                 async with connect(
@@ -296,10 +246,11 @@ async def mcp_stdio_environment(subjects: ConformanceSubjects) -> None:
                         raise AssertionError("the configured env did not reach the server")
                     pgid = (await _call(bridge, "mcp:env:pid", {})).value["pgid"]
                     await _call(bridge, "mcp:env:spawn_grandchild", {})
-                    if len(_group(pgid)) < 2:
+                    if len(process_group(pgid)) < 2:
                         raise AssertionError("the grandchild did not start in the server's group")
-                if not await _group_gone(pgid, 2.0):
-                    raise AssertionError(f"after close, processes {_group(pgid)} of {mode} remain")
+                if not await group_gone(pgid, 2.0):
+                    left = process_group(pgid)
+                    raise AssertionError(f"after close, processes {left} of {mode} remain")
     finally:
         if previous is None:
             os.environ.pop(secret_name, None)

@@ -9,13 +9,12 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-import socket
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from prism.core import ToolDefinition
+from prism.core.testing import scaled
 
 from ._registry import RowSkipped, conformance_row, require
 from ._rows_coding_security import (
@@ -31,6 +30,7 @@ from ._rows_coding_security import (
     _write,
 )
 from ._subjects import ConformanceSubjects
+from ._unix_listener import UnixListener
 
 __all__: list[str] = []
 
@@ -69,51 +69,18 @@ async def _basic(subjects: ConformanceSubjects, tools: Sequence[ToolDefinition],
     async with anyio.create_task_group() as group:
         group.start_soon(listener.serve, record)
         text = await _shell(subjects, tools, f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo CONNECTED")
-        await anyio.sleep(0.2)
+        await anyio.sleep(scaled(0.2))
         group.cancel_scope.cancel()
     await listener.aclose()
     if connections or "CONNECTED" in text:
         raise AssertionError(f"the sandbox reached a host loopback listener on port {port}")
 
 
-class _UnixListener:
-    """A host Unix socket server in a thread, recording every connection and byte."""
-
-    def __init__(self, path: str) -> None:
-        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.server.bind(path)
-        self.server.listen(8)
-        self.server.settimeout(0.1)
-        self.received = bytearray()
-        self.accepted = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while not self.stop.is_set():
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                continue
-            self.accepted += 1
-            client.settimeout(1)
-            with contextlib.suppress(OSError):
-                while chunk := client.recv(4096):
-                    self.received += chunk
-            client.close()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(5)
-        self.server.close()
-
-
 async def _unix_socket(
     subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], d: _Dirs
 ) -> None:
     path = os.path.join(d.root, "host-agent.sock")
-    listener = _UnixListener(path)
+    listener = UnixListener(path)
     code = (
         "import socket\ns = socket.socket(socket.AF_UNIX)\n"
         f"s.connect({path!r}); s.sendall(b'payload'); print('CONNECTED')\n"
@@ -211,7 +178,7 @@ async def _storm(subjects: ConformanceSubjects, tools: Sequence[ToolDefinition])
         group.start_soon(watch)
         result = await _call(subjects, tools, "shell", {"command": command, "timeout": 3})
         done.set()
-    await anyio.sleep(0.3)
+    await anyio.sleep(scaled(0.3))
     if result.error is None:
         raise AssertionError(f"a process storm must end with an error result: {_text(result)!r}")
     if peak > _CEILING + 4:

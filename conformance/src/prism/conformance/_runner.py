@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from prism.core.testing import scaled, time_factor
+
 from ._matrix import THREAT_MATRIX, ThreatRow, row_by_id
 from ._registry import RowCheck, RowSkipped, _check_timeout, load_checks, row_timeout_seconds
 from ._report import ConformanceReport, RowResult, RowStatus
@@ -203,11 +205,12 @@ def _run_isolated(
         daemon=True,
     )
     thread.start()
-    thread.join(timeout + _CANCEL_GRACE_SECONDS)
+    grace = scaled(_CANCEL_GRACE_SECONDS)
+    thread.join(timeout + grace)
     if thread.is_alive() or not box:
         return "failed", (
             f"did not finish within {timeout:g} s on {backend} and did not unwind "
-            f"{_CANCEL_GRACE_SECONDS:g} s after cancellation (a subject blocks the event "
+            f"{grace:g} s after cancellation (a subject blocks the event "
             "loop or swallows cancellation); its thread was abandoned"
         )
     return box[0]
@@ -221,14 +224,18 @@ def run_row(
     timeout_seconds: float | None = None,
     checks: tuple[dict[str, RowCheck], dict[str, str]] | None = None,
 ) -> RowResult:
-    """Run one threat row on one backend and return its result (never raises for the row)."""
+    """Run one threat row on one backend and return its result (never raises for the row).
+
+    The outer deadline (``timeout_seconds`` or the row's own) is multiplied by the test time
+    factor (``PRISM_TEST_TIME_FACTOR``), like every wall-clock bound inside the rows.
+    """
     row = row_by_id(row_id)
     (backend,) = _check_backends((backend,))
     timeout = (
         row_timeout_seconds(row.id)
         if timeout_seconds is None
         else _check_timeout("timeout_seconds", timeout_seconds)
-    )
+    ) * time_factor()
     found, import_errors = checks if checks is not None else load_checks()
     check = found.get(row.id)
 
@@ -273,9 +280,11 @@ def run_conformance(
     ``subjects=None`` uses ``default_subjects()`` (the installed first-party packages).
     Rows whose subject or package is missing are ``skipped``, never ``passed``. Each row ×
     backend runs in a fresh event loop under ``timeout_seconds`` (default: the row's own
-    deadline, 60 s unless it asks for more). ``progress`` is called before and after each.
+    deadline, 60 s unless it asks for more), times the test time factor. ``progress`` is
+    called before and after each. A bad ``PRISM_TEST_TIME_FACTOR`` raises ``ValueError``.
     """
     chosen_backends = _check_backends(backends)
+    time_factor()
     row_ids = parse_row_ids(rows) if rows is not None else tuple(r.id for r in THREAT_MATRIX)
     if timeout_seconds is not None:
         _check_timeout("timeout_seconds", timeout_seconds)

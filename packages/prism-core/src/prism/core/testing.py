@@ -1,4 +1,5 @@
-"""Test doubles for hosts and demos (named as such: a scripted stand-in for an LLM)."""
+"""Test doubles for hosts and demos (a scripted stand-in for an LLM, recording tools) and the
+test time factor."""
 
 from __future__ import annotations
 
@@ -6,8 +7,24 @@ import threading
 from collections.abc import Sequence
 
 from ._messages import ModelRequest, ModelResponse
+from ._recording_tools import RecordingTools
+from ._time_factor import (
+    TIME_FACTOR_ENV,
+    check_time_factor,
+    scaled,
+    set_time_factor,
+    time_factor,
+)
 
-__all__ = ["ScriptedProvider"]
+__all__ = [
+    "TIME_FACTOR_ENV",
+    "RecordingTools",
+    "ScriptedProvider",
+    "check_time_factor",
+    "scaled",
+    "set_time_factor",
+    "time_factor",
+]
 
 
 class ScriptedProvider:
