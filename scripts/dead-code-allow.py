@@ -97,3 +97,8 @@ _._expand_refs  # overrides fastjsonschema's CodeGenerator hook (called by the g
 _.log_errors  # re2.Options field, read by RE2
 _.max_mem  # re2.Options field, read by RE2
 _.cache_bytes  # public JsonSchemaArgumentValidator API (documented in docs/jsonschema.md)
+# scripts/bench
+_.pycache_prefix  # scripts/bench/_common.py sets sys.pycache_prefix (read by the interpreter)
+_.tempdir  # scripts/bench/coding_tools.py sets tempfile.tempdir so spills land in the bench dir
+_.probe  # scripts/bench/_dispatch_peers.py registers it as a pydantic-ai tool (decorator)
+_.noop_tool  # scripts/bench/integrations.py registers it as a pydantic-ai tool (decorator)

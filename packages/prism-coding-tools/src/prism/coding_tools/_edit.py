@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import stat
 from collections.abc import Callable, Mapping, Sequence
@@ -27,10 +26,10 @@ from ._common import (
 )
 from ._edit_apply import Applied, Edit, apply_edits
 from ._fs import fs_error, lstat_in, open_directory, open_regular, split_target
-from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue, serialized_in_worker
+from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue, mutate_checked_path
 from ._options import DEFAULT_EDIT_OPTIONS, EditOptions
 from ._paging import read_up_to
-from ._paths import allowed_path, path_schema
+from ._paths import path_schema
 
 __all__ = ["create_edit_tool"]
 
@@ -110,11 +109,10 @@ def create_edit_tool(
         require_keys(arguments, _ARGUMENTS, _ARGUMENTS)
         raw = require_str(arguments, "path")
         edits = _parse_edits(arguments["edits"], options)  # before any fs access
-        target = await allowed_path(
-            execution_policy, context, root, raw, kind="edit", risk="medium"
-        )
-        work = functools.partial(_edit_file, target, raw, edits, options)
-        applied = await serialized_in_worker(queue, target, context, f"editing {raw}", work)
+        target, applied = await mutate_checked_path(
+            queue, execution_policy, context, root, raw, kind="edit", what=f"editing {raw}",
+            work=lambda path, should_stop: _edit_file(path, raw, edits, options, should_stop),
+        )  # fmt: skip
         return _result(context, raw, target, len(edits), applied)
 
     return guarded_tool(

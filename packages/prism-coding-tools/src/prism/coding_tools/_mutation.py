@@ -10,11 +10,17 @@ from typing import TypeVar
 import anyio
 from anyio.lowlevel import RunVar
 
-from prism.core import ToolExecutionContext
+from prism.core import ExecutionPolicy, ToolExecutionContext
 
 from ._common import check_aborted, in_worker
+from ._paths import allowed_path
 
-__all__ = ["DEFAULT_MUTATION_QUEUE", "MutationQueue", "serialized_in_worker"]
+__all__ = [
+    "DEFAULT_MUTATION_QUEUE",
+    "MutationQueue",
+    "mutate_checked_path",
+    "serialized_in_worker",
+]
 
 T = TypeVar("T")
 
@@ -91,3 +97,22 @@ async def serialized_in_worker(
     async with queue.hold(path):
         check_aborted(context, what)
         return await in_worker(work, context, abandon_on_cancel=False)
+
+
+async def mutate_checked_path(
+    queue: MutationQueue,
+    policy: ExecutionPolicy | None,
+    context: ToolExecutionContext,
+    root: str,
+    raw: str,
+    *,
+    kind: str,
+    what: str,
+    work: Callable[[str, Callable[[], bool]], T],
+) -> tuple[str, T]:
+    """The path ``raw`` as the policy allows a medium-risk ``kind`` change to it, and what
+    ``work(path, should_stop)`` returned, run in a worker holding ``queue`` for that file."""
+    target = await allowed_path(policy, context, root, raw, kind=kind, risk="medium")
+    return target, await serialized_in_worker(
+        queue, target, context, what, lambda should_stop: work(target, should_stop)
+    )

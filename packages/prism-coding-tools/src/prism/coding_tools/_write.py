@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 
 from prism.core import (
@@ -23,9 +22,9 @@ from ._common import (
     require_str,
     tool_root,
 )
-from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue, serialized_in_worker
+from ._mutation import DEFAULT_MUTATION_QUEUE, MutationQueue, mutate_checked_path
 from ._options import DEFAULT_WRITE_OPTIONS, WriteOptions
-from ._paths import allowed_path, path_schema
+from ._paths import path_schema
 
 __all__ = ["create_write_tool"]
 
@@ -78,11 +77,10 @@ def create_write_tool(
         raw = require_str(arguments, "path")
         content = require_str(arguments, "content", non_empty=False)
         data = _encode_bounded(content, options.max_input_bytes, "content")  # before any fs access
-        target = await allowed_path(
-            execution_policy, context, root, raw, kind="write", risk="medium"
-        )
-        work = functools.partial(atomic_write, target, data, shown=raw)
-        created = await serialized_in_worker(queue, target, context, f"writing {raw}", work)
+        target, created = await mutate_checked_path(
+            queue, execution_policy, context, root, raw, kind="write", what=f"writing {raw}",
+            work=lambda path, should_stop: atomic_write(path, data, should_stop, shown=raw),
+        )  # fmt: skip
         verb = "Created" if created else "Wrote"
         return ok_result(
             "write",

@@ -50,6 +50,8 @@ async def executed_outcome(
                 result = dataclasses.replace(result, tool_call_id=call.id, name=call.name)
     except Exception as exc:
         return await failed_outcome(report, call, error_info_from(exc))
+    # The same redact -> event -> ledger order as ``CallReporter.conclude``, written out: this
+    # is the hot path, and the extra coroutine frame and closure measured about 3% per call.
     if report.redactor is not None:
         result = report.redactor.redact(result)
     if report.emit is not None:

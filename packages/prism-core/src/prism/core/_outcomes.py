@@ -55,41 +55,37 @@ async def blocked_outcome(
 ) -> ToolResult:
     """A refused call's result, after one blocked event and one blocked ledger row."""
     result = blocked_result(call, reason, message, details)
-    if report.redactor is not None:
-        result = report.redactor.redact(result)
-    if report.emit is not None:
-        await report.event(
-            ToolExecutionBlocked(
-                session_id=report.session_id,
-                run_id=report.run_id,
-                call=call,
-                reason=reason,
-                error=result.error or ErrorInfo(message=message, code=reason),
-                duration_seconds=report.elapsed(),
-            )
-        )
-    report.record(call, "blocked", reason=reason, result=result)
-    return result
+    return await report.conclude(
+        call,
+        result,
+        "blocked",
+        reason,
+        lambda redacted: ToolExecutionBlocked(
+            session_id=report.session_id,
+            run_id=report.run_id,
+            call=call,
+            reason=reason,
+            error=redacted.error or ErrorInfo(message=message, code=reason),
+            duration_seconds=report.elapsed(),
+        ),
+    )
 
 
 async def failed_outcome(report: CallReporter, call: ToolCall, error: ErrorInfo) -> ToolResult:
     """The handler or result middleware raised: the error result, after its event and row."""
-    result = ToolResult(tool_call_id=call.id, name=call.name, error=error)
-    if report.redactor is not None:
-        result = report.redactor.redact(result)
-        error = result.error or error
-    if report.emit is not None:
-        await report.event(
-            ToolExecutionFailed(
-                session_id=report.session_id,
-                run_id=report.run_id,
-                call=call,
-                error=error,
-                duration_seconds=report.elapsed(),
-            )
-        )
-    report.record(call, "error", reason=error.code, result=result)
-    return result
+    return await report.conclude(
+        call,
+        ToolResult(tool_call_id=call.id, name=call.name, error=error),
+        "error",
+        error.code,
+        lambda redacted: ToolExecutionFailed(
+            session_id=report.session_id,
+            run_id=report.run_id,
+            call=call,
+            error=redacted.error or error,
+            duration_seconds=report.elapsed(),
+        ),
+    )
 
 
 async def aborted_outcome(report: CallReporter, call: ToolCall, reason: object) -> ToolResult:

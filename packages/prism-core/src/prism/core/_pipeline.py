@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._abort import AbortSignal
+from ._abort import NEVER_ABORTED, AbortSignal
 from ._dispatch import dispatch_tool_call
 from ._filter import ToolFilter, filter_tools, tool_allowed
 from ._ledger import RunLedger
@@ -174,10 +174,6 @@ class ToolPipeline:
         return ExternalOutcome(result, capture.raw, _unchanged(result, capture.produced))
 
 
-_NEVER_ABORTED = AbortSignal()
-"""A signal nobody can abort: its controller does not exist."""
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallScope:
     """What every call an integration makes shares: Prism's session id and the host's abort
@@ -194,7 +190,7 @@ class CallScope:
 
     def context(self, call_id: str, run_id: str = "") -> ToolExecutionContext:
         """The context of one call made in this scope."""
-        signal = self.signal if self.signal is not None else _NEVER_ABORTED
+        signal = self.signal if self.signal is not None else NEVER_ABORTED
         return ToolExecutionContext(
             session_id=self.session_id, run_id=run_id, tool_call_id=call_id, signal=signal
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -80,6 +80,25 @@ class CallReporter:
             pending = self.send(event)
             if pending is not None:
                 await pending
+
+    async def conclude(
+        self,
+        call: ToolCall,
+        result: ToolResult,
+        status: RecordStatus,
+        reason: str | None,
+        event: Callable[[ToolResult], AgentEvent],
+    ) -> ToolResult:
+        """``result`` redacted, after its event (built from the redacted result) and ledger
+        row: the one order every finished, failed or blocked call is reported in."""
+        if self.redactor is not None:
+            result = self.redactor.redact(result)
+        if self.emit is not None:
+            pending = self.send(event(result))
+            if pending is not None:
+                await pending
+        self.record(call, status, reason=reason, result=result)
+        return result
 
     def record(
         self,

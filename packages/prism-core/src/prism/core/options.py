@@ -25,6 +25,7 @@ __all__ = [
     "check_choice",
     "check_count",
     "check_flag",
+    "check_match",
     "check_seconds",
 ]
 
@@ -34,6 +35,7 @@ GIB = 1024 * MIB
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Collection
 
 
@@ -51,16 +53,19 @@ def check_count(where: str, value: object, *, cap: int, minimum: int = 1) -> int
     return value
 
 
-def check_seconds(where: str, value: object, *, cap: float) -> float:
-    """``value`` as ``float`` if it is finite seconds in ``(0, cap]``, else ``ValueError``."""
+def check_seconds(where: str, value: object, *, cap: float, minimum: float = 0.0) -> float:
+    """``value`` as ``float`` if it is finite seconds in ``(0, cap]`` (or ``[minimum, cap]``
+    when ``minimum`` is above 0), else ``ValueError``."""
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
         or not math.isfinite(value)
-        or not 0 < value <= cap
+        or not (minimum <= value if minimum > 0 else value > 0)
+        or value > cap
     ):
+        low = f"from {minimum:g}" if minimum > 0 else "above 0"
         raise _fail(
-            where, f"a finite number of seconds above 0 and at most {cap:g} (hard cap)", value
+            where, f"a finite number of seconds {low} and at most {cap:g} (hard cap)", value
         )
     return float(value)
 
@@ -76,6 +81,13 @@ def check_choice(where: str, value: object, allowed: Collection[str]) -> str:
     """``value`` if it is one of ``allowed``, else ``ValueError`` listing them."""
     if not isinstance(value, str) or value not in allowed:
         raise _fail(where, "one of " + ", ".join(repr(a) for a in sorted(allowed)), value)
+    return value
+
+
+def check_match(where: str, value: object, pattern: re.Pattern[str]) -> str:
+    """``value`` if it is a string ``pattern`` matches in full, else ``ValueError``."""
+    if not isinstance(value, str) or pattern.fullmatch(value) is None:
+        raise _fail(where, f"a string matching {pattern.pattern}", value)
     return value
 
 

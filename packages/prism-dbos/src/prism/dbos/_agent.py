@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Unpack
 
 from dbos import DBOS, SetWorkflowID, WorkflowHandleAsync
-from prism.core import AbortController, ErrorInfo, ToolCall
+from prism.core import ErrorInfo, ToolCall
 from prism.core.agent import (
     Agent,
     AgentSettings,
@@ -21,6 +21,7 @@ from prism.core.agent import (
     resolve_tool_concurrency,
 )
 from prism.core.events import EventSink
+from prism.core.options import check_match
 
 from ._batch import durable_dispatch_tool_calls_in_order
 from ._codec import (
@@ -37,14 +38,13 @@ from ._codec import (
     encode_run,
 )
 from ._guard import require_asyncio
-from ._options import ApprovalOptions, QueueOptions, _check_name
-from ._seam import blocked_outcome, error_info_from
+from ._options import NAME_PATTERN, ApprovalOptions, QueueOptions
+from ._seam import NEVER_ABORTED, blocked_outcome, error_info_from
 from ._toolset import DurableToolset, NameTable, register_toolset
 
 __all__ = ["RUN_WORKFLOW", "DurableAgent", "DurableAgentOptions"]
 
 RUN_WORKFLOW = "prism.dbos.run"
-_NEVER = AbortController().signal
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,10 +81,10 @@ class DurableAgent:
         abort_grace_seconds: float = 5.0,
         **settings: Unpack[AgentSettings],
     ) -> None:
-        _check_name("name", name)
+        check_match("DurableAgent.name", name, NAME_PATTERN)
         if not settings.get("session_id"):
             settings["session_id"] = name
-        _check_name("session_id", settings["session_id"])
+        check_match("DurableAgent.session_id", settings["session_id"], NAME_PATTERN)
         agent = Agent(**settings)
         toolset = DurableToolset(
             name=name, tools=agent.registry, tool_filter=agent.tool_filter,
@@ -106,7 +106,7 @@ class DurableAgent:
         """Start a run (or attach to the existing run ``run_id``); returns the run id."""
         require_asyncio("DurableAgent.start")
         run_id = run_id or os.urandom(16).hex()
-        _check_name("run_id", run_id)
+        check_match("DurableAgent.start run_id", run_id, NAME_PATTERN)
         messages = [{"role": "user", "text": prompt, "content": []}] if isinstance(
             prompt, str
         ) else encode_messages(list(prompt))  # fmt: skip
@@ -204,7 +204,7 @@ async def _refuse(agent_name: str, calls: list[Plain]) -> list[Plain]:
     out: list[Plain] = []
     for data in calls:
         call: ToolCall = decode_call(data)
-        context = ts.context(opts.agent.session_id, DBOS.workflow_id or "", call.id, _NEVER)
+        context = ts.context(opts.agent.session_id, DBOS.workflow_id or "", call.id, NEVER_ABORTED)
         report = ts.dispatch_options(context).reporter(context)
         out.append(encode_result(await blocked_outcome(report, call, "tool_round_limit", message)))
     return out

@@ -11,19 +11,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from dbos import DBOS, StepReservation
-from prism.core import AbortController, AbortSignal, ToolCall, ToolResult
+from prism.core import AbortSignal, ToolCall, ToolResult
 
 from ._approval import AWAITING_APPROVAL_EVENT, await_decision
 from ._call import CallSpec, run_call_steps
 from ._codec import Plain, decode_call, encode_call
 from ._guard import require_workflow
 from ._queue import run_queued
-from ._seam import MoveOnScope, error_info_from, run_call_middleware
+from ._seam import NEVER_ABORTED, MoveOnScope, error_info_from, run_call_middleware
 from ._toolset import DurableToolset, toolset_named
 
 __all__ = ["durable_dispatch_tool_calls_in_order"]
-
-_NEVER = AbortController().signal
 
 
 async def durable_dispatch_tool_calls_in_order(
@@ -41,7 +39,7 @@ async def durable_dispatch_tool_calls_in_order(
     """
     run_id = require_workflow("durable_dispatch_tool_calls_in_order")
     ts = toolset if isinstance(toolset, DurableToolset) else toolset_named(toolset)
-    signal = signal or _NEVER
+    signal = signal or NEVER_ABORTED
     if not calls:
         return ()
     encoded = [encode_call(c) for c in calls]
@@ -131,7 +129,7 @@ async def _run_local(
 
     done = asyncio.Event()
     async with asyncio.TaskGroup() as outer:
-        if signal is not _NEVER:
+        if signal is not NEVER_ABORTED:
             outer.create_task(watcher(done))
         async with asyncio.TaskGroup() as workers:
             for _ in range(limit):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from prism.core import ToolDefinition, ToolFilter
+from prism.core.options import check_count, check_flag, check_match, check_seconds
 
 __all__ = [
     "MAX_APPROVAL_TIMEOUT_SECONDS",
@@ -16,20 +16,10 @@ __all__ = [
 ]
 
 MAX_APPROVAL_TIMEOUT_SECONDS = 365 * 86_400.0
-_NAME = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
+"""What a name DBOS stores (app, executor, version, queue, tool set, session, run) may be."""
+_MAX_QUEUE_CONCURRENCY = 10_000
 _URL_SCHEMES = ("sqlite:///", "postgresql://", "postgresql+psycopg://", "postgres://")
-
-
-def _check_name(field: str, value: object) -> None:
-    if not isinstance(value, str) or not _NAME.match(value):
-        raise ValueError(f"{field} must match {_NAME.pattern}, got {value!r}")
-
-
-def _check_limit(field: str, value: object) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
-        raise ValueError(f"{field} must be None or an int in [1, 10000], got {value!r}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,15 +38,17 @@ class DbosBackendOptions:
     app_version: str | None = None
 
     def __post_init__(self) -> None:
-        _check_name("app_name", self.app_name)
+        check_match("DbosBackendOptions.app_name", self.app_name, NAME_PATTERN)
         url = self.database_url
         if not isinstance(url, str) or not url.startswith(_URL_SCHEMES):
             schemes = ", ".join(_URL_SCHEMES)
-            raise ValueError(f"database_url must start with one of {schemes}, got {url!r}")
+            raise ValueError(
+                f"DbosBackendOptions.database_url must start with one of {schemes}, got {url!r}"
+            )
         if self.executor_id is not None:
-            _check_name("executor_id", self.executor_id)
+            check_match("DbosBackendOptions.executor_id", self.executor_id, NAME_PATTERN)
         if self.app_version is not None:
-            _check_name("app_version", self.app_version)
+            check_match("DbosBackendOptions.app_version", self.app_version, NAME_PATTERN)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,21 +65,19 @@ class ApprovalOptions:
 
     def __post_init__(self) -> None:
         if self.tools is not None and not isinstance(self.tools, ToolFilter):
-            raise ValueError(f"tools must be a ToolFilter or None, got {self.tools!r}")
-        if not isinstance(self.side_effects, bool):
-            raise ValueError(f"side_effects must be a bool, got {self.side_effects!r}")
-        if self.tools is None and not self.side_effects:
-            raise ValueError("tools or side_effects must say which calls need approval")
-        t = self.timeout_seconds
-        if (
-            isinstance(t, bool)
-            or not isinstance(t, int | float)
-            or not math.isfinite(t)
-            or not 0 < t <= MAX_APPROVAL_TIMEOUT_SECONDS
-        ):
             raise ValueError(
-                f"timeout_seconds must be in (0, {MAX_APPROVAL_TIMEOUT_SECONDS:g}], got {t!r}"
+                f"ApprovalOptions.tools must be a ToolFilter or None, got {self.tools!r}"
             )
+        check_flag("ApprovalOptions.side_effects", self.side_effects)
+        if self.tools is None and not self.side_effects:
+            raise ValueError(
+                "ApprovalOptions: tools or side_effects must say which calls need approval"
+            )
+        check_seconds(
+            "ApprovalOptions.timeout_seconds",
+            self.timeout_seconds,
+            cap=MAX_APPROVAL_TIMEOUT_SECONDS,
+        )
 
     def needs_approval(self, name: str, tool: ToolDefinition | None) -> bool:
         """Whether a call of ``name`` (resolving to ``tool``) waits for a decision."""
@@ -112,9 +102,14 @@ class QueueOptions:
     polling_interval_seconds: float = 1.0
 
     def __post_init__(self) -> None:
-        _check_name("name", self.name)
-        _check_limit("global_concurrency", self.global_concurrency)
-        _check_limit("worker_concurrency", self.worker_concurrency)
-        p = self.polling_interval_seconds
-        if isinstance(p, bool) or not isinstance(p, int | float) or not 0.01 <= p <= 60:
-            raise ValueError(f"polling_interval_seconds must be in [0.01, 60], got {p!r}")
+        check_match("QueueOptions.name", self.name, NAME_PATTERN)
+        for field in ("global_concurrency", "worker_concurrency"):
+            limit = getattr(self, field)
+            if limit is not None:
+                check_count(f"QueueOptions.{field}", limit, cap=_MAX_QUEUE_CONCURRENCY)
+        check_seconds(
+            "QueueOptions.polling_interval_seconds",
+            self.polling_interval_seconds,
+            cap=60.0,
+            minimum=0.01,
+        )

@@ -8,7 +8,9 @@ prism-dbos pins ``prism-core<0.2``; keeping every such import here makes the cou
 
 from __future__ import annotations
 
+from prism.core._abort import NEVER_ABORTED
 from prism.core._backend import MoveOnScope, current_backend, move_on_after
+from prism.core._batch import MAX_ABORT_GRACE_SECONDS
 from prism.core._dispatch import run_call_middleware, run_dispatch
 from prism.core._dispatch_options import DispatchOptions
 from prism.core._outcomes import (
@@ -20,6 +22,8 @@ from prism.core._outcomes import (
 from prism.core._reporting import CallReporter
 
 __all__ = [
+    "MAX_ABORT_GRACE_SECONDS",
+    "NEVER_ABORTED",
     "CallReporter",
     "DispatchOptions",
     "MoveOnScope",

@@ -20,10 +20,10 @@ from prism.core import (
     ToolValidator,
 )
 from prism.core.events import EventSink
-from prism.core.options import check_count
+from prism.core.options import check_count, check_match, check_seconds
 
-from ._options import ApprovalOptions, QueueOptions, _check_name
-from ._seam import DispatchOptions
+from ._options import NAME_PATTERN, ApprovalOptions, QueueOptions
+from ._seam import MAX_ABORT_GRACE_SECONDS, DispatchOptions
 
 __all__ = ["DurableToolset", "UnknownToolsetError", "register_toolset", "toolset_named"]
 
@@ -84,17 +84,20 @@ class DurableToolset:
     abort_grace_seconds: float = 5.0
 
     def __post_init__(self) -> None:
-        _check_name("name", self.name)
+        check_match("DurableToolset.name", self.name, NAME_PATTERN)
         if not isinstance(self.tools, ToolRegistry):
-            raise ValueError(f"tools must be a ToolRegistry, got {type(self.tools).__name__}")
+            kind = type(self.tools).__name__
+            raise ValueError(f"DurableToolset.tools must be a ToolRegistry, got {kind}")
         check_count("DurableToolset.tool_concurrency", self.tool_concurrency, cap=_MAX_CONCURRENCY)
-        g = self.abort_grace_seconds
-        if isinstance(g, bool) or not isinstance(g, int | float) or not 0 <= g <= 600:
-            raise ValueError(f"abort_grace_seconds must be in [0, 600], got {g!r}")
+        check_seconds(
+            "DurableToolset.abort_grace_seconds",
+            self.abort_grace_seconds,
+            cap=MAX_ABORT_GRACE_SECONDS,
+        )
         if self.approval is not None and not isinstance(self.approval, ApprovalOptions):
-            raise ValueError("approval must be ApprovalOptions or None")
+            raise ValueError("DurableToolset.approval must be ApprovalOptions or None")
         if self.queue is not None and not isinstance(self.queue, QueueOptions):
-            raise ValueError("queue must be QueueOptions or None")
+            raise ValueError("DurableToolset.queue must be QueueOptions or None")
 
     def tool(self, name: str) -> ToolDefinition | None:
         """The tool ``name`` resolves to, if any."""
