@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from hypothesis import given
@@ -13,6 +14,7 @@ from prism.core.options import (
     check_choice,
     check_count,
     check_flag,
+    check_match,
     check_seconds,
 )
 
@@ -75,3 +77,17 @@ def test_a_huge_value_is_shortened_in_the_message() -> None:
     with pytest.raises(ValueError) as info:
         check_count("O.f", "x" * 10_000, cap=3)
     assert len(str(info.value)) < 400
+
+
+def test_check_seconds_with_a_minimum_includes_it_and_refuses_below() -> None:
+    assert check_seconds("O.poll", 0.01, cap=60, minimum=0.01) == 0.01
+    with pytest.raises(ValueError, match=r"^O\.poll must be a finite number of seconds from 0\.01"):
+        check_seconds("O.poll", 0.005, cap=60, minimum=0.01)
+
+
+def test_check_match_needs_a_full_match_of_a_string() -> None:
+    name = re.compile(r"[a-z]+")
+    assert check_match("O.name", "abc", name) == "abc"
+    for bad in ("abc ", "", "ABC", 3, None):
+        with pytest.raises(ValueError, match=r"^O\.name must be a string matching \[a-z\]\+"):
+            check_match("O.name", bad, name)

@@ -113,6 +113,10 @@ def test_durable_dispatch_outside_a_workflow_is_refused() -> None:
         (lambda: DurableToolset(name="t", tools=create_tool_registry([]), tool_concurrency=0),
          "tool_concurrency"),
         (lambda: DurableToolset(name="t", tools=[]), "tools"),  # type: ignore[arg-type]
+        (lambda: DurableToolset(name="t", tools=create_tool_registry([]), abort_grace_seconds=0),
+         r"DurableToolset\.abort_grace_seconds must be a finite number of seconds above 0"),
+        (lambda: QueueOptions(polling_interval_seconds=0.001),
+         r"QueueOptions\.polling_interval_seconds must be .* from 0\.01"),
     ],
 )  # fmt: skip
 def test_bad_options_name_the_field(build: Any, field: str) -> None:
