@@ -4,8 +4,9 @@ Run: ``uv run --group bench python scripts/bench/mcp_bridge.py [--quick]``. Prin
 
 1. median latency of a trivial ``echo`` call through the bridge (``tool.execute``), through the
    bridge behind ``dispatch_tool_call``, and through the raw ``mcp.Client.call_tool``; stdio
-   and Streamable HTTP, both protocol eras, asyncio and trio. Calls are timed one by one in
-   interleaved batches (raw, bridge, dispatch, raw, ...) so load drift hits all alike.
+   and Streamable HTTP, both protocol eras, asyncio and trio. Through ``_common.measure_async``:
+   a warm-up batch, then interleaved batches (raw, bridge, dispatch, raw, ...) so load drift hits
+   all alike; a batch's figure is its median call; tables show the median batch and the best.
 2. client peak RSS growth while a server streams a 200 MB result (bridge, default
    ``max_result_bytes``, so a read cap of 2 × 10 MB + 64 KiB), while it sends a 9.5 MB result
    the bridge accepts (read, parsed and mapped), and, for orientation, the raw client on 20 MB
@@ -30,7 +31,16 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from _common import fmt_ms, fmt_ratio, machine_line, markdown_table, median, targets_table
+from _common import (
+    Figures,
+    fmt_ms,
+    fmt_ratio,
+    machine_line,
+    markdown_table,
+    measure_async,
+    median,
+    targets_table,
+)
 
 # This file is called mcp.py: drop its directory from the path so ``import mcp`` is the SDK.
 _BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -109,15 +119,23 @@ def _context() -> ToolExecutionContext:
     )
 
 
-async def _timed(fn: Callable[[], Awaitable[object]], n: int, into: list[float]) -> None:
-    for _ in range(n):
-        start = time.perf_counter()
-        await fn()
-        into.append(time.perf_counter() - start)
+def _batch(fn: Callable[[], Awaitable[object]], n: int) -> Callable[[], Awaitable[float]]:
+    """One timed batch of ``n`` calls; its figure is the median call (robust to a stray GC or
+    scheduler hiccup inside the batch)."""
+
+    async def batch() -> float:
+        times = []
+        for _ in range(n):
+            start = time.perf_counter()
+            await fn()
+            times.append(time.perf_counter() - start)
+        return median(times)
+
+    return batch
 
 
-async def latency(transport: str, era: str, batches: int, per_batch: int) -> dict[str, float]:
-    """Median seconds per call: raw client, bridge, bridge through dispatch."""
+async def latency(transport: str, era: str, batches: int, per_batch: int) -> dict[str, Figures]:
+    """Seconds per call (median and best batch): raw client, bridge, bridge through dispatch."""
     mode = ERAS[era]
     stack = contextlib.AsyncExitStack()
     async with stack:
@@ -142,13 +160,8 @@ async def latency(transport: str, era: str, batches: int, per_batch: int) -> dic
             "bridge": lambda: tool.execute(args, ctx),  # type: ignore[arg-type,return-value]
             "dispatch": lambda: dispatch_tool_call(call, registry=registry),
         }
-        for fn in subjects.values():  # warm up every path (validators, caches, connections)
-            await _timed(fn, 20, [])
-        samples: dict[str, list[float]] = {name: [] for name in subjects}
-        for _ in range(batches):
-            for name, fn in subjects.items():
-                await _timed(fn, per_batch, samples[name])
-        return {name: median(values) for name, values in samples.items()}
+        timed = {name: _batch(fn, per_batch) for name, fn in subjects.items()}
+        return await measure_async(timed, batches)  # warm-up, then interleaved batches
 
 
 def rss_child(subject: str, size: int) -> None:
@@ -209,14 +222,16 @@ def latency_table(batches: int, per_batch: int) -> tuple[str, float]:
         for transport in ("stdio", "http"):
             for era in ERAS:
                 m = anyio.run(latency, transport, era, batches, per_batch, backend=backend)
-                ratio = m["bridge"] / m["raw"]
+                ratio = m["bridge"].median / m["raw"].median
                 if transport == "stdio":
                     worst_stdio = max(worst_stdio, ratio)
-                figures = [fmt_ms(m["raw"]), fmt_ms(m["bridge"]), fmt_ms(m["dispatch"])]
-                ratios = [fmt_ratio(ratio), fmt_ratio(m["dispatch"] / m["raw"])]
-                rows.append([transport, era, backend, *figures, *ratios])
+                figures = [fmt_ms(m[k].median) for k in ("raw", "bridge", "dispatch")]
+                ratios = [fmt_ratio(ratio), fmt_ratio(m["dispatch"].median / m["raw"].median)]
+                best = fmt_ratio(m["bridge"].best / m["raw"].best)
+                rows.append([transport, era, backend, *figures, *ratios, best])
     headers = ["transport", "era", "backend", "raw ms", "bridge ms", "bridge+dispatch ms"]
-    table = markdown_table([*headers, "bridge / raw", "dispatch / raw"], rows)
+    ratio_headers = ["bridge / raw", "dispatch / raw", "bridge / raw, best batches"]
+    table = markdown_table([*headers, *ratio_headers], rows)
     return table, worst_stdio
 
 
@@ -248,7 +263,7 @@ def main() -> None:
     if opts.rss_child:
         rss_child(opts.rss_child[0], int(opts.rss_child[1]))
         return
-    batches, per_batch = (3, 20) if opts.quick else (8, 40)
+    batches, per_batch = (3, 20) if opts.quick else (15, 40)
     print(f"# MCP bridge vs raw `mcp` client ({machine_line()})\n")
     table, worst_stdio = latency_table(batches, per_batch)
     print(table)
