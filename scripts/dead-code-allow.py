@@ -18,8 +18,6 @@ _.noop_tool  # bench/integrations.py registers it with a decorator on a pydantic
 _.exclusive_overlap  # public result attribute of a test double, read by the adapter tests
 
 # prism-conformance
-_.exec  # _rows_coding_security._RecordingShell.exec: a ShellOperations implementation
-_.on_data  # a ShellOperations.exec keyword the recording fake accepts and ignores
 
 # prism-otel
 _.instrument  # PrismTelemetry.instrument: public API (the README's wiring), called by hosts

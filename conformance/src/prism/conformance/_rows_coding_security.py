@@ -11,10 +11,10 @@ import shlex
 import shutil
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from prism.core import (
     AbortController,
@@ -32,7 +32,11 @@ from ._registry import conformance_row, require
 from ._subjects import ConformanceSubjects
 
 if TYPE_CHECKING:
-    from prism.coding_tools import ExecResult, ShellOperations, ShellOptions
+    from prism.coding_tools import ShellOperations, ShellOptions
+
+    class _Recording(ShellOperations):
+        commands: list[str]
+
 
 __all__: list[str] = []
 
@@ -115,26 +119,20 @@ def _shell_options(*, operations: ShellOperations) -> ShellOptions:
     return ShellOptions(operations=operations)
 
 
-@dataclass
-class _RecordingShell:
-    """A ``ShellOperations`` that never executes: it records what reached execution."""
+def _recording_shell() -> _Recording:
+    """A ``ShellOperations`` that never executes: it records what reached execution (built
+    here so prism-coding-tools is imported only when a coding row runs)."""
+    from prism.coding_tools import ExecRequest, ExecResult, ShellOperations
 
-    commands: list[str] = field(default_factory=list)
+    class RecordingShell(ShellOperations):
+        def __init__(self) -> None:
+            self.commands: list[str] = []
 
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        env: Mapping[str, str],
-        on_data: Callable[[bytes], None],
-        signal: AbortSignal | None = None,
-        timeout_seconds: float | None = None,
-    ) -> ExecResult:
-        from prism.coding_tools import ExecResult
+        async def run(self, request: ExecRequest) -> ExecResult:
+            self.commands.append(request.command)
+            return ExecResult(exit_code=0)
 
-        self.commands.append(command)
-        return ExecResult(exit_code=0)
+    return cast("_Recording", RecordingShell())
 
 
 @dataclass
@@ -238,7 +236,7 @@ async def shell_metacharacters_and_escalation(subjects: ConformanceSubjects) -> 
     tools_factory = require(subjects.coding_tools_factory, _TOOLS)
     policy_factory = require(subjects.execution_policy_factory, _POLICY)
     with _dirs() as d:
-        approver, shell = _Approver(answer=False), _RecordingShell()
+        approver, shell = _Approver(answer=False), _recording_shell()
         tools = tools_factory(
             d.root,
             execution_policy=policy_factory(roots=[d.root], approve=approver),
