@@ -1,11 +1,24 @@
-"""Workspace-wide test configuration: every async test runs on asyncio and on trio, and the
-pytest-timeout bound of every test is multiplied by ``PRISM_TEST_TIME_FACTOR``."""
+"""Workspace-wide test configuration: every async test runs on asyncio and on trio, the
+pytest-timeout bound of every test is multiplied by ``PRISM_TEST_TIME_FACTOR``, and hypothesis
+is reproducible under CI."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
 
 from prism.core.testing import scaled, time_factor
+
+# CI (CI=true) replays the same examples every run, so a red run is reproducible; the random
+# search runs where it cannot block a landing: locally, and in the non-blocking `explore` job
+# (PRISM_HYPOTHESIS_PROFILE=explore).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+_PROFILE = os.environ.get("PRISM_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "")
+if _PROFILE:
+    settings.load_profile(_PROFILE)
 
 
 @pytest.fixture(params=["asyncio", "trio"])

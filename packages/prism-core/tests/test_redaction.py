@@ -62,6 +62,23 @@ def test_overlapping_secrets_longest_first() -> None:
         SecretRedactor("single-string")
 
 
+@pytest.mark.parametrize(
+    ("secrets", "text", "expected"),
+    [
+        # The marker's own tail completes a secret after the first pass: the whole text goes.
+        (["aaaaaaaa", "ED]bbbbb"], "xaaaaaaaabbbbb", "[REDACTED]"),
+        # Overlapping occurrences are masked as one span.
+        (["aaaaaaaa", "ED]bbbbb"], "aaaaaaaa ED]bbbbb", "[REDACTED] [REDACTED]"),
+        # A secret inside the marker itself cannot be hidden by the marker: nothing is left.
+        (["REDACTED"], "xREDACTEDx", ""),
+    ],
+)
+def test_no_secret_survives_the_marker(secrets: list[str], text: str, expected: str) -> None:
+    out = SecretRedactor(secrets).redact(text)
+    assert out == expected
+    assert all(secret not in out for secret in secrets)
+
+
 @pytest.mark.parametrize("fails", [False, True])
 async def test_dispatch_redacts_everything(events: Any, fails: bool) -> None:
     async def leaky(args: Any, ctx: ToolExecutionContext) -> ToolResult:

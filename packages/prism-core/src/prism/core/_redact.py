@@ -31,7 +31,7 @@ class SecretRedactor:
     ``[REDACTED]``, failing closed) and cycle-safe. Unchanged objects are returned as is.
     """
 
-    __slots__ = ("_regex",)
+    __slots__ = ("_regex", "_starts")
 
     def __init__(self, secrets: Iterable[str]) -> None:
         if isinstance(secrets, str):
@@ -40,7 +40,10 @@ class SecretRedactor:
         for secret in unique:
             if not isinstance(secret, str):
                 raise TypeError(f"secrets must be str, got {type(secret).__name__}")
-        self._regex = re.compile("|".join(map(re.escape, unique))) if unique else None
+        alternatives = "|".join(map(re.escape, unique))
+        self._regex = re.compile(alternatives) if unique else None
+        # Every start position's longest secret, overlaps included (the slow, exact pass).
+        self._starts = re.compile(f"(?=({alternatives}))") if unique else None
 
     def redact(self, value: T) -> T:
         """A redacted copy of ``value`` (or ``value`` itself when nothing matched)."""
@@ -51,7 +54,31 @@ class SecretRedactor:
 
     def _text(self, text: str) -> str:
         assert self._regex is not None
-        return self._regex.sub(REDACTED, text)
+        out = self._regex.sub(REDACTED, text)
+        if out is text or self._regex.search(out) is None:
+            return out
+        # Overlapping secrets, or a secret that the marker completes: mask the union of every
+        # occurrence; if a secret still shows (one inside the marker itself), fail closed.
+        out = self._masked_spans(text)
+        if self._regex.search(out) is None:
+            return out
+        return REDACTED if self._regex.search(REDACTED) is None else ""
+
+    def _masked_spans(self, text: str) -> str:
+        assert self._starts is not None
+        spans: list[list[int]] = []
+        for match in self._starts.finditer(text):
+            start, end = match.start(), match.start() + len(match.group(1))
+            if spans and start <= spans[-1][1]:
+                spans[-1][1] = max(spans[-1][1], end)
+            else:
+                spans.append([start, end])
+        pieces, last = [], 0
+        for start, end in spans:
+            pieces += [text[last:start], REDACTED]
+            last = end
+        pieces.append(text[last:])
+        return "".join(pieces)
 
     def _walk(self, value: Any, depth: int, active: set[int]) -> Any:
         if isinstance(value, str):
