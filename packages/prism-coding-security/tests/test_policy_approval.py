@@ -164,7 +164,7 @@ async def test_timeout_denies_fast_and_is_not_cached(root: str) -> None:
         decision = await outcome
     assert not decision.allowed
     assert "timed out" in (decision.reason or "")
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < scaled(2)
     host.mode = "yes"
     assert await allowed(policy, shell(root, "pytest -q", run_id="r"))
     assert host.asked == 2
@@ -188,7 +188,7 @@ async def test_abort_denies_at_once_and_is_not_cached(root: str) -> None:
 
             with pytest.raises(ExecutionDeniedError, match="aborted"):
                 await assert_execution_allowed(policy, action, signal=controller.signal)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < scaled(2)
     host.mode = "yes"
     assert await allowed(policy, shell(root, "pytest -q", run_id="r"))
     assert host.asked == 2

@@ -20,6 +20,7 @@ from prism.core import (
     dispatch_tool_calls_in_order,
 )
 from prism.core._backend import sleep, task_group
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -59,7 +60,7 @@ async def test_wait_wakes_on_abort_from_another_thread() -> None:
     timer.start()
     started = time.perf_counter()
     await controller.signal.wait()
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < scaled(5)
     assert controller.signal.reason == "from thread"
 
 
@@ -116,7 +117,7 @@ async def test_abort_mid_batch(concurrency: int, events: Any) -> None:
             ledger=ledger,
         )
     elapsed = time.perf_counter() - started
-    assert elapsed < 5, "the stubborn handler must be cancelled after the grace period"
+    assert elapsed < scaled(5), "the stubborn handler must be cancelled after the grace period"
     codes = [r.error.code if r.error else "ok" for r in results]
     assert [r.tool_call_id for r in results] == [c.id for c in calls]
     assert codes[0] == "ok"  # completed before the abort: kept

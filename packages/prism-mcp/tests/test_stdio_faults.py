@@ -48,7 +48,7 @@ async def test_a_timeout_kills_the_server_and_the_next_call_reconnects(kit) -> N
             first = await _pgid(kit, bridge)
             started = time.monotonic()
             result = await kit.call(bridge, "sleep", {"seconds": 30})
-            assert time.monotonic() - started < 3
+            assert time.monotonic() - started < scaled(3)
             assert _code(result) == MCP_TIMEOUT
             assert "call_timeout_seconds=0.5" in result.error.message
             assert await kit.group_gone(first)
@@ -220,7 +220,7 @@ async def test_an_abort_during_the_call_interrupts_it(kit) -> None:
             elapsed = time.monotonic() - started
             echo = await kit.call(bridge, "echo", {"text": "after"})
     assert _code(result) == MCP_ABORTED
-    assert elapsed < 2
+    assert elapsed < scaled(2)
     assert echo.error is None
 
 
@@ -298,7 +298,7 @@ async def test_a_silent_server_fails_the_connect_in_time(kit) -> None:
             server_id="x", transport=silent, connect_timeout_seconds=0.5, close_grace_seconds=0.1
         ):
             pass
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < scaled(5)
 
 
 async def test_an_abort_from_another_thread_interrupts_the_call(kit) -> None:
@@ -312,7 +312,7 @@ async def test_an_abort_from_another_thread_interrupts_the_call(kit) -> None:
             elapsed = time.monotonic() - started
     timer.join()
     assert _code(result) == MCP_ABORTED
-    assert elapsed < 2
+    assert elapsed < scaled(2)
 
 
 async def test_a_server_flooding_stderr_still_answers_and_only_a_tail_is_kept(kit) -> None:
