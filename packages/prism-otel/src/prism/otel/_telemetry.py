@@ -31,6 +31,26 @@ if TYPE_CHECKING:
 __all__ = ["ToolTelemetry"]
 
 _SCOPE = "prism.otel"
+SEMCONV_SCHEMA_URL = "https://opentelemetry.io/schemas/1.44.0"
+"""The semantic-conventions version the names follow (opentelemetry-semantic-conventions 0.66b2)."""
+DURATION_METRIC = "gen_ai.client.operation.duration"
+DURATION_BUCKETS = (
+    0.01,
+    0.02,
+    0.04,
+    0.08,
+    0.16,
+    0.32,
+    0.64,
+    1.28,
+    2.56,
+    5.12,
+    10.24,
+    20.48,
+    40.96,
+    81.92,
+)
+"""The GenAI conventions' explicit bucket advice for ``gen_ai.client.operation.duration`` (s)."""
 _Key = tuple[str, str, str]
 
 
@@ -62,10 +82,17 @@ class ToolTelemetry:
             max_open_spans=max_open_spans,
         )
         self._redactor = redactor
-        self._tracer = trace.get_tracer(_SCOPE, tracer_provider=tracer_provider)
-        meter = metrics.get_meter(_SCOPE, meter_provider=meter_provider)
+        self._tracer = trace.get_tracer(
+            _SCOPE, tracer_provider=tracer_provider, schema_url=SEMCONV_SCHEMA_URL
+        )
+        meter = metrics.get_meter(
+            _SCOPE, meter_provider=meter_provider, schema_url=SEMCONV_SCHEMA_URL
+        )
         self._duration = meter.create_histogram(
-            "gen_ai.execute_tool.duration", unit="s", description="Duration of tool calls."
+            DURATION_METRIC,
+            unit="s",
+            description="GenAI operation duration.",
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
         )
         self._calls = meter.create_counter(
             "prism.tool.calls", unit="{call}", description="Tool calls by outcome."
