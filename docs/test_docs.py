@@ -130,7 +130,8 @@ CODE_PAGES = [page for page in PAGES if python_blocks(page.read_text(encoding="u
 def test_every_package_readme_has_a_runnable_example() -> None:
     """The package READMEs are the index pages of the distributions: their code must run."""
     readmes = [ROOT / "packages" / name / "README.md" for name in ("prism-core", "prism-jsonschema",
-               "prism-mcp", "prism-coding-tools", "prism-coding-security")]  # fmt: skip
+               "prism-mcp", "prism-coding-tools", "prism-coding-security", "prism-otel",
+               "prism-pydantic-ai", "prism-openai-agents")]  # fmt: skip
     for readme in readmes:
         blocks = python_blocks(readme.read_text(encoding="utf-8"))
         assert [b for b in blocks if not b.skip], f"{readme} has no runnable python block"
