@@ -201,6 +201,17 @@ def test_examples_use_only_public_api(page: Path) -> None:
     assert not uses, f"{page.relative_to(ROOT)} examples use private API: " + "; ".join(uses)
 
 
+EXAMPLE_PROGRAMS = sorted(
+    p for p in (ROOT / "docs" / "examples").glob("*.py") if not p.name.startswith("test_")
+)
+
+
+@pytest.mark.parametrize("program", EXAMPLE_PROGRAMS, ids=[p.name for p in EXAMPLE_PROGRAMS])
+def test_example_programs_use_only_public_api(program: Path) -> None:
+    uses = private_uses("python", program.read_text(encoding="utf-8"))
+    assert not uses, f"{program.relative_to(ROOT)} uses private API: {uses}"
+
+
 # --- the runner's own behaviour ------------------------------------------------------------
 
 SAMPLE = """\
