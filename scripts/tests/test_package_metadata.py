@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import re
 import shutil
 from pathlib import Path
 from types import ModuleType
@@ -69,9 +70,7 @@ def test_missing_classifiers_a_stale_range_and_no_example_are_reported(tmp_path:
     where = _copy("prism-mcp", tmp_path)
     pyproject = where / "pyproject.toml"
     text = pyproject.read_text().replace('    "Development Status :: 3 - Alpha",\n', "")
-    text = text.replace(
-        '"Programming Language :: Python :: 3.11",', '"Programming Language :: Python :: 3.13",'
-    )
+    text = text.replace("Python :: 3.12", "Python :: 3.14")
     pyproject.write_text(text.replace('"prism-core>=0.1,<0.2"', '"prism-core>=0.1,<0.4"'))
     readme = where / "README.md"
     readme.write_text(readme.read_text().replace("```python", "```text"))
@@ -90,3 +89,10 @@ def test_a_package_whose_tests_skip_its_rows_is_reported(tmp_path: Path) -> None
     assert problems == [
         "prism-jsonschema: tests/test_conformance.py does not run the prism-jsonschema rows"
     ]
+
+
+def test_the_python_versions_claimed_are_the_ci_matrix() -> None:
+    workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8")
+    matrix = re.search(r"^\s*python: \[(.*)\]\s*$", workflow, re.MULTILINE)
+    assert matrix is not None, "ci.yml has no python matrix"
+    assert tuple(v.strip(' "') for v in matrix[1].split(",")) == release_check.TESTED_PYTHONS
