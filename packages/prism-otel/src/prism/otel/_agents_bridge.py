@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from contextvars import Token
 from typing import Any
 
 from agents.tracing import Span as AgentsSpan
@@ -22,7 +23,8 @@ from ._telemetry import SEMCONV_SCHEMA_URL
 __all__ = ["OpenAIAgentsBridge"]
 
 _SCOPE = "prism.otel.openai_agents"
-_Entry = tuple[Span, object]
+_Entry = tuple[Span, Token[context.Context]]
+"""A mirrored span and the token that made it current."""
 
 
 class OpenAIAgentsBridge(TracingProcessor):
@@ -32,7 +34,9 @@ class OpenAIAgentsBridge(TracingProcessor):
     span is *current* in the OpenTelemetry context while the SDK's span is, so spans opened
     inside an agent run (Prism's tool telemetry, an HTTP client) nest under the agent's span.
     Function spans are named ``execute_tool {name}`` with the GenAI attributes, so
-    ``ToolTelemetry`` enriches them instead of opening a second span per call.
+    ``ToolTelemetry`` enriches them instead of opening a second span per call. A span is made
+    current where the SDK starts it and stops being current where the SDK ends it, which the
+    SDK does in one context and in nesting order (as it does for its own current span).
     """
 
     def __init__(
@@ -116,7 +120,7 @@ class OpenAIAgentsBridge(TracingProcessor):
             span.set_status(Status(StatusCode.ERROR, error))
         span.end()
         if trace.get_current_span() is span:
-            context.detach(token)  # type: ignore[arg-type]
+            context.detach(token)
 
 
 def _describe(data: object) -> tuple[str, dict[str, str]]:
