@@ -36,6 +36,9 @@ PAGES = [page for page in PAGES if page.is_file() and "_build" not in page.parts
 
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
 _SKIP = re.compile(r"^\s*<!--\s*docs-test:\s*skip\b.*-->\s*$")
+_PYTHON = frozenset({"python", "py", "python3"})
+_PRIVATE_PATH = re.compile(r"\bprism(?:\.[A-Za-z]\w*)*\.(_[A-Za-z]\w*)")
+"""A dotted ``prism`` path with a private part (``prism.conformance._hostile_mcp``), anywhere."""
 
 
 @dataclass(frozen=True)
@@ -47,10 +50,10 @@ class Block:
     skip: bool
 
 
-def python_blocks(text: str) -> list[Block]:
-    """The ```python blocks of a Markdown text, in order, with their skip markers."""
+def fenced_blocks(text: str) -> list[tuple[str, Block]]:
+    """Every fenced block of a Markdown text with its language (lower case), in order."""
     lines = text.splitlines()
-    blocks: list[Block] = []
+    blocks: list[tuple[str, Block]] = []
     index = 0
     while index < len(lines):
         opening = _OPEN.match(lines[index])
@@ -63,13 +66,19 @@ def python_blocks(text: str) -> list[Block]:
         end = start
         while end < len(lines) and not _closes(lines[end], fence):
             end += 1
-        if language in {"python", "py", "python3"}:
-            previous = next((ln for ln in reversed(lines[:index]) if ln.strip()), "")
-            body = [ln[len(indent) :] if ln.startswith(indent) else ln for ln in lines[start:end]]
-            code = textwrap.dedent("\n".join(body))
-            blocks.append(Block(line=start + 1, code=code, skip=bool(_SKIP.match(previous))))
+        previous = next((ln for ln in reversed(lines[:index]) if ln.strip()), "")
+        body = [ln[len(indent) :] if ln.startswith(indent) else ln for ln in lines[start:end]]
+        code = textwrap.dedent("\n".join(body))
+        blocks.append(
+            (language, Block(line=start + 1, code=code, skip=bool(_SKIP.match(previous))))
+        )
         index = end + 1
     return blocks
+
+
+def python_blocks(text: str) -> list[Block]:
+    """The ```python blocks of a Markdown text, in order, with their skip markers."""
+    return [block for language, block in fenced_blocks(text) if language in _PYTHON]
 
 
 def _closes(line: str, fence: str) -> bool:
@@ -121,7 +130,8 @@ CODE_PAGES = [page for page in PAGES if python_blocks(page.read_text(encoding="u
 def test_every_package_readme_has_a_runnable_example() -> None:
     """The package READMEs are the index pages of the distributions: their code must run."""
     readmes = [ROOT / "packages" / name / "README.md" for name in ("prism-core", "prism-jsonschema",
-               "prism-mcp", "prism-coding-tools", "prism-coding-security")]  # fmt: skip
+               "prism-mcp", "prism-coding-tools", "prism-coding-security", "prism-otel",
+               "prism-pydantic-ai", "prism-openai-agents")]  # fmt: skip
     for readme in readmes:
         blocks = python_blocks(readme.read_text(encoding="utf-8"))
         assert [b for b in blocks if not b.skip], f"{readme} has no runnable python block"
@@ -147,6 +157,59 @@ def test_python_blocks_run(page: Path) -> None:
             run_block(block, page, module.__dict__)
     finally:
         sys.modules.pop(name, None)
+
+
+def private_uses(language: str, code: str) -> list[str]:
+    """What a docs example uses that is not public API: ``_private`` modules and names.
+
+    Any block: a dotted ``prism`` path with a ``_part`` (an import, ``python -m``, a string).
+    Python blocks also: ``from m import _name``, ``import m._part`` and ``obj._attribute``
+    (dunders such as ``__name__`` are public protocol, not private).
+    """
+    found = [f"{match[0]}" for match in _PRIVATE_PATH.finditer(code)]
+    if language not in _PYTHON:
+        return found
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return found  # reported when the block runs
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            parts = (node.module or "").split(".")
+            found += [f"from {node.module} import {a.name}" for a in node.names if _private(a.name)]
+            found += [f"from {node.module}" for part in parts if _private(part)][:1]
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if any(map(_private, a.name.split(".")))]
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
+            found.append(f".{node.attr}")
+    return sorted(set(found))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
+def test_examples_use_only_public_api(page: Path) -> None:
+    """A user copies examples: every module and name they use must be public."""
+    text = page.read_text(encoding="utf-8")
+    uses = [
+        f"line {block.line}: {use}"
+        for language, block in fenced_blocks(text)
+        for use in private_uses(language, block.code)
+    ]
+    assert not uses, f"{page.relative_to(ROOT)} examples use private API: " + "; ".join(uses)
+
+
+EXAMPLE_PROGRAMS = sorted(
+    p for p in (ROOT / "docs" / "examples").glob("*.py") if not p.name.startswith("test_")
+)
+
+
+@pytest.mark.parametrize("program", EXAMPLE_PROGRAMS, ids=[p.name for p in EXAMPLE_PROGRAMS])
+def test_example_programs_use_only_public_api(program: Path) -> None:
+    uses = private_uses("python", program.read_text(encoding="utf-8"))
+    assert not uses, f"{program.relative_to(ROOT)} uses private API: {uses}"
 
 
 # --- the runner's own behaviour ------------------------------------------------------------
@@ -205,3 +268,27 @@ def test_pages_importing_missing_packages_are_detected() -> None:
     assert prism_imports(blocks) == {"prism.nothing_here", "prism.core"}
     assert not _installed("prism.nothing_here")
     assert _installed("prism.core")
+
+
+HOSTILE = "prism.conformance._hostile_mcp"
+
+
+@pytest.mark.parametrize(
+    ("language", "code", "expected"),
+    [
+        (
+            "python",
+            "from prism.core._abort import X",
+            ["from prism.core._abort", "prism.core._abort"],
+        ),
+        ("python", "from prism.core import _helper", ["from prism.core import _helper"]),
+        ("python", "import prism.mcp._bridge", ["prism.mcp._bridge"]),
+        ("python", "bridge._connection.close()", ["._connection"]),
+        ("python", f'args = ("-m", "{HOSTILE}")', [HOSTILE]),
+        ("sh", f"python -m {HOSTILE} --mode ok", [HOSTILE]),
+        ("python", "print(tool.__name__, prism.core.__all__)", []),
+        ("python", 'args = ("-m", "prism.mcp.demo")', []),
+    ],
+)
+def test_private_uses_are_found(language: str, code: str, expected: list[str]) -> None:
+    assert private_uses(language, code) == expected

@@ -21,6 +21,12 @@ _.exclusive_overlap  # public result attribute of a test double, read by the ada
 
 # prism-otel
 _.instrument  # PrismTelemetry.instrument: public API (the README's wiring), called by hosts
+_.on_trace_start  # OpenAIAgentsBridge: the Agents SDK's TracingProcessor interface
+_.on_trace_end  # OpenAIAgentsBridge: TracingProcessor interface
+_.on_span_start  # OpenAIAgentsBridge: TracingProcessor interface
+_.on_span_end  # OpenAIAgentsBridge: TracingProcessor interface
+_.force_flush  # OpenAIAgentsBridge: TracingProcessor interface
+_.shutdown  # OpenAIAgentsBridge: TracingProcessor interface
 
 # prism-coding-tools
 _.filename  # OSError.filename set so the error message names the walked path (_fs)

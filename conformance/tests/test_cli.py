@@ -1,4 +1,4 @@
-"""The prism-conformance CLI: table, summary line, exit codes, --rows, --json, progress."""
+"""The prism-conformance CLI: table, summary, exit codes, --rows, --json, --require, progress."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 
 from prism.conformance import THREAT_MATRIX, ConformanceSubjects, _subjects, run_conformance
 from prism.conformance._cli import PACKAGES, THREATS_URL, main, render_table
+from prism.conformance._matrix import describe_rows
 from prism.core import dispatch_tool_calls_in_order
 from prism.core.testing import TIME_FACTOR_ENV
 
@@ -205,3 +207,106 @@ def test_the_console_script_runs(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert module.returncode == 2
+
+
+def _no_adapters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host with no MCP subjects: rows 8-10 skip, as a host without a shell skips 11-14."""
+    monkeypatch.setattr(_subjects, "default_subjects", lambda: ConformanceSubjects())
+
+
+def test_a_run_where_everything_skipped_says_so_loudly(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_adapters(monkeypatch)
+    assert main(["--rows", "8,9", "--backend", "asyncio"]) == 0
+    out = capsys.readouterr().out
+    assert "0 passed, 0 failed, 2 skipped" in out
+    assert out.splitlines()[-1].startswith("prism-conformance: NOTHING RAN: all 2 selected")
+
+
+def test_a_skipped_required_row_exits_one_naming_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_adapters(monkeypatch)
+    assert main(["--rows", "4", "--require", "8", "--backend", "asyncio"]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^8 +prism-mcp ", out, re.MULTILINE)  # --require adds the row
+    assert "1 passed, 0 failed, 1 skipped" in out
+    assert out.splitlines()[-1] == (
+        "prism-conformance: FAILED (--require): skipped, so not shown to hold: 8[asyncio]"
+    )
+    assert "NOTHING RAN" not in out
+
+
+def test_required_rows_that_ran_keep_exit_zero(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_adapters(monkeypatch)
+    assert main(["--rows", "4,8", "--require", "4", "--require", "7", "--backend", "trio"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "2 passed, 0 failed, 1 skipped"
+
+
+def test_fail_on_skip_fails_any_skip(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_adapters(monkeypatch)
+    assert main(["--rows", "4,8", "--backend", "asyncio"]) == 0
+    capsys.readouterr()
+    assert main(["--rows", "4,8", "--backend", "asyncio", "--fail-on-skip"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1].endswith(
+        "(--fail-on-skip): skipped, so not shown to hold: 8[asyncio]"
+    )
+
+
+def test_json_on_stdout_keeps_the_loud_line_on_stderr(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_adapters(monkeypatch)
+    assert main(["--rows", "8", "--backend", "asyncio", "--json", "-", "--require", "8"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["summary"]["skipped"] == 1
+    assert "NOTHING RAN" in err
+    assert "FAILED (--require)" in err
+
+
+def test_require_names_an_unknown_row(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--require", "4,Z1"])
+    assert exit_info.value.code == 2
+    assert "--require: unknown threat row(s) Z1" in capsys.readouterr().err
+
+
+def test_version_names_the_conformance_and_core_versions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    expected = (
+        f"prism-conformance {metadata.version('prism-conformance')} "
+        f"(prism-core {metadata.version('prism-core')})"
+    )
+    assert capsys.readouterr().out.strip() == expected
+
+
+def test_help_counts_and_ranges_come_from_the_row_table(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    numbered = [r.id for r in THREAT_MATRIX if r.id.isdigit()]
+    extended = [r.id for r in THREAT_MATRIX if r.id.startswith("E")]
+    expected = f"rows 1–{numbered[-1]} and E1–{extended[-1]}, {len(THREAT_MATRIX)} rows"
+    assert expected in text
+    assert describe_rows() in text
+
+
+def test_describe_rows_collapses_runs_into_ranges() -> None:
+    by_id = {r.id: r for r in THREAT_MATRIX}
+    assert describe_rows((by_id["4"],)) == "row 4"
+    assert describe_rows((by_id["1"], by_id["2"], by_id["3"])) == "rows 1–3"
+    picked = (by_id["1"], by_id["5"], by_id["6"], by_id["E2"])
+    assert describe_rows(picked) == "rows 1, 5–6 and E2"

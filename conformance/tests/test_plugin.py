@@ -166,3 +166,50 @@ def test_a_bad_prism_time_factor_is_a_usage_error(pytester: pytest.Pytester, val
     result = pytester.runpytest(f"--prism-time-factor={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--prism-time-factor must be a finite number from 1 to 100*"])
+
+
+NO_ADAPTERS = (
+    "import pytest\n"
+    "from prism.conformance import ConformanceSubjects\n\n"
+    "@pytest.fixture\n"
+    "def prism_conformance_subjects():\n"
+    "    return ConformanceSubjects()  # no MCP subject: rows 8-10 skip\n"
+)
+
+
+def test_a_session_where_every_row_skipped_says_so_loudly(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(NO_ADAPTERS)
+    result = pytester.runpytest(
+        "--prism-conformance", "--prism-conformance-rows", "8", "--prism-conformance-backend",
+        "asyncio",
+    )  # fmt: skip
+    result.assert_outcomes(skipped=1)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*prism-conformance: NOTHING RAN: all 1 threat-row tests*"])
+
+
+def test_a_skipped_required_row_fails_its_test(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(NO_ADAPTERS)
+    result = pytester.runpytest(
+        "--prism-conformance", "--prism-conformance-rows", "4",
+        "--prism-conformance-require", "8", "--prism-conformance-backend", "asyncio",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*threat row 8 * was skipped but it is required*"])
+    assert "NOTHING RAN" not in result.stdout.str()
+
+
+def test_fail_on_skip_fails_every_skipped_row(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(NO_ADAPTERS)
+    result = pytester.runpytest(
+        "--prism-conformance", "--prism-conformance-rows", "4,8",
+        "--prism-conformance-fail-on-skip", "--prism-conformance-backend", "asyncio",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*--prism-conformance-fail-on-skip is set*"])
+
+
+def test_an_unknown_required_row_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--prism-conformance", "--prism-conformance-require", "Q2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--prism-conformance-require: unknown threat row(s) Q2*"])

@@ -107,7 +107,7 @@ async def test_metrics_count_calls_by_outcome_and_record_duration(otel: Otel) ->
         for p in otel.metric_points("prism.tool.calls")
     }
     assert counts == {("finished", None): 2, ("blocked", "unknown_tool"): 1}
-    durations = otel.metric_points("gen_ai.execute_tool.duration")
+    durations = otel.metric_points("gen_ai.client.operation.duration")
     assert sum(p.count for p in durations) == 3  # type: ignore[attr-defined]
 
 

@@ -1,6 +1,7 @@
 """``prism-conformance``: run the threat matrix and print it as a table.
 
-Exit status: 0 when nothing failed, 1 when a row failed, 2 on bad arguments.
+Exit status: 0 when nothing failed, 1 when a row failed (or a required row, or with
+``--fail-on-skip`` any row, was skipped), 2 on bad arguments.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TextIO
 
 from prism.core.testing import set_time_factor, time_factor
 
-from ._matrix import THREAT_MATRIX
+from ._matrix import THREAT_MATRIX, describe_rows
 from ._registry import MAX_ROW_TIMEOUT_SECONDS
 from ._report import ConformanceReport, RowResult
 from ._runner import BACKENDS, RunProgress, parse_row_ids, run_conformance
@@ -31,7 +32,12 @@ PACKAGES = (
     "prism-coding-security",
     "prism-dbos",
 )
-"""The distributions that own rows, in dependency order (``--package`` accepts these)."""
+"""The distributions that own rows, in dependency order (``--package`` accepts these; a test
+checks them against the row table)."""
+_EXIT_STATUS = (
+    "Exit status: 0 when nothing failed, 1 when a row failed or a required row (--require; "
+    "every row with --fail-on-skip) was skipped, 2 on bad arguments."
+)
 _SCENARIO_WIDTH = 44
 _CELL = {"passed": "pass", "failed": "FAIL", "skipped": "skip"}
 _COLOUR = {"passed": "32", "failed": "1;31", "skipped": "33"}
@@ -41,14 +47,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="prism-conformance",
         description=(
-            "Run the Prism threat matrix (rows 1-16 and E1-E12) against the installed "
-            "packages, on asyncio and trio."
+            f"Run the Prism threat matrix ({describe_rows()}, {len(THREAT_MATRIX)} rows) "
+            "against the installed packages, on asyncio and trio."
         ),
-        epilog=(
-            f"Every row, what it proves and which check holds it: {THREATS_URL}. "
-            "Exit status: 0 when nothing failed, 1 when a row failed, 2 on bad arguments."
-        ),
+        epilog=f"Every row, what it proves and which check holds it: {THREATS_URL}. {_EXIT_STATUS}",
     )
+    parser.add_argument("--version", action="version", version=_version_text())
     parser.add_argument(
         "--backend",
         choices=("asyncio", "trio", "both"),
@@ -83,8 +87,33 @@ def _parser() -> argparse.ArgumentParser:
             "or 1)"
         ),
     )
+    parser.add_argument(
+        "--require",
+        action="append",
+        metavar="IDS",
+        help=(
+            "comma-separated rows that must run: exit 1 when one was skipped on a selected "
+            "backend (repeatable; the rows are added to the selection)"
+        ),
+    )
+    parser.add_argument(
+        "--fail-on-skip", action="store_true", help="exit 1 when any selected row was skipped"
+    )
     parser.add_argument("--list", action="store_true", help="list the rows and exit")
     return parser
+
+
+def _version_text() -> str:
+    """``prism-conformance X (prism-core Y)``: what a bug report needs."""
+    from importlib import metadata
+
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    return f"prism-conformance {version('prism-conformance')} (prism-core {version('prism-core')})"
 
 
 def _colour_enabled(stream: TextIO) -> bool:
@@ -212,13 +241,10 @@ def _rows_of_packages(
     return tuple(chosen)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``prism-conformance`` script."""
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.list:
-        print(_list_rows())
-        return 0
+def _selection(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
+    """(rows to run, ``None`` for all; rows that must not be skipped); exits 2 on a bad id."""
     rows = None
     if args.rows is not None:
         try:
@@ -227,6 +253,47 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--rows: {exc}")
     if args.package is not None:
         rows = _rows_of_packages(parser, args.package, rows)
+    required: tuple[str, ...] = ()
+    if args.require is not None:
+        try:
+            required = parse_row_ids(",".join(args.require))
+        except ValueError as exc:
+            parser.error(f"--require: {exc}")
+        if rows is not None:
+            rows = parse_row_ids([*rows, *required])
+    return rows, required
+
+
+def _verdict(
+    report: ConformanceReport, required: Sequence[str], fail_on_skip: bool
+) -> tuple[int, list[str]]:
+    """The exit status and the loud lines that explain a run where skips matter."""
+    lines: list[str] = []
+    status = 0 if report.ok else 1
+    if report.nothing_ran:
+        lines.append(
+            f"prism-conformance: NOTHING RAN: all {len(report.results)} selected row × backend "
+            "results were skipped, and a skip proves nothing (see Skipped: above; "
+            "--require ROWS or --fail-on-skip turn this into a failure)"
+        )
+    skipped = report.skipped_of(report.results_rows()) if fail_on_skip else ()
+    missing = skipped or report.skipped_of(required)
+    if missing:
+        labels = ", ".join(f"{r.row.id}[{r.backend}]" for r in missing)
+        why = "--fail-on-skip" if fail_on_skip else "--require"
+        lines.append(f"prism-conformance: FAILED ({why}): skipped, so not shown to hold: {labels}")
+        status = 1
+    return status, lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``prism-conformance`` script."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.list:
+        print(_list_rows())
+        return 0
+    rows, required = _selection(parser, args)
     if args.timeout is not None and not 0 < args.timeout <= MAX_ROW_TIMEOUT_SECONDS:
         parser.error(f"--timeout must be in (0, {MAX_ROW_TIMEOUT_SECONDS:g}] seconds")
     try:
@@ -249,6 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nprism-conformance: interrupted", file=sys.stderr)
         return 130
+    status, loud = _verdict(report, required, args.fail_on_skip)
     if args.json == "-":
         print(report.to_json())
     else:
@@ -259,4 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             except OSError as exc:
                 print(f"prism-conformance: cannot write {args.json}: {exc}", file=sys.stderr)
                 return 2
-    return 0 if report.ok else 1
+    stream = sys.stderr if args.json == "-" else sys.stdout
+    for line in loud:
+        print(_paint(line, "failed" if status else "skipped", _colour_enabled(stream)), file=stream)
+    return status

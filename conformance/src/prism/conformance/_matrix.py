@@ -309,3 +309,27 @@ def row_by_id(row_id: str) -> ThreatRow:
         return _BY_ID[row_id.strip().upper()]
     except KeyError:
         raise KeyError(f"unknown threat row {row_id!r}; known: {', '.join(_BY_ID)}") from None
+
+
+def describe_rows(rows: tuple[ThreatRow, ...] = THREAT_MATRIX) -> str:
+    """The row ids as ranges, from the table itself: ``"rows 1–16 and E1–E15"``."""
+    groups: dict[str, list[int]] = {}
+    for row in rows:
+        prefix = row.id.rstrip("0123456789")
+        groups.setdefault(prefix, []).append(int(row.id[len(prefix) :]))
+    spans: list[str] = []
+    for prefix, numbers in groups.items():
+        numbers.sort()
+        start = previous = numbers[0]
+        for number in [*numbers[1:], None]:
+            if number is not None and number == previous + 1:
+                previous = number
+                continue
+            spans.append(
+                f"{prefix}{start}" if start == previous else f"{prefix}{start}–{prefix}{previous}"
+            )
+            if number is not None:
+                start = previous = number
+    if len(spans) == 1:
+        return f"row {spans[0]}" if "–" not in spans[0] else f"rows {spans[0]}"
+    return "rows " + ", ".join(spans[:-1]) + " and " + spans[-1]

@@ -16,8 +16,8 @@ import pytest
 
 from prism.core.testing import TIME_FACTOR_ENV, set_time_factor, time_factor
 
-from ._pytest_tests import SUBJECTS_FIXTURE, run_row_as_test, select_rows
-from ._runner import BACKENDS
+from ._pytest_tests import OUTCOMES, SUBJECTS_FIXTURE, run_row_as_test, select_rows
+from ._runner import BACKENDS, parse_row_ids
 from ._subjects import ConformanceSubjects, default_subjects
 
 _CANDIDATES = pytest.StashKey[list[tuple[pytest.Collector, Path]]]()
@@ -52,6 +52,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="outer deadline per row and backend (default: each row's own, 60 s)",
     )
     group.addoption(
+        "--prism-conformance-require",
+        default=None,
+        metavar="IDS",
+        help="comma-separated threat rows that must run: a skip of one fails its test",
+    )
+    group.addoption(
+        "--prism-conformance-fail-on-skip",
+        action="store_true",
+        default=False,
+        help="every skipped threat-row test fails instead",
+    )
+    group.addoption(
         "--prism-time-factor",
         default=None,
         metavar="X",
@@ -63,7 +75,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _rows(config: pytest.Config) -> tuple[str, ...]:
-    return select_rows(None, config.getoption("prism_conformance_rows"))
+    """The selected rows, with the required ones added."""
+    rows = config.getoption("prism_conformance_rows")
+    required = config.getoption("prism_conformance_require")
+    if rows is not None and required is not None:
+        rows = f"{rows},{required}"
+    return select_rows(None, rows)
 
 
 def _backends(config: pytest.Config) -> tuple[str, ...]:
@@ -76,6 +93,12 @@ def pytest_configure(config: pytest.Config) -> None:
         _rows(config)
     except ValueError as exc:
         raise pytest.UsageError(f"--prism-conformance-rows: {exc}") from None
+    required = config.getoption("prism_conformance_require")
+    try:
+        if required is not None:
+            parse_row_ids(required)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--prism-conformance-require: {exc}") from None
     timeout = config.getoption("prism_conformance_timeout")
     if timeout is not None and not 0 < timeout <= 3600:
         raise pytest.UsageError("--prism-conformance-timeout must be in (0, 3600] seconds")
@@ -195,3 +218,17 @@ def _deselect_unselected(config: pytest.Config, items: list[pytest.Item]) -> Non
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """A loud line when threat-row tests were collected but every one of them was skipped."""
+    outcomes = config.stash.get(OUTCOMES, None)
+    if outcomes and outcomes["ran"] == 0:
+        terminalreporter.write_sep(
+            "!",
+            f"prism-conformance: NOTHING RAN: all {outcomes['skipped']} threat-row tests were "
+            "skipped, and a skip proves nothing (--prism-conformance-require IDS or "
+            "--prism-conformance-fail-on-skip make them fail)",
+            red=True,
+            bold=True,
+        )

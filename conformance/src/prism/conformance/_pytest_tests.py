@@ -1,7 +1,8 @@
 """Threat rows as pytest tests: ``make_conformance_tests`` and the per-item runner.
 
 A row's outcome maps one to one: passed → pass, failed → ``pytest.fail`` with the row's
-message, skipped → ``pytest.skip`` with the reason.
+message, skipped → ``pytest.skip`` with the reason, or ``pytest.fail`` when the row is required
+(``--prism-conformance-require``) or every skip fails (``--prism-conformance-fail-on-skip``).
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ from ._matrix import THREAT_MATRIX
 from ._runner import BACKENDS, _check_backends, parse_row_ids, run_row
 from ._subjects import ConformanceSubjects, default_subjects
 
-__all__ = ["SUBJECTS_FIXTURE", "make_conformance_tests", "run_row_as_test"]
+__all__ = ["OUTCOMES", "SUBJECTS_FIXTURE", "make_conformance_tests", "run_row_as_test"]
 
 SUBJECTS_FIXTURE = "prism_conformance_subjects"
 """The fixture a downstream ``conftest.py`` overrides to plug in its own subjects."""
 
 _PACKAGES = tuple(dict.fromkeys(row.package for row in THREAT_MATRIX))
+OUTCOMES = pytest.StashKey[dict[str, int]]()
+"""Row-test outcomes of the session (``ran``, ``skipped``): the plugin's summary reads them."""
 
 
 def select_rows(
@@ -57,10 +60,25 @@ def run_row_as_test(row_id: str, backend: str, request: pytest.FixtureRequest) -
         row_id, _subjects(request), backend=backend, timeout_seconds=_timeout(request.config)
     )
     where = f"threat row {result.row.id} ({result.row.scenario}) on {backend}"
+    outcomes = request.config.stash.setdefault(OUTCOMES, {"ran": 0, "skipped": 0})
+    outcomes["skipped" if result.status == "skipped" else "ran"] += 1
     if result.status == "failed":
         pytest.fail(f"{where}: {result.message}", pytrace=False)
     if result.status == "skipped":
+        why = _must_run(request.config, result.row.id)
+        if why is not None:
+            pytest.fail(f"{where} was skipped but {why}: {result.message}", pytrace=False)
         pytest.skip(f"{where}: {result.message}")
+
+
+def _must_run(config: pytest.Config, row_id: str) -> str | None:
+    """Why a skip of ``row_id`` fails the test (the plugin's options), or ``None``."""
+    if config.getoption("prism_conformance_fail_on_skip", default=False):
+        return "--prism-conformance-fail-on-skip is set"
+    required = config.getoption("prism_conformance_require", default=None)
+    if required and row_id in parse_row_ids(required):
+        return "it is required (--prism-conformance-require)"
+    return None
 
 
 def make_conformance_tests(

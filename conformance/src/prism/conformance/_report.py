@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Literal
@@ -80,6 +81,20 @@ class ConformanceReport:
     def ok(self) -> bool:
         """True when nothing failed (skips do not fail a run)."""
         return self.failed == 0
+
+    @property
+    def nothing_ran(self) -> bool:
+        """True when no row × backend passed or failed: every result was a skip (or none)."""
+        return self.passed == 0 and self.failed == 0
+
+    def skipped_of(self, row_ids: Iterable[str]) -> tuple[RowResult, ...]:
+        """The skipped results of ``row_ids`` (required rows that did not run), in run order."""
+        wanted = {row_by_id(row_id).id for row_id in row_ids}
+        return tuple(r for r in self.results if r.status == "skipped" and r.row.id in wanted)
+
+    def results_rows(self) -> tuple[str, ...]:
+        """The ids of the rows this report holds, in matrix order."""
+        return tuple(dict.fromkeys(r.row.id for r in self.results))
 
     def summary(self) -> str:
         """``N passed, N failed, N skipped``."""
