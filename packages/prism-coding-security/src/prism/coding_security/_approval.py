@@ -14,6 +14,7 @@ import anyio
 from prism.core import AbortController, AbortSignal, ExecutionAction
 
 from ._paths import show
+from ._printable import visible
 
 __all__ = [
     "ApprovalCache",
@@ -36,9 +37,10 @@ class ApprovalRequest:
     """Why approval is needed (the command analysis verdict, or the action kind)."""
 
     def describe(self) -> str:
-        """One line for a prompt or log; control characters (newlines too) are escaped."""
+        """One line for a prompt or log: control, bidi and other invisible characters (newlines
+        too) are escaped visibly, so a terminal shows what runs; ``action.command`` runs as is."""
         action = self.action
-        parts = [f"{action.kind} {action.operation}"]
+        parts = [f"{visible(action.kind)} {visible(action.operation)}"]
         if action.command is not None:
             parts.append(f"command {show(action.command)}")
         if action.cwd is not None:
@@ -46,7 +48,7 @@ class ApprovalRequest:
         if action.paths and action.kind != "shell":
             parts.append("paths " + ", ".join(show(p) for p in action.paths))
         if self.reason:
-            parts.append(f"({self.reason})")
+            parts.append(f"({visible(self.reason)})")
         return " ".join(parts)
 
 
