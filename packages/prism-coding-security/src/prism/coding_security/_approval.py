@@ -15,6 +15,7 @@ from prism.core import AbortController, AbortSignal, ExecutionAction
 
 from ._paths import show
 from ._printable import visible
+from ._script_digest import script_digests
 
 __all__ = [
     "ApprovalCache",
@@ -135,9 +136,11 @@ CacheScope: TypeAlias = Literal["run", "session"]
 
 
 class ApprovalCache:
-    """LRU of granted approvals keyed by scope id + kind + operation + paths + exact command.
+    """LRU of granted approvals keyed by scope id + kind + operation + paths + directory + exact
+    command + the content of the files the command names (a rewritten script is asked again).
 
-    Only approvals are stored; an action without a scope id in its metadata is never cached.
+    Only approvals are stored; an action without a scope id in its metadata is never cached,
+    nor a command whose files cannot be known statically (``script_digests``).
     """
 
     def __init__(self, scope: CacheScope, *, max_entries: int = MAX_CACHED_APPROVALS) -> None:
@@ -151,7 +154,14 @@ class ApprovalCache:
         scope_id = action.metadata.get(self._field)
         if not isinstance(scope_id, str) or not scope_id:
             return None
-        return (scope_id, action.kind, action.operation, tuple(action.paths), action.command)
+        digests: tuple[tuple[str, str], ...] = ()
+        if action.command is not None:
+            found = script_digests(action.command, action.cwd)
+            if found is None:
+                return None
+            digests = found
+        paths = tuple(action.paths)
+        return (scope_id, action.kind, action.operation, paths, action.cwd, action.command, digests)
 
     def contains(self, key: Hashable) -> bool:
         """Whether ``key`` was approved before (refreshing its recency)."""
