@@ -70,6 +70,9 @@ ALLOWED = [
     "ls src | xargs -n 1 echo",
     "find src -name '*.py' | xargs grep -n import",
     "find . -type f | xargs -r wc -l",
+    'for f in src/*.py; do wc -l "$f"; done',
+    'for f in a b; do cat "${f}"; echo; done',
+    'cd src && for f in *.py; do head -n 1 "$f"; done',
 ]
 
 
@@ -151,6 +154,20 @@ NEEDS_APPROVAL = [
     "ls -l | xargs cat",
     "find . -printf '/etc/passwd\\n' | xargs cat",
     "ls / | xargs cat",
+    "for f in *; do wc -l $f; done",
+    'for f in a; do for f in /etc/passwd; do cat "$f"; done; done',
+    'for f in a; do read f; cat "$f"; done',
+    'for f in a; do f=/etc/passwd; cat "$f"; done',
+    'for f in a; do cd /; cat "$f"; done',
+    'for f in a; do cat "$f" > "$f.bak"; done',
+    'for f in a; do "$f"; done',
+    'for f in a; do cat < "$f"; done',
+    'for f in /etc/passwd; do cat "$f"; done',
+    'for f in $(ls); do cat "$f"; done',
+    'for f in .*; do cat "$f"; done',
+    'for f in *.py; do rm "$f"; done',
+    'ls | for f in a; do cat "$f"; done',
+    'for f in a; do cat "$f"; done &',
 ]
 
 
@@ -161,7 +178,14 @@ def test_what_writes_runs_or_reads_out_still_needs_approval(command: str, root: 
 
 @pytest.mark.parametrize(
     "command",
-    ["sort -o x a", "awk 'BEGIN{system(\"id\")}'", "sed 's/a/b/e' a", "xargs rm", "env rm x"],
+    [
+        "sort -o x a",
+        "awk 'BEGIN{system(\"id\")}'",
+        "sed 's/a/b/e' a",
+        "xargs rm",
+        "env rm x",
+        'for f in a; do rm "$f"; done',
+    ],
 )
 def test_they_are_denied_in_read_only_mode(command: str, root: str) -> None:
     policy = create_coding_approval_policy(roots=[root], read_only=True)
