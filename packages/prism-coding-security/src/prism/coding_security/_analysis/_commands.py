@@ -11,7 +11,8 @@
 (``;`` ``&&`` ``||`` ``|``) — substitutions, process substitutions, subshells, groups,
 background ``&``, heredocs/here-strings and redirections to files — are never allowed without
 approval. ``False``: those constructs are looked through and their commands, operands and
-redirect targets judged like any other. Either way control flow, functions, assignments,
+redirect targets judged like any other. Either way control flow (except a ``for`` loop that
+``_loops`` can unroll), functions, assignments,
 environment prefixes, line breaks, parse errors, path-qualified executables and any word whose
 value is only known at run time (a substitution result, ``$VAR``) need approval.
 """
