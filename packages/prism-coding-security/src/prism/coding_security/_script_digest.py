@@ -20,7 +20,7 @@ __all__ = ["MAX_DIGEST_BYTES", "MAX_DIGEST_FILES", "script_digests"]
 
 MAX_DIGEST_FILES = 32
 MAX_DIGEST_BYTES = 16 * 1024 * 1024
-"""Per file; a larger named file makes the command uncacheable."""
+"""All named files together; more makes the command uncacheable (the hash stays cheap)."""
 _EXPANSIONS = frozenset("$`*?[{~")
 _IMPLICIT = {
     "make": ("Makefile", "makefile", "GNUmakefile"),
@@ -48,8 +48,8 @@ def _words(command: str) -> list[str]:
     return words
 
 
-def _digest(path: str) -> str | None:
-    """sha256 of a regular file (None: not one); raises when it cannot be read in bounds."""
+def _digest(path: str, budget: list[int]) -> str | None:
+    """sha256 of a regular file (None: not one); raises when it cannot be read in ``budget``."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
@@ -58,12 +58,17 @@ def _digest(path: str) -> str | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             return None
-        if info.st_size > MAX_DIGEST_BYTES:
+        budget[0] -= info.st_size
+        if budget[0] < 0:
             raise _Uncacheable
         digest = hashlib.sha256()
+        left = info.st_size + 1  # one byte more: a file growing while hashed is not cached
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
+            while left > 0 and (chunk := handle.read(min(left, 1 << 20))):
                 digest.update(chunk)
+                left -= len(chunk)
+        if left <= 0:
+            raise _Uncacheable
         return digest.hexdigest()
     finally:
         os.close(fd)
@@ -80,11 +85,12 @@ def script_digests(command: str, cwd: str | None) -> tuple[tuple[str, str], ...]
     try:
         words = _words(command)
         found: dict[str, str] = {}
+        budget = [MAX_DIGEST_BYTES]
         for name in _candidates(words):
             path = os.path.join(cwd or "", name)
             if path in found or not os.path.isabs(path):
                 continue
-            digest = _digest(path)
+            digest = _digest(path, budget)
             if digest is not None:
                 found[path] = digest
                 if len(found) > MAX_DIGEST_FILES:
