@@ -385,14 +385,14 @@ async def _approval_content_cases(subjects: ConformanceSubjects, d: _Dirs) -> No
     command = "bash run-14.sh #\x1b]0;ls\x07\r\u202e\x9bls"  # retitles, repaints, reverses
     for _ in range(2):
         await _call(subjects, tools, "shell", {"command": command})
-    if len(approver.shown) != 1 or len(shell.commands) != 2:
-        raise AssertionError("control: an approved script must run and stay approved")
-    if shell.commands[0] != command:
-        raise AssertionError("the approved command must run as the person approved it")
-    if any(ch in approver.shown[0] for ch in _HIDDEN):
+    if not approver.shown or shell.commands != [command, command]:
+        raise AssertionError("control: an approved command must run as the person approved it")
+    if any(ch in shown for shown in approver.shown for ch in _HIDDEN):
         raise AssertionError(
             f"the approval prompt shows raw control characters: {approver.shown!r}"
         )
+    if len(approver.shown) == 2:
+        return  # no approval outlives one call here (a served registry: one session per call)
     _write(os.path.join(d.root, "run-14.sh"), "touch pwned\n")
     await _call(subjects, tools, "shell", {"command": command})
     if len(approver.shown) != 2:
