@@ -270,3 +270,11 @@ def test_gnu_sed_really_runs_what_is_refused(script: str, tmp_path: Path) -> Non
     (tmp_path / "in").write_text(text)
     subprocess.run(["sed", script, "in"], cwd=tmp_path, capture_output=True, timeout=30)
     assert (tmp_path / "PWNED").exists(), script
+
+
+def test_a_loop_unrolls_only_within_its_bounds(root: str) -> None:
+    many = " ".join(["a"] * 65)
+    assert decide(f'for f in {many}; do cat "$f"; done', root) == "needs-approval"
+    body = "; ".join(['cat "$f"'] * 2_000)
+    assert decide(f"for f in a b; do {body}; done", root) == "needs-approval"
+    assert decide('for f in a b; do cat "$f"; done', root) == "allow"

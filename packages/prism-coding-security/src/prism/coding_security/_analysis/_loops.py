@@ -24,9 +24,11 @@ from ._syntax import node_text
 if TYPE_CHECKING:
     from ._parse import Walker
 
-__all__ = ["MAX_LOOP_VALUES", "loop_bodies"]
+__all__ = ["MAX_LOOP_VALUES", "MAX_UNROLLED_CHARS", "loop_bodies"]
 
 MAX_LOOP_VALUES = 64
+MAX_UNROLLED_CHARS = 65_536
+"""Values x body length a loop may unroll to (the analysis input limit); beyond: approval."""
 _MOVES = re.compile(r"(?<![\w-])(cd|pushd|popd)(?![\w-])")
 
 
@@ -102,6 +104,6 @@ def loop_bodies(walker: Walker, node: Node, ctx: Ctx) -> list[str] | None:
     if any(re.search(rf"(?<![\w]){name}(?![\w])", piece) or _MOVES.search(piece) for piece in rest):
         return None
     values = _values(walker, node, ctx)
-    if values is None:
+    if values is None or len(values) * (end - start) > MAX_UNROLLED_CHARS:
         return None
     return [shlex.quote(value).join(rest) for value in values]
