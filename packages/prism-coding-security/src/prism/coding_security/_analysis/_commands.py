@@ -11,7 +11,8 @@
 (``;`` ``&&`` ``||`` ``|``) — substitutions, process substitutions, subshells, groups,
 background ``&``, heredocs/here-strings and redirections to files — are never allowed without
 approval. ``False``: those constructs are looked through and their commands, operands and
-redirect targets judged like any other. Either way control flow, functions, assignments,
+redirect targets judged like any other. Either way control flow (except a ``for`` loop that
+``_loops`` can unroll), functions, assignments,
 environment prefixes, line breaks, parse errors, path-qualified executables and any word whose
 value is only known at run time (a substitution result, ``$VAR``) need approval.
 """
@@ -321,10 +322,17 @@ class _Analysis:
                 strict=self.strict,
                 functions=self.out.functions,
                 cwd=self.cwd,
+                upstream=self._feeder(command),
             )
             if reason is not None:
                 return f"`{_clip(command.text)}` {reason}; it needs approval"
         return None
+
+    def _feeder(self, command: SimpleCommand) -> SimpleCommand | None:
+        """The pipeline stage right before ``command`` (its standard input), if any."""
+        if not command.piped or not command.upstream:
+            return None
+        return self.out.commands[command.upstream[-1]]
 
 
 def _invalid(command: object, cwd: object, roots: object) -> str | None:
