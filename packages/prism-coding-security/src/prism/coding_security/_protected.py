@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from prism.core.options import check_choice
+from prism.core.options import check_choice, check_flag
 
-from ._git_pointers import pointer_targets
+from ._git_pointers import looks_like_git_dir, pointer_targets
+from ._host_run import HOST_EXECUTED_PATHS, LITERAL_NAMES, ends_a_pattern, host_executed
 from ._walk import WalkLimitError, bounded_entries
 
 __all__ = [
@@ -30,27 +31,15 @@ GitProtection = Literal["all", "code"]
 """``"all"``: every path in or under a ``.git`` entry is protected (the default).
 ``"code"``: only the parts of git metadata that make git run code or redirect it."""
 
+GIT_NAMES: tuple[str, ...] = (".git", ".gitmodules", ".gitconfig")
+"""Git metadata names (a ``.git`` entry, submodule URLs and commands, git configuration)."""
+
 DEFAULT_PROTECTED_NAMES: tuple[str, ...] = (
-    ".git",
-    ".gitmodules",
-    ".gitconfig",
-    ".envrc",
-    ".vscode",
-    ".idea",
-    ".mcp.json",
-    ".claude",
-    ".ripgreprc",
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
+    *GIT_NAMES,
+    *(e.pattern for e in HOST_EXECUTED_PATHS if e.pattern.casefold() in LITERAL_NAMES),
 )
-"""Entry names protected wherever they appear below a root (any depth, compared casefolded)."""
+"""Entry names protected wherever they appear below a root (any depth, compared casefolded):
+git's, and the single names of ``HOST_EXECUTED_PATHS`` (its patterns are matched too)."""
 
 GIT_CODE_PATHS: tuple[str, ...] = (
     "config",
@@ -78,9 +67,12 @@ class ProtectedPaths:
 
     extra: tuple[str, ...] = ()
     git: GitProtection = "all"
+    host_executed: bool = True
+    """Include ``HOST_EXECUTED_PATHS`` (``False``: git metadata and ``extra`` only)."""
 
     def __post_init__(self) -> None:
         check_choice("ProtectedPaths.git", self.git, ("all", "code"))
+        check_flag("ProtectedPaths.host_executed", self.host_executed)
         if isinstance(self.extra, str):
             raise ValueError(
                 f"ProtectedPaths.extra must be a sequence of names, got {self.extra!r}"
@@ -94,7 +86,8 @@ class ProtectedPaths:
     def names(self) -> frozenset[str]:
         """Casefolded single-component names protected at any depth."""
         single = (name for name in self.extra if "/" not in name.strip("/"))
-        return frozenset(n.casefold() for n in (*DEFAULT_PROTECTED_NAMES, *single))
+        defaults = DEFAULT_PROTECTED_NAMES if self.host_executed else GIT_NAMES
+        return frozenset(n.casefold() for n in (*defaults, *single))
 
     @property
     def relative_paths(self) -> tuple[str, ...]:
@@ -121,6 +114,10 @@ class ProtectedPaths:
                 continue
             if part in names:
                 return f"it is protected ({'/'.join(parts[: index + 1])} makes programs run code)"
+        found = host_executed(folded) if self.host_executed else None
+        if found is not None:
+            count, entry = found
+            return f"it is host-executed ({'/'.join(parts[:count])}: {entry.why})"
         joined = "/".join(folded)
         for path in self.relative_paths:
             wanted = path.casefold()
@@ -131,25 +128,46 @@ class ProtectedPaths:
     def existing_under(self, root: str, *, max_entries: int = 10_000) -> list[str]:
         """Existing protected entries below ``root`` (for read-only binds), walked boundedly.
 
-        Symlinks are reported, not followed. Stops after ``max_entries`` directory entries and
-        then reports the walk as incomplete by raising ``OSError`` (fail closed).
+        Names and host-executed patterns match by path; git directories of any name match by
+        content (``HEAD`` plus ``objects`` and ``refs``, or ``commondir``). Symlinks are
+        reported, not followed. Stops after ``max_entries`` directory entries and then reports
+        the walk as incomplete by raising ``OSError`` (fail closed).
         """
         names = self.names
+        prefix = root.rstrip("/") + "/"
+        found: list[str] = []
+
+        def hit(entry: os.DirEntry[str]) -> bool:
+            name = entry.name.casefold()
+            if name in names:
+                return True
+            if self.host_executed and ends_a_pattern(name):
+                parts = entry.path[len(prefix) :].casefold().split("/")
+                match = host_executed(parts)
+                if match is not None and match[0] == len(parts):
+                    return True
+            return False
 
         def descend(entry: os.DirEntry[str]) -> str | None:
-            if entry.name.casefold() in names or not entry.is_dir(follow_symlinks=False):
+            if not entry.is_dir(follow_symlinks=False):
+                return None
+            if hit(entry):
+                found.append(entry.path)
+                return None
+            if looks_like_git_dir(entry.path):
+                found.append(entry.path)  # a git directory by content, whatever its name
                 return None
             return entry.path
 
         try:
-            walk = bounded_entries([root], max_entries=max_entries, descend=descend)
-            found = [entry.path for entry in walk if entry.name.casefold() in names]
+            for entry in bounded_entries([root], max_entries=max_entries, descend=descend):
+                if not entry.is_dir(follow_symlinks=False) and hit(entry):
+                    found.append(entry.path)
         except WalkLimitError as error:
             raise WalkLimitError(f"{error} (root {root}); walk incomplete") from None
         found.extend(
             os.path.join(root, p) for p in self.relative_paths if os.path.lexists(f"{root}/{p}")
         )
-        prefix = root.rstrip("/") + "/"
         for git_entry in [f for f in found if os.path.basename(f).casefold() == ".git"]:
             # What a .git entry points to (gitdir:, commondir, includes, hooksPath) is git
             # metadata too, wherever it sits below the root.
