@@ -112,7 +112,7 @@ class ProtectedPaths:
                 if self.git == "all" or _git_code_path(folded[index + 1 :]):
                     return f"it is git metadata ({'/'.join(parts[: index + 1])})"
                 continue
-            if part in names:
+            if part in names and not (self.host_executed and part in LITERAL_NAMES):
                 return f"it is protected ({'/'.join(parts[: index + 1])} makes programs run code)"
         found = host_executed(folded) if self.host_executed else None
         if found is not None:
