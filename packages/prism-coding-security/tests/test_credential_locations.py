@@ -81,6 +81,12 @@ def test_the_list_covers_every_location_the_issue_names() -> None:
     assert len({entry.path for entry in CREDENTIAL_LOCATIONS}) == len(CREDENTIAL_LOCATIONS)
 
 
+def test_docs_list_every_location_with_what_it_holds() -> None:
+    page = (Path(__file__).resolve().parents[3] / "docs" / "security.md").read_text()
+    for entry in CREDENTIAL_LOCATIONS:
+        assert f"| `{entry.path}` | {entry.holds} |" in page, entry.path
+
+
 @pytest.mark.usefixtures("bwrap_ready")
 async def test_no_credential_file_is_readable_in_the_sandbox(
     home: Path, run_sandboxed: RunSandbox

@@ -75,6 +75,12 @@ def test_every_entry_of_the_list_has_a_sample_and_a_reason() -> None:
     assert all(len(entry.why) > 20 for entry in HOST_EXECUTED_PATHS)
 
 
+def test_docs_list_every_entry_with_its_reason() -> None:
+    page = (Path(__file__).resolve().parents[3] / "docs" / "security.md").read_text()
+    for entry in HOST_EXECUTED_PATHS:
+        assert f"| `{entry.pattern}` | {entry.why} |" in page, entry.pattern
+
+
 def _context() -> ToolExecutionContext:
     return ToolExecutionContext(
         session_id="s", run_id="r", tool_call_id="c", signal=AbortController().signal
