@@ -1,10 +1,11 @@
 """The one list of protected paths that the command policy and the sandbox both enforce.
 
 A protected path is one whose contents make a program run code later, outside the agent's
-control: git metadata (hooks, config, ``commondir``/``gitdir`` redirections), direnv files,
-editor task folders, shell start-up files, MCP client configuration. The policy refuses to let
-a tool or a command mutate them; the sandbox binds them read-only. Both read this module, so
-they can never disagree.
+control: git metadata (hooks, config, ``commondir``/``gitdir`` redirections, git directories of
+any name) and the host-executed paths of ``_host_run`` (venv ``.pth`` files, direnv, hook
+managers, editor tasks, shell start-up files ...). The policy refuses to let a tool or a command
+mutate them (file tools may ask for approval on host-executed ones); the sandbox binds them
+read-only. Both read this module, so they can never disagree.
 """
 
 from __future__ import annotations
@@ -129,7 +130,8 @@ class ProtectedPaths:
         """Existing protected entries below ``root`` (for read-only binds), walked boundedly.
 
         Names and host-executed patterns match by path; git directories of any name match by
-        content (``HEAD`` plus ``objects`` and ``refs``, or ``commondir``). Symlinks are
+        content (``HEAD`` plus ``objects`` or ``commondir``, see ``looks_like_git_dir``); none of
+        them is walked into (each is bound read-only as a whole). Symlinks are
         reported, not followed. Stops after ``max_entries`` directory entries and then reports
         the walk as incomplete by raising ``OSError`` (fail closed).
         """
