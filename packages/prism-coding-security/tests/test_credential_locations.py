@@ -11,6 +11,8 @@ from pathlib import Path
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prism.coding_security import (
     DEFAULT_DENY_READ,
@@ -18,7 +20,7 @@ from prism.coding_security import (
     check_path,
     create_coding_approval_policy,
 )
-from prism.coding_security._credentials import CREDENTIAL_LOCATIONS
+from prism.coding_security._credentials import CREDENTIAL_LOCATIONS, credential_reason
 from prism.coding_tools import ExecResult, create_coding_tools
 from prism.core import AbortController, ExecutionAction, ExecutionDecision, ToolExecutionContext
 from prism.core.testing import scaled
@@ -146,3 +148,27 @@ def test_the_shell_policy_does_not_allow_reading_a_credential(home: Path, locati
     read = ExecutionAction(kind="read", operation="read", paths=(str(path),))
     verdict = policy.check(read)
     assert isinstance(verdict, ExecutionDecision) and not verdict.allowed, location
+
+
+_COMPONENT = st.text(alphabet="abcXYZ09._-", min_size=1, max_size=8).filter(
+    lambda part: part not in (".", "..")
+)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    index=st.integers(0, len(HOME_ENTRIES) - 1),
+    below=st.lists(_COMPONENT, max_size=3),
+    suffix=_COMPONENT,
+)
+def test_below_a_location_is_refused_and_a_look_alike_sibling_is_not(
+    index: int, below: list[str], suffix: str
+) -> None:
+    home = "/home/prism-user"
+    location = home + HOME_ENTRIES[index][1:]
+    inside = "/".join([location, *below])
+    assert credential_reason(inside, home=home, resolved=inside) is not None
+    sibling = location + suffix
+    if not any(sibling == home + other[1:] or sibling.startswith(home + other[1:] + "/")
+               for other in HOME_ENTRIES):  # fmt: skip
+        assert credential_reason(sibling, home=home, resolved=sibling) is None

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prism.coding_security import (
     ApprovalRequest,
@@ -17,6 +19,7 @@ from prism.coding_security import (
     create_coding_approval_policy,
 )
 from prism.coding_security._host_run import HOST_EXECUTED_PATHS
+from prism.coding_security._protected import ProtectedPaths
 from prism.coding_tools import ExecResult, create_coding_tools
 from prism.core import AbortController, ToolDefinition, ToolExecutionContext, ToolResult
 from prism.core.testing import scaled
@@ -191,3 +194,26 @@ async def test_the_sandbox_keeps_existing_plants_read_only_and_removes_new_ones(
     planted = [p for p in root.rglob("*") if p.is_file() and "PWNED" in p.read_text()]
     assert planted == []
     assert (root / "src" / "app.py").read_text() == "x = 1\nfine\n"
+
+
+_PLAIN = st.text(alphabet="abcxyz019_-", min_size=1, max_size=8)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    sample=st.sampled_from(sorted(SAMPLES.values())),
+    prefix=st.lists(_PLAIN, max_size=3),
+    below=st.lists(_PLAIN, max_size=2),
+    upper=st.booleans(),
+)
+def test_a_sample_is_protected_at_any_depth_and_in_any_case(
+    sample: str, prefix: list[str], below: list[str], upper: bool
+) -> None:
+    relative = "/".join([*prefix, sample.upper() if upper else sample])
+    found = ProtectedPaths().reason("/ws/" + relative, ["/ws"])
+    assert found is not None and "host-executed" in found, relative
+    if sample.rsplit("/", 1)[-1].startswith(".") or "/" in sample:
+        deeper = "/".join([relative, *below])
+        assert ProtectedPaths().reason("/ws/" + deeper, ["/ws"]) is not None
+    plain = "/".join([*prefix, *below, "app.py"])
+    assert ProtectedPaths(git="code").reason("/ws/" + plain, ["/ws"]) is None

@@ -75,17 +75,22 @@ DEFAULT_DENY_READ: tuple[str, ...] = tuple(entry.path for entry in CREDENTIAL_LO
 """The paths of ``CREDENTIAL_LOCATIONS`` (``BubblewrapSandbox.deny_read``'s default)."""
 
 
-@functools.lru_cache(maxsize=4)
-def _database_home(uid: int) -> str | None:
+@functools.lru_cache(maxsize=1)
+def _database_home() -> str | None:
     try:
-        return pwd.getpwuid(uid).pw_dir
+        return pwd.getpwuid(os.getuid()).pw_dir
     except KeyError:
         return None
 
 
 def host_homes(home: str | None = None) -> tuple[str, ...]:
     """``home`` (else ``$HOME``) and the password-database home of this user, without repeats."""
-    homes = (home if home is not None else os.environ.get("HOME", ""), _database_home(os.getuid()))
+    return _homes(home if home is not None else os.environ.get("HOME", ""))
+
+
+@functools.lru_cache(maxsize=16)
+def _homes(first: str) -> tuple[str, ...]:
+    homes = (first, _database_home())
     return tuple(dict.fromkeys(h.rstrip("/") or "/" for h in homes if h and os.path.isabs(h)))
 
 
@@ -110,6 +115,20 @@ def _matcher(deny_read: tuple[str, ...], homes: tuple[str, ...]) -> re.Pattern[s
     return re.compile("(" + "|".join(_regex(p) for p in expanded) + ")(?:/|$)")
 
 
+_LAST_MATCHER: list[tuple[Sequence[str], tuple[str, ...], re.Pattern[str] | None]] = []
+
+
+def _cached_matcher(deny_read: Sequence[str], homes: tuple[str, ...]) -> re.Pattern[str] | None:
+    """``_matcher`` with a one-entry memo on the list object itself (path checks are hot)."""
+    if _LAST_MATCHER:
+        last, last_homes, matcher = _LAST_MATCHER[0]
+        if last is deny_read and last_homes == homes:
+            return matcher
+    matcher = _matcher(tuple(deny_read), homes)
+    _LAST_MATCHER[:] = [(deny_read, homes, matcher)]
+    return matcher
+
+
 def credential_reason(
     path: str,
     *,
@@ -122,7 +141,7 @@ def credential_reason(
     ``path`` is checked as given and as its real path (``resolved``, computed when not given),
     so a symlink into ``~/.ssh`` counts.
     """
-    matcher = _matcher(tuple(deny_read), host_homes(home))
+    matcher = _cached_matcher(deny_read, host_homes(home))
     if matcher is None:
         return None
     if resolved is None:

@@ -10,6 +10,7 @@ is kept apart (``_git_pointers`` finds git directories by content).
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -93,6 +94,16 @@ _GLOBS = tuple(
 _LAST = re.compile("|".join(compiled[-1].pattern for _, compiled in _GLOBS))
 
 
+@functools.lru_cache(maxsize=4096)
+def _kind(part: str) -> HostExecutedPath | bool | None:
+    """The entry a literal name stands for, ``True`` when a glob entry may end here, else
+    ``None`` (memoised: path components repeat, and path checks are hot)."""
+    found = _BY_NAME.get(part)
+    if found is not None:
+        return found
+    return True if _LAST.match(part) is not None else None
+
+
 def ends_a_pattern(folded_name: str) -> bool:
     """Whether a multi-component or glob entry may end at an entry named ``folded_name``."""
     return _LAST.match(folded_name) is not None
@@ -102,11 +113,11 @@ def host_executed(folded: Sequence[str]) -> tuple[int, HostExecutedPath] | None:
     """``(n, entry)`` when the first ``n`` components of the casefolded relative path ``folded``
     name a host-executed ``entry`` (the path is that entry or lies below it), else ``None``."""
     for index, part in enumerate(folded):
-        found = _BY_NAME.get(part)
-        if found is not None:
-            return index + 1, found
-        if _LAST.match(part) is None:
+        kind = _kind(part)
+        if kind is None:
             continue
+        if isinstance(kind, HostExecutedPath):
+            return index + 1, kind
         for entry, compiled in _GLOBS:
             start = index + 1 - len(compiled)
             if start >= 0 and all(c.match(folded[start + k]) for k, c in enumerate(compiled)):

@@ -180,7 +180,7 @@ def _protected_reason(
     lexical = os.path.normpath(path)
     found = (
         protected.reason(resolved, roots)
-        or protected.reason(lexical, roots)
+        or (protected.reason(lexical, roots) if lexical != resolved else None)
         or git_metadata_reason(resolved, tuple(roots), home)
     )
     if found is None:

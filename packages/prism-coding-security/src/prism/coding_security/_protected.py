@@ -10,6 +10,7 @@ read-only. Both read this module, so they can never disagree.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -86,9 +87,7 @@ class ProtectedPaths:
     @property
     def names(self) -> frozenset[str]:
         """Casefolded single-component names protected at any depth."""
-        single = (name for name in self.extra if "/" not in name.strip("/"))
-        defaults = DEFAULT_PROTECTED_NAMES if self.host_executed else GIT_NAMES
-        return frozenset(n.casefold() for n in (*defaults, *single))
+        return _names(self.extra, self.host_executed)
 
     @property
     def relative_paths(self) -> tuple[str, ...]:
@@ -177,6 +176,13 @@ class ProtectedPaths:
                 t for t in pointer_targets(git_entry) if t.startswith(prefix) and os.path.lexists(t)
             )
         return sorted(set(found))
+
+
+@functools.lru_cache(maxsize=64)
+def _names(extra: tuple[str, ...], host_executed: bool) -> frozenset[str]:
+    single = (name for name in extra if "/" not in name.strip("/"))
+    defaults = DEFAULT_PROTECTED_NAMES if host_executed else GIT_NAMES
+    return frozenset(n.casefold() for n in (*defaults, *single))
 
 
 def _git_code_path(rest: Sequence[str]) -> bool:
