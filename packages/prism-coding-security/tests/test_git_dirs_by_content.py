@@ -129,3 +129,19 @@ async def test_the_write_tool_cannot_plant_a_hook_in_a_bare_repository(workspace
         assert "git metadata" in result.error.message
     assert not (workspace / "remote.git" / "hooks" / "post-receive").exists()
     assert approved == []
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_hooks_path_in_another_writable_root_is_read_only(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    first, second = host_dir / "a", host_dir / "b"
+    assert _git(host_dir, "init", "-q", str(first)).returncode == 0
+    (second / "hooks").mkdir(parents=True)
+    (second / "hooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    assert _git(first, "config", "core.hooksPath", "../b/hooks").returncode == 0
+    sandbox = BubblewrapSandbox(root=first, writable=[second])
+    script = "echo 'touch /tmp/pwned' >> ../b/hooks/pre-commit; echo ok > ../b/other.txt; true"
+    await run_sandboxed(sandbox, script, first)
+    assert (second / "hooks" / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"
+    assert (second / "other.txt").read_text() == "ok\n"

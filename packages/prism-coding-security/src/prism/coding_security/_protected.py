@@ -125,14 +125,17 @@ class ProtectedPaths:
                 return f"it is protected by the host ({path})"
         return None
 
-    def existing_under(self, root: str, *, max_entries: int = 10_000) -> list[str]:
+    def existing_under(
+        self, root: str, *, max_entries: int = 10_000, roots: Sequence[str] = ()
+    ) -> list[str]:
         """Existing protected entries below ``root`` (for read-only binds), walked boundedly.
 
         Names and host-executed patterns match by path; git directories of any name match by
         content (``HEAD`` plus ``objects`` or ``commondir``, see ``looks_like_git_dir``); none of
         them is walked into (each is bound read-only as a whole). Symlinks are
-        reported, not followed. Stops after ``max_entries`` directory entries and then reports
-        the walk as incomplete by raising ``OSError`` (fail closed).
+        reported, not followed. What a ``.git`` entry points to is reported when it lies below
+        ``root`` or any of ``roots`` (the other writable roots). Stops after ``max_entries``
+        directory entries and then reports the walk as incomplete by raising ``OSError``.
         """
         names = self.names
         prefix = root.rstrip("/") + "/"
@@ -169,11 +172,14 @@ class ProtectedPaths:
         found.extend(
             os.path.join(root, p) for p in self.relative_paths if os.path.lexists(f"{root}/{p}")
         )
+        prefixes = tuple(r.rstrip("/") + "/" for r in (root, *roots))
         for git_entry in [f for f in found if os.path.basename(f).casefold() == ".git"]:
             # What a .git entry points to (gitdir:, commondir, includes, hooksPath) is git
             # metadata too, wherever it sits below the root.
             found.extend(
-                t for t in pointer_targets(git_entry) if t.startswith(prefix) and os.path.lexists(t)
+                t
+                for t in pointer_targets(git_entry)
+                if t.startswith(prefixes) and os.path.lexists(t)
             )
         return sorted(set(found))
 

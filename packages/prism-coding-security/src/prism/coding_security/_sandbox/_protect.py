@@ -54,7 +54,7 @@ def _is_git_dir(path: str) -> bool:
 def _entries(protected: ProtectedPaths, roots: Sequence[str], limit: int) -> list[str]:
     found: list[str] = []
     for root in roots:
-        for path in protected.existing_under(root, max_entries=limit):
+        for path in protected.existing_under(root, max_entries=limit, roots=roots):
             if protected.git == "code" and _is_git_dir(path):
                 found += _git_code_entries(path)
             else:
