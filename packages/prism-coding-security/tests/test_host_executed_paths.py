@@ -18,7 +18,7 @@ from prism.coding_security import (
     analyze_command,
     create_coding_approval_policy,
 )
-from prism.coding_security._host_run import HOST_EXECUTED_PATHS
+from prism.coding_security._host_run import HOST_EXECUTED_PATHS, VENV_BIN
 from prism.coding_security._protected import ProtectedPaths
 from prism.coding_tools import ExecResult, create_coding_tools
 from prism.core import AbortController, ToolDefinition, ToolExecutionContext, ToolResult
@@ -59,6 +59,11 @@ SAMPLES: dict[str, str] = {
     ".cargo/config.toml": "crate/.cargo/config.toml",
     "mise.toml": "mise.toml",
     ".mise.toml": ".mise.toml",
+    "*.code-workspace": "proj.code-workspace",
+    ".zed": ".zed/tasks.json",
+    ".exrc": "sub/.exrc",
+    ".nvimrc": ".nvimrc",
+    ".nvim.lua": ".nvim.lua",
     ".bashrc": ".bashrc",
     ".bash_profile": ".bash_profile",
     ".bash_login": ".bash_login",
@@ -68,6 +73,7 @@ SAMPLES: dict[str, str] = {
     ".zshenv": ".zshenv",
     ".zprofile": ".zprofile",
     ".zlogin": ".zlogin",
+    ".zlogout": ".zlogout",
 }
 """One concrete path per entry of the list (a new entry without a sample fails a test)."""
 PLANT = "import os; os.system('touch /tmp/prism-pwned')\n"
@@ -80,7 +86,7 @@ def test_every_entry_of_the_list_has_a_sample_and_a_reason() -> None:
 
 def test_docs_list_every_entry_with_its_reason() -> None:
     page = (Path(__file__).resolve().parents[3] / "docs" / "security.md").read_text()
-    for entry in HOST_EXECUTED_PATHS:
+    for entry in (*HOST_EXECUTED_PATHS, VENV_BIN):
         assert f"| `{entry.pattern}` | {entry.why} |" in page, entry.pattern
 
 
@@ -174,6 +180,9 @@ async def test_the_sandbox_keeps_existing_plants_read_only_and_removes_new_ones(
 ) -> None:
     root = host_dir / "ws"
     existing = [SAMPLES[p] for p in ("site-packages/*.pth", "bin/activate*", ".husky", ".npmrc")]
+    existing.append("tools/env/bin/pip")  # a venv found by its pyvenv.cfg
+    (root / "tools" / "env").mkdir(parents=True)
+    (root / "tools" / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     for sample in existing:
         (root / sample).parent.mkdir(parents=True, exist_ok=True)
         (root / sample).write_text("original\n")
@@ -217,3 +226,24 @@ def test_a_sample_is_protected_at_any_depth_and_in_any_case(
         assert ProtectedPaths().reason("/ws/" + deeper, ["/ws"]) is not None
     plain = "/".join([*prefix, *below, "app.py"])
     assert ProtectedPaths(git="code").reason("/ws/" + plain, ["/ws"]) is None
+
+
+@pytest.mark.parametrize("venv", [".tox/py311", "env", "tools/.direnv/python-3.12"])
+async def test_a_virtual_environment_of_any_name_is_found_by_its_pyvenv_cfg(
+    root: Path, venv: str
+) -> None:
+    (root / venv / "bin").mkdir(parents=True)
+    (root / venv / "bin" / "pytest").write_text("#!/bin/sh\n")
+    (root / venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (root / "plain" / "bin").mkdir(parents=True)
+    declined = Approver(answer=False)
+    tools = _tools(root, declined)
+    result = await _run(tools["write"], {"path": f"{venv}/bin/pytest", "content": PLANT})
+    assert result.error is not None
+    assert (root / venv / "bin" / "pytest").read_text() == "#!/bin/sh\n"
+    assert declined.asked and "pyvenv.cfg" in declined.asked[0]
+    plain = await _run(tools["write"], {"path": "plain/bin/tool", "content": "echo\n"})
+    assert plain.error is None
+    found = ProtectedPaths().existing_under(str(root))
+    assert str(root / venv / "bin") in found
+    assert str(root / "plain" / "bin") not in found

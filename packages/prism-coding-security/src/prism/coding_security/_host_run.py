@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,9 +19,11 @@ from dataclasses import dataclass
 __all__ = [
     "HOST_EXECUTED_PATHS",
     "LITERAL_NAMES",
+    "VENV_BIN",
     "HostExecutedPath",
     "ends_a_pattern",
     "host_executed",
+    "venv_bin",
 ]
 
 
@@ -65,6 +68,11 @@ HOST_EXECUTED_PATHS: tuple[HostExecutedPath, ...] = (
     HostExecutedPath(".cargo/config.toml", "runner and rustc-wrapper run at every cargo build"),
     HostExecutedPath("mise.toml", "mise runs its hooks and tasks when the user enters"),
     HostExecutedPath(".mise.toml", "mise runs its hooks and tasks when the user enters"),
+    HostExecutedPath("*.code-workspace", "VS Code runs the tasks and settings of a workspace file"),
+    HostExecutedPath(".zed", "Zed runs the tasks it defines"),
+    HostExecutedPath(".exrc", "vim and neovim source it when their exrc option is on"),
+    HostExecutedPath(".nvimrc", "neovim sources it when its exrc option is on"),
+    HostExecutedPath(".nvim.lua", "neovim runs it when its exrc option is on"),
     HostExecutedPath(".bashrc", _RC),
     HostExecutedPath(".bash_profile", _RC),
     HostExecutedPath(".bash_login", _RC),
@@ -74,6 +82,7 @@ HOST_EXECUTED_PATHS: tuple[HostExecutedPath, ...] = (
     HostExecutedPath(".zshenv", _RC),
     HostExecutedPath(".zprofile", _RC),
     HostExecutedPath(".zlogin", _RC),
+    HostExecutedPath(".zlogout", _RC),
 )
 """Protected at any depth below a root (compared casefolded), beside git metadata."""
 
@@ -102,6 +111,24 @@ def _kind(part: str) -> HostExecutedPath | bool | None:
     if found is not None:
         return found
     return True if _LAST.match(part) is not None else None
+
+
+VENV_BIN = HostExecutedPath(
+    "<venv>/bin", "a virtual environment's (a directory holding pyvenv.cfg) python and scripts"
+)
+"""Found by content, whatever the environment's name: ``bin``/``Scripts`` beside ``pyvenv.cfg``."""
+_BIN_NAMES = frozenset({"bin", "scripts"})
+
+
+def venv_bin(base: str, parts: Sequence[str]) -> int | None:
+    """How many components of ``parts`` (relative to ``base``) name a virtual environment's
+    ``bin`` or ``Scripts`` directory (the path is it or lies below it), else ``None``."""
+    for index, part in enumerate(parts):
+        if part.casefold() in _BIN_NAMES:
+            config = os.path.join(base, *parts[:index], "pyvenv.cfg")
+            if os.path.isfile(config):
+                return index + 1
+    return None
 
 
 def ends_a_pattern(folded_name: str) -> bool:

@@ -19,7 +19,14 @@ from typing import Literal
 from prism.core.options import check_choice, check_flag
 
 from ._git_pointers import looks_like_git_dir, pointer_targets
-from ._host_run import HOST_EXECUTED_PATHS, LITERAL_NAMES, ends_a_pattern, host_executed
+from ._host_run import (
+    HOST_EXECUTED_PATHS,
+    LITERAL_NAMES,
+    VENV_BIN,
+    ends_a_pattern,
+    host_executed,
+    venv_bin,
+)
 from ._walk import WalkLimitError, bounded_entries
 
 __all__ = [
@@ -99,10 +106,16 @@ class ProtectedPaths:
         for root in roots:
             relative = _relative(resolved, root)
             if relative is not None:
-                found = self._match(relative)
+                found = self._match(relative) or self._venv(root, relative)
                 if found is not None:
                     return found
         return self._match(resolved.strip("/").split("/")) if not roots else None
+
+    def _venv(self, root: str, relative: Sequence[str]) -> str | None:
+        count = venv_bin(root, relative) if self.host_executed else None
+        if count is None:
+            return None
+        return f"it is host-executed ({'/'.join(relative[:count])}: {VENV_BIN.why})"
 
     def _match(self, parts: Sequence[str]) -> str | None:
         folded = [p.casefold() for p in parts if p]
@@ -157,6 +170,10 @@ class ProtectedPaths:
                 return None
             if hit(entry):
                 found.append(entry.path)
+                return None
+            bin_dir = self.host_executed and entry.name.casefold() in ("bin", "scripts")
+            if bin_dir and os.path.isfile(os.path.join(os.path.dirname(entry.path), "pyvenv.cfg")):
+                found.append(entry.path)  # a virtual environment's scripts, whatever its name
                 return None
             if looks_like_git_dir(entry.path):
                 found.append(entry.path)  # a git directory by content, whatever its name
