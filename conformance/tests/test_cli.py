@@ -173,7 +173,7 @@ def test_help_links_the_threat_matrix_page(
 def test_list_prints_every_row(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--list"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 31
+    assert len(out) == 36
     assert out[0].split()[:2] == ["1", "prism-jsonschema"]
 
 

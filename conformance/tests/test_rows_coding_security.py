@@ -1,4 +1,4 @@
-"""Rows 11, 12, 13, 14, E10, E11 fail with broken subjects (each with a precise message)."""
+"""Rows 11-14, E10, E11 and E16-E20 fail with broken subjects (each with a precise message)."""
 
 from __future__ import annotations
 
@@ -284,6 +284,46 @@ def _unsandboxed_operations(sandbox: Any) -> Any:
     ],
 )
 async def test_sandbox_rows_fail_with_a_broken_sandbox(
+    row: str, changes: Mapping[str, Any], message: str
+) -> None:
+    with pytest.raises(AssertionError, match=message):
+        await _run(row, dataclasses.replace(_real(), **changes))
+
+
+def _no_host_executed_list(**options: Any) -> Any:
+    """A broken bubblewrap sandbox that protects git metadata but not host-executed paths."""
+    from prism.coding_security import BubblewrapSandbox, ProtectedPaths
+
+    class GitOnly(BubblewrapSandbox):
+        @property
+        def protected_paths(self) -> ProtectedPaths:
+            return ProtectedPaths(git=self.git, host_executed=False)
+
+    return GitOnly(**options)
+
+
+def _no_credential_list(**options: Any) -> Any:
+    """A broken coding policy that checks containment but no credential locations."""
+    from prism.coding_security import create_coding_approval_policy
+
+    return create_coding_approval_policy(**{**options, "deny_read": ()})
+
+
+@pytest.mark.parametrize(
+    ("row", "changes", "message"),
+    [
+        ("E16", {"execution_policy_factory": lambda **_: _AllowAll()}, "write tool planting"),
+        ("E16", {"sandbox_factory": _no_host_executed_list}, "sandboxed command planting"),
+        ("E17", {"execution_policy_factory": lambda **_: _AllowAll()}, "write tool planting"),
+        ("E17", {"sandbox_factory": _writable_metadata}, "hook in a bare repository"),
+        ("E18", {"sandbox_factory": _no_seccomp}, "opened sockets of families"),
+        ("E19", {"sandbox_factory": _reads_secrets}, "read credentials"),
+        ("E19", {"execution_policy_factory": _no_credential_list}, "returned the credential"),
+        ("E20", {"sandbox_factory": _reads_secrets}, "encoded credential left"),
+        ("E20", {"execution_policy_factory": _no_credential_list}, "returned the credential"),
+    ],
+)
+async def test_later_and_leak_rows_fail_with_a_broken_subject(
     row: str, changes: Mapping[str, Any], message: str
 ) -> None:
     with pytest.raises(AssertionError, match=message):

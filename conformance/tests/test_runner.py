@@ -318,7 +318,7 @@ def test_a_row_module_imported_anew_replaces_its_own_checks(
 
 def test_matrix_has_every_threat_row() -> None:
     ids = [row.id for row in THREAT_MATRIX]
-    assert ids == [str(i) for i in range(1, 17)] + [f"E{i}" for i in range(1, 16)]
+    assert ids == [str(i) for i in range(1, 17)] + [f"E{i}" for i in range(1, 21)]
 
 
 def test_default_subjects_leave_missing_adapters_empty(monkeypatch: pytest.MonkeyPatch) -> None:

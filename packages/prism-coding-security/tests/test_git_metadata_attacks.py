@@ -86,8 +86,6 @@ def _plant_commondir_attack(root: Path, marker: Path) -> None:
         "sub/.git",
         "sub/.Git",
         ".gitmodules",
-        ".envrc",
-        ".vscode/tasks.json",
     ],
 )
 def test_every_path_in_git_metadata_is_protected_for_writes(repo: Path, path: str) -> None:

@@ -55,7 +55,9 @@ async def test_socketpair_and_inet_sockets_still_work(
         "socket.socket(socket.AF_INET, socket.SOCK_STREAM).close(); print('INET-OK')\n"
     )
     result, output = await run_sandboxed(
-        BubblewrapSandbox(root=host_dir), f"/usr/bin/python3 -c {shlex.quote(code)}", host_dir
+        BubblewrapSandbox(root=host_dir, loopback=True),
+        f"/usr/bin/python3 -c {shlex.quote(code)}",
+        host_dir,
     )
     assert result.exit_code == 0, output
     assert "ping" in output

@@ -6,12 +6,17 @@ the default (bubblewrap when it works here).
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import gzip
 import inspect
 import json
 import os
+import re
+import shutil
 import signal
 import stat
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -334,3 +339,102 @@ async def test_approve_writes_asks_before_every_write(tmp_path: Path) -> None:
     assert result.error is not None and no.asked
     assert not (tmp_path / "new.txt").exists()
     assert unasked.error is None and (tmp_path / "free.txt").read_text() == "hi"
+
+
+# Encoded secrets through MCP: a tool cannot return base64, hex or the reverse of a credential,
+# because the served tools never get it (masked files, refused reads, a minimal environment).
+# Redaction itself is best-effort; see docs/mcp-server.md.
+
+TOKEN = "ghp_prismEncodedLeak0123456789abcdef"
+
+
+def _bwrap_problem() -> str | None:
+    binary = shutil.which("bwrap")
+    if binary is None:
+        return "bubblewrap (bwrap) is not installed; apt-get install bubblewrap"
+    probe = subprocess.run(
+        [
+            binary,
+            "--unshare-all",
+            "--ro-bind",
+            "/",
+            "/",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "true",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    if probe.returncode != 0:
+        return f"bwrap cannot create user namespaces here: {probe.stderr.strip()[:200]}"
+    return None
+
+
+def encodings(secret: str) -> list[str]:
+    """The secret in the forms an exfiltrating command would print."""
+    raw = secret.encode()
+    forms = [secret, secret[::-1], raw.hex(), raw.hex().upper()]
+    for shift in range(3):  # base64 of the secret at each alignment inside a larger text
+        encoded = base64.b64encode(b"x" * shift + raw).decode()
+        forms.append(encoded[4 + (shift and 4) : -4])
+    return forms
+
+
+def decoded_views(output: str) -> list[bytes]:
+    """Every base64-looking run of ``output`` decoded (and gunzipped when it is gzip)."""
+    views = []
+    for run in re.findall(r"[A-Za-z0-9+/]{16,}={0,2}", output):
+        with contextlib.suppress(ValueError):
+            data = base64.b64decode(run + "=" * (-len(run) % 4))
+            views.append(data)
+            if data.startswith(b"\x1f\x8b"):
+                with contextlib.suppress(OSError, EOFError):
+                    views.append(gzip.decompress(data))
+    return views
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    (home / ".config" / "gh").mkdir(parents=True)
+    (home / ".git-credentials").write_text(f"https://user:{TOKEN}@github.com\n")
+    (home / ".config" / "gh" / "hosts.yml").write_text(f"github.com:\n  oauth_token: {TOKEN}\n")
+    return home
+
+
+async def test_no_encoding_of_a_credential_leaves_through_the_served_tools(home: Path) -> None:
+    problem = _bwrap_problem()
+    if problem is not None:
+        pytest.skip(problem)
+    env = {"HOME": str(home), "GH_TOKEN": TOKEN}
+    attacks = (
+        "base64 ~/.git-credentials; base64 -w0 .config/gh/hosts.yml; rev ~/.git-credentials",
+        "od -An -tx1 ~/.git-credentials | tr -d ' \\n'; xxd -p .git-credentials",
+        'printf %s "$GH_TOKEN" | base64; printf %s "$GH_TOKEN" | rev; env | base64 -w0',
+        "cat ~/.git-credentials ~/.config/gh/hosts.yml | gzip | base64 -w0",
+    )
+    with anyio.fail_after(scaled(120)):
+        async with served(home, "--sandbox", env=env) as bridge:
+            outputs = [text(await call(bridge, "shell", command=f"{a}; true")) for a in attacks]
+            reads = [
+                await call(bridge, "read", path=path)
+                for path in (
+                    ".git-credentials",
+                    "~/.config/gh/hosts.yml",
+                    str(home / ".git-credentials"),
+                )
+            ]
+    joined = "\n".join(outputs)
+    for form in encodings(TOKEN):
+        assert form not in joined, form
+    for view in decoded_views(joined):
+        assert TOKEN.encode() not in view
+    for result in reads:
+        assert result.error is not None
+        assert "credentials" in result.error.message
+        assert TOKEN not in text(result)

@@ -298,6 +298,57 @@ THREAT_MATRIX: tuple[ThreatRow, ...] = (
         ),
         package="prism-dbos",
     ),
+    ThreatRow(
+        id="E16",
+        scenario="Host-executed plants",
+        expected=(
+            "a `.pth` in a venv's site-packages, `activate`, husky and lefthook hooks, "
+            "`.envrc`, editor tasks and the other host-executed paths: the write tool under the "
+            "policy plants none without approval; inside the sandbox existing ones stay "
+            "unchanged and new ones are gone after the command"
+        ),
+        package="prism-coding-security",
+    ),
+    ThreatRow(
+        id="E17",
+        scenario="Git directories found by content",
+        expected=(
+            "a bare repository of any name in the workspace (`remote.git`): no hook or config "
+            "change planted through the write tool or a sandboxed command survives, nor a git "
+            "directory the command creates"
+        ),
+        package="prism-coding-security",
+    ),
+    ThreatRow(
+        id="E18",
+        scenario="Socket families outside the allowlist",
+        expected=(
+            "inside the sandbox, with and without network, `socket()` of `AF_VSOCK`, "
+            "`AF_PACKET`, `AF_ALG`, `AF_BLUETOOTH`, `AF_XDP`, `AF_TIPC` and non-routing "
+            "netlink fails"
+        ),
+        package="prism-coding-security",
+    ),
+    ThreatRow(
+        id="E19",
+        scenario="Credentials at their usual locations",
+        expected=(
+            "with a credential planted at 15 usual locations of `HOME` (`.git-credentials`, "
+            "`gh`, npm, PyPI, Vault, cargo, docker, kube, cloud CLIs, `.netrc`, SSH, GPG): a "
+            "sandboxed command reads none, and the read tool under the policy returns none "
+            "even with `HOME` as its root"
+        ),
+        package="prism-coding-security",
+    ),
+    ThreatRow(
+        id="E20",
+        scenario="Encoded credentials",
+        expected=(
+            "`base64`, hex or the reverse of those credential files, printed by a sandboxed "
+            "command, never reaches a result; the read tool refuses the files"
+        ),
+        package="prism-coding-security",
+    ),
 )
 
 _BY_ID = {row.id: row for row in THREAT_MATRIX}

@@ -44,6 +44,8 @@ _ROW_MODULES: dict[str, str] = {
     "_rows_shell": "prism-coding-tools",
     "_rows_coding_security": "prism-coding-security",
     "_rows_sandbox": "prism-coding-security",
+    "_rows_sandbox_later": "prism-coding-security",
+    "_rows_sandbox_leaks": "prism-coding-security",
     "_rows_dbos": "prism-dbos",
 }
 

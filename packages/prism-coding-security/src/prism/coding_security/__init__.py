@@ -7,6 +7,8 @@ rail that catches mistakes and obvious attacks before anything runs. See docs/se
 from ._analysis._commands import CommandVerdict, analyze_command
 from ._analysis._rules import CommandRule
 from ._approval import ApprovalCallback, ApprovalRequest
+from ._credentials import CREDENTIAL_LOCATIONS, CredentialLocation
+from ._host_run import HOST_EXECUTED_PATHS, HostExecutedPath
 from ._paths import canonicalize_roots, check_path
 from ._policy import CodingApprovalPolicy, create_coding_approval_policy
 from ._protected import ProtectedPaths
@@ -20,13 +22,17 @@ from ._sandbox._protocol import (
 from ._sandbox._view import DEFAULT_DENY_READ
 
 __all__ = [
+    "CREDENTIAL_LOCATIONS",
     "DEFAULT_DENY_READ",
+    "HOST_EXECUTED_PATHS",
     "ApprovalCallback",
     "ApprovalRequest",
     "BubblewrapSandbox",
     "CodingApprovalPolicy",
     "CommandRule",
     "CommandVerdict",
+    "CredentialLocation",
+    "HostExecutedPath",
     "ProtectedPaths",
     "Sandbox",
     "SandboxCapabilities",

@@ -14,6 +14,7 @@ import re
 import stat
 from collections.abc import Iterable, Sequence
 
+from ._credentials import DEFAULT_DENY_READ, credential_reason
 from ._git_pointers import git_metadata_reason
 from ._printable import quoted
 from ._protected import ProtectedPaths
@@ -179,7 +180,7 @@ def _protected_reason(
     lexical = os.path.normpath(path)
     found = (
         protected.reason(resolved, roots)
-        or protected.reason(lexical, roots)
+        or (protected.reason(lexical, roots) if lexical != resolved else None)
         or git_metadata_reason(resolved, tuple(roots), home)
     )
     if found is None:
@@ -211,17 +212,20 @@ def check_path(
     mutating: bool,
     home: str | None = None,
     protected: ProtectedPaths = DEFAULT_PROTECTED,
+    deny_read: Sequence[str] = DEFAULT_DENY_READ,
 ) -> str | None:
     """``None`` when ``path`` (relative to ``cwd``) stays inside one of ``roots``, else the reason.
 
-    ``roots`` must already be canonical (see ``canonicalize_roots``). ``mutating`` additionally
-    refuses ``protected`` paths (git metadata and what it points to, rc files …) and
-    hard-linked files. Never raises: a path that cannot be checked is refused with the reason.
+    ``roots`` must already be canonical (see ``canonicalize_roots``). Credential locations
+    (``deny_read``, ``~/`` meaning ``home``) are refused even inside a root. ``mutating``
+    additionally refuses ``protected`` paths (git metadata and what it points to, host-run files
+    …) and hard-linked files. Never raises: a path that cannot be checked is refused with the
+    reason.
     """
     if not roots:
         return "no workspace roots are configured; every path is denied"
     try:
-        return _containment_reason(path, cwd, roots, mutating, home, protected)
+        return _containment_reason(path, cwd, roots, mutating, home, protected, deny_read)
     except (OSError, ValueError) as error:  # fail closed: unverifiable means refused
         return f"path {path!r} cannot be checked ({error})"
 
@@ -233,6 +237,7 @@ def _containment_reason(
     mutating: bool,
     home: str | None,
     protected: ProtectedPaths,
+    deny_read: Sequence[str],
 ) -> str | None:
     try:
         resolved = resolve_path(path, cwd=cwd, home=home)
@@ -244,8 +249,11 @@ def _containment_reason(
             f"path {show(path)} resolves to {show(resolved)}, outside the workspace roots "
             f"({listed}); use a path inside a root"
         )
+    absolute = _absolute(path, cwd, home)
+    secret = credential_reason(absolute, home=home, deny_read=deny_read, resolved=resolved)
+    if secret is not None:
+        return f"path {show(path)} is denied: {secret} (docs/security.md, credential locations)"
     if mutating:
-        absolute = _absolute(path, cwd, home)
         return _protected_reason(absolute, resolved, roots, protected, home) or _hardlink_reason(
             path, resolved
         )

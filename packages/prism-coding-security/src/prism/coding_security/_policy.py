@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from prism.core import ExecutionAction, ExecutionDecision, ExecutionPolicy
@@ -13,9 +13,11 @@ from prism.core.options import check_callable, check_choice, check_flag, check_s
 from ._analysis._commands import CommandVerdict, analyze_command
 from ._analysis._rules import CommandRule
 from ._approval import ApprovalCache, ApprovalCallback, ask_approval
+from ._credentials import DEFAULT_DENY_READ
 from ._harden import ceiling_directories, harden, strip_hardening
 from ._paths import check_path, existing_directories
 from ._protected import ProtectedPaths
+from ._sandbox._fields import absolute_paths
 
 __all__ = ["CodingApprovalPolicy", "create_coding_approval_policy"]
 
@@ -61,6 +63,8 @@ class CodingApprovalPolicy:
     home: str
     protected: ProtectedPaths = field(default_factory=ProtectedPaths)
     approve_writes: bool = False
+    deny_read: tuple[str, ...] = DEFAULT_DENY_READ
+    """Credential locations no tool may read or write, even inside a root (``~/``: ``home``)."""
     cache: ApprovalCache | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -73,6 +77,8 @@ class CodingApprovalPolicy:
         object.__setattr__(self, "approval_timeout_seconds", timeout)
         object.__setattr__(self, "command_rules", _rules(self.command_rules))
         object.__setattr__(self, "protected", _protected(self.protected))
+        deny_read = absolute_paths(_WHERE + "deny_read", self.deny_read, home=True)
+        object.__setattr__(self, "deny_read", deny_read)
 
     def check(self, action: ExecutionAction) -> ExecutionDecision | Awaitable[ExecutionDecision]:
         """Decide synchronously when no approval is needed; otherwise return an awaitable."""
@@ -91,8 +97,11 @@ class CodingApprovalPolicy:
             return self._decide_shell(action)
         if kind in FILE_KINDS and not action.paths:
             return _deny(f"{kind} action names no path; give a path inside the workspace")
-        denied = self._check_paths(action.paths, action.cwd, mutating=kind not in READ_KINDS)
+        mutating = kind not in READ_KINDS
+        denied = self._check_paths(action.paths, action.cwd, mutating=mutating)
         if denied is not None:
+            if mutating and kind in FILE_KINDS and self._only_host_executed(action):
+                return _NeedsApproval(f"{denied} (a host-executed path: the user decides)")
             return _deny(denied)
         if kind in FILE_KINDS and self.approve_writes and kind not in READ_KINDS:
             return _NeedsApproval(f"{kind} {action.operation} changes files (approve_writes)")
@@ -100,7 +109,21 @@ class CodingApprovalPolicy:
             return _allow(f"{kind}: every path is inside the workspace roots")
         return _NeedsApproval(f"{kind} {action.operation} is not a file or shell action")
 
-    def _check_paths(self, paths: Iterable[str], cwd: str | None, *, mutating: bool) -> str | None:
+    def _only_host_executed(self, action: ExecutionAction) -> bool:
+        """Every refusal of ``action`` comes from ``HOST_EXECUTED_PATHS`` (git metadata,
+        credentials and host additions stay denied)."""
+        narrower = replace(self.protected, host_executed=False)
+        paths, cwd = action.paths, action.cwd
+        return self._check_paths(paths, cwd, mutating=True, protected=narrower) is None
+
+    def _check_paths(
+        self,
+        paths: Iterable[str],
+        cwd: str | None,
+        *,
+        mutating: bool,
+        protected: ProtectedPaths | None = None,
+    ) -> str | None:
         for path in paths:
             reason = check_path(
                 path,
@@ -108,7 +131,8 @@ class CodingApprovalPolicy:
                 roots=self.roots,
                 mutating=mutating,
                 home=self.home,
-                protected=self.protected,
+                protected=self.protected if protected is None else protected,
+                deny_read=self.deny_read,
             )
             if reason is not None:
                 return reason
@@ -226,11 +250,13 @@ def create_coding_approval_policy(
     deny_metacharacters: bool = True,
     protected: ProtectedPaths | Sequence[str] = (),
     approve_writes: bool = False,
+    deny_read: Sequence[str] = DEFAULT_DENY_READ,
 ) -> ExecutionPolicy:
     """Build the coding policy; options are validated here (``ValueError`` names the option).
 
     ``protected``: a ``ProtectedPaths`` or extra names/paths to protect besides the defaults.
     ``approve_writes``: every contained ``write``/``edit`` asks for approval too.
+    ``deny_read``: credential locations refused to every tool (give the sandbox the same list).
     """
     check_choice(_WHERE + "approval_cache", approval_cache, _CACHE_MODES)
     return CodingApprovalPolicy(
@@ -243,5 +269,6 @@ def create_coding_approval_policy(
         home=os.path.expanduser("~"),
         protected=_protected(protected),
         approve_writes=approve_writes,
+        deny_read=absolute_paths(_WHERE + "deny_read", deny_read, home=True),
         cache=None if approval_cache == "none" else ApprovalCache(approval_cache),
     )

@@ -54,6 +54,11 @@ async def probe_sandbox(sandbox: BubblewrapSandbox, root: str) -> str | None:
     return None if probe.exit_code == 0 else f"the probe command exited with {probe.exit_code}"
 
 
+def _deny_read(options: CodingServerOptions) -> tuple[str, ...]:
+    """Credential locations plus ``--deny-read``: masked in the sandbox, refused to every tool."""
+    return (*DEFAULT_DENY_READ, *options.deny_read)
+
+
 async def _shell_operations(options: CodingServerOptions) -> tuple[ShellOperations | None, str]:
     if options.sandbox is False:
         return None, "sandbox: off (--no-sandbox); the shell runs locally, guarded by the policy"
@@ -62,7 +67,7 @@ async def _shell_operations(options: CodingServerOptions) -> tuple[ShellOperatio
         root=root,
         writable=() if options.read_only else tuple(others),
         network=False,
-        deny_read=(*DEFAULT_DENY_READ, *options.deny_read),
+        deny_read=_deny_read(options),
     )
     why = await probe_sandbox(sandbox, root)
     if why is None:
@@ -83,6 +88,7 @@ async def build_server(options: CodingServerOptions) -> BuiltServer:
         read_only=options.read_only,
         approve_writes=options.approve_writes,
         approval_timeout_seconds=options.approval_timeout_seconds + 5.0,
+        deny_read=_deny_read(options),
     )
     shell = ShellOptions(
         timeout_seconds=options.shell_timeout_seconds,

@@ -51,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="PATH",
-        help="hide PATH from sandboxed commands (repeatable; adds to defaults)",
+        help="hide PATH from sandboxed commands and the file tools (repeatable; adds to defaults)",
     )
     parser.add_argument(
         "--http",

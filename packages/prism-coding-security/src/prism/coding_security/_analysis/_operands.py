@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Iterator
 
+from .._credentials import credential_reason
 from ._words import UNKNOWN, Arg, names
 
 __all__ = [
@@ -36,25 +37,6 @@ _SYSTEM = names(
     "/ /bin /boot /dev /etc /home /lib /lib32 /lib64 /libx32 /opt /proc /root /run /sbin "
     "/srv /sys /usr /var /mnt /media /snap /usr/bin /usr/sbin /usr/lib /usr/lib64 "
     "/usr/local /usr/share /usr/include /var/lib /var/log /var/spool /etc/ssh /tmp"
-)
-_SECRET_HOME = (
-    ".ssh/",
-    ".aws/",
-    ".gnupg/",
-    ".azure/",
-    ".kube/config",
-    ".docker/config.json",
-    ".config/gcloud/",
-    ".config/gh/hosts.yml",
-    ".password-store/",
-    ".vault-token",
-    ".git-credentials",
-    ".netrc",
-    ".pgpass",
-    ".npmrc",
-    ".pypirc",
-    ".cargo/credentials",
-    ".terraform.d/credentials.tfrc.json",
 )
 _SECRET_SYSTEM = re.compile(
     r"^(/etc/(g?shadow-?|sudoers(\.d/.*)?|ssh/ssh_host_[^/]*_key|ssl/private/.*|security/opasswd)"
@@ -109,12 +91,10 @@ def is_secret(path: str, home: str | None) -> bool:
 
 
 def _under_home_secret(candidate: str, home: str, name: str) -> bool:
-    if not candidate.startswith(home.rstrip("/") + "/"):
-        return False
-    relative = candidate[len(home.rstrip("/")) + 1 :]
+    """A credential location of the shared list (``_credentials``), public keys aside."""
     if name.endswith(".pub") or name.startswith("known_hosts"):
         return False
-    return any(relative == s.rstrip("/") or relative.startswith(s) for s in _SECRET_HOME)
+    return credential_reason(candidate, home=home, resolved=candidate) is not None
 
 
 def socket_path(text: str) -> bool:

@@ -59,8 +59,9 @@ class BubblewrapSandbox(Sandbox):
     """Run each command under ``bwrap``: only ``root`` and ``writable`` are writable.
 
     New user/pid/ipc/uts/cgroup/net namespaces (network kept only with ``network=True``), all
-    capabilities dropped, no nested user namespaces, a seccomp filter (no ``AF_UNIX`` sockets, no
-    io_uring), protected paths read-only, secrets masked, a process ceiling, private ``/tmp``,
+    capabilities dropped, no nested user namespaces, a seccomp filter (socket families by
+    allowlist, no io_uring), protected and host-executed paths read-only, git directories found
+    by content read-only, credentials masked, a process ceiling, private ``/tmp``,
     fresh ``/proc`` and a minimal ``/dev``. When any of it cannot be set up, ``exec`` raises
     ``SandboxUnavailableError`` and nothing runs. Paths may be given as ``os.PathLike``; they are
     stored as real paths, sequences as tuples.
@@ -71,6 +72,10 @@ class BubblewrapSandbox(Sandbox):
     writable: Sequence[str] = ()
     """More existing absolute directories the command may write."""
     network: bool = False
+    """Keep the host network; also allows ``AF_INET``/``AF_INET6`` sockets (see ``loopback``)."""
+    loopback: bool = False
+    """With ``network=False``: allow ``AF_INET``/``AF_INET6`` sockets on the sandbox's own
+    loopback (test servers); the empty network namespace still has no route out."""
     max_memory_bytes: int = 8 * GIB
     """RLIMIT_AS (address space) of every process in the sandbox."""
     max_cpu_seconds: float = 600.0
@@ -111,6 +116,7 @@ class BubblewrapSandbox(Sandbox):
         check_choice(_WHERE + "git", self.git, ("all", "code"))
         self._set_paths()
         check_flag(_WHERE + "network", self.network)
+        check_flag(_WHERE + "loopback", self.loopback)
         check_flag(_WHERE + "use_cgroup", self.use_cgroup)
         cpu_cap = MAX_CPU_SECONDS_CAP
         cpu = check_seconds(_WHERE + "max_cpu_seconds", self.max_cpu_seconds, cap=cpu_cap)
@@ -245,7 +251,8 @@ class BubblewrapSandbox(Sandbox):
 
     def _filter(self) -> bytes:
         try:
-            return build_filter(block_unix=not self.allow_unix_sockets)
+            inet = self.network or self.loopback
+            return build_filter(block_unix=not self.allow_unix_sockets, inet=inet)
         except SeccompUnsupportedError as error:
             raise SandboxUnavailableError(str(error)) from error
 

@@ -15,6 +15,7 @@ import shutil
 import stat
 from collections.abc import Sequence
 
+from .._git_pointers import looks_like_git_dir
 from .._protected import GIT_CODE_PATHS, ProtectedPaths
 
 __all__ = ["ProtectedSnapshot", "protected_args", "remove_new_entries", "snapshot"]
@@ -43,12 +44,18 @@ def _git_code_entries(git_dir: str) -> list[str]:
     return found
 
 
+def _is_git_dir(path: str) -> bool:
+    """A ``.git`` directory, or any directory git would take for a git directory."""
+    if os.path.islink(path) or not os.path.isdir(path):
+        return False
+    return os.path.basename(path).casefold() == ".git" or looks_like_git_dir(path)
+
+
 def _entries(protected: ProtectedPaths, roots: Sequence[str], limit: int) -> list[str]:
     found: list[str] = []
     for root in roots:
-        for path in protected.existing_under(root, max_entries=limit):
-            is_git_dir = os.path.basename(path).casefold() == ".git" and os.path.isdir(path)
-            if protected.git == "code" and is_git_dir and not os.path.islink(path):
+        for path in protected.existing_under(root, max_entries=limit, roots=roots):
+            if protected.git == "code" and _is_git_dir(path):
                 found += _git_code_entries(path)
             else:
                 found.append(path)
@@ -87,8 +94,7 @@ def protected_args(before: ProtectedSnapshot, git_mode: str) -> list[str]:
     """``--ro-bind`` every existing protected entry (after the roots' writable binds)."""
     args: list[str] = []
     for path, identity in before.items():
-        is_git = os.path.basename(path).casefold() == ".git"
-        if git_mode == "code" and is_git and stat.S_ISDIR(identity[2]):
+        if git_mode == "code" and stat.S_ISDIR(identity[2]) and _is_git_dir(path):
             continue  # the directory itself stays writable; its code parts are listed
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
@@ -128,10 +134,11 @@ def _shallow(protected: ProtectedPaths, roots: Sequence[str]) -> ProtectedSnapsh
             continue
         for name in names:
             path = os.path.join(root, name)
-            if protected.reason(path, [root]) is None:
+            git_dir = _is_git_dir(path)
+            if not git_dir and protected.reason(path, [root]) is None:
                 continue
             paths = [path]
-            if name.casefold() == ".git" and protected.git == "code" and os.path.isdir(path):
+            if git_dir and protected.git == "code":
                 paths = _git_code_entries(path)
             for entry in paths:
                 identity = _identity(entry)
@@ -142,7 +149,7 @@ def _shallow(protected: ProtectedPaths, roots: Sequence[str]) -> ProtectedSnapsh
 
 def _remove_changed(after: ProtectedSnapshot, before: ProtectedSnapshot) -> list[str]:
     changed = [p for p, identity in after.items() if before.get(p) != identity]
-    git_dirs = {p for p in changed if os.path.basename(p).casefold() == ".git"}
+    git_dirs = {p for p in changed if _is_git_dir(p)}
     removed: list[str] = []
     for path in changed:
         if any(path.startswith(d + "/") for d in git_dirs):

@@ -1,11 +1,14 @@
 """The sandbox's seccomp filter: a classic BPF program built here for ``bwrap --seccomp FD``.
 
-It denies ``socket(AF_UNIX, ...)`` (host Unix sockets: Docker, SSH agent, D-Bus) and
-``io_uring_setup`` (io_uring can open sockets without passing through seccomp), refuses x32
+Sockets are allowed by family (an allowlist): ``AF_INET``/``AF_INET6`` only when the command may
+use the network, ``AF_NETLINK`` only for routing queries (``NETLINK_ROUTE``), ``AF_UNIX`` only
+as a ``socketpair`` (unless host sockets are allowlisted); every other family (``AF_VSOCK``,
+``AF_PACKET``, ``AF_ALG``, ``AF_BLUETOOTH`` ...) is refused with ``EAFNOSUPPORT``. The filter also
+refuses ``io_uring_setup`` (io_uring can open sockets without passing through seccomp) and x32
 system calls, and kills any process that calls in with a foreign architecture (32-bit compat
-entry points). ``socketpair`` stays allowed for stream and seqpacket sockets, which stay tied
-to their pair; a datagram pair is refused, because a datagram socket can ``sendto`` or
-re-``connect`` to any socket path on the host.
+entry points, where ``socketcall`` would bypass the socket rules). A ``socketpair`` stays
+allowed for stream and seqpacket sockets, which stay tied to their pair; a datagram pair is
+refused, because a datagram socket can ``sendto`` or re-``connect`` to any socket path.
 """
 
 from __future__ import annotations
@@ -16,7 +19,16 @@ import platform
 import struct
 from dataclasses import dataclass
 
-__all__ = ["SeccompUnsupportedError", "build_filter", "filter_fd", "native_arch"]
+__all__ = [
+    "AF_INET",
+    "AF_INET6",
+    "AF_NETLINK",
+    "AF_UNIX",
+    "SeccompUnsupportedError",
+    "build_filter",
+    "filter_fd",
+    "native_arch",
+]
 
 # BPF instruction classes and fields (linux/bpf_common.h).
 _LD_W_ABS = 0x00 | 0x00 | 0x20  # BPF_LD | BPF_W | BPF_ABS
@@ -35,8 +47,13 @@ _OFFSET_NR = 0
 _OFFSET_ARCH = 4
 _OFFSET_ARG0 = 16
 _OFFSET_ARG1 = 24
+_OFFSET_ARG2 = 32
 
-_AF_UNIX = 1
+AF_UNIX = 1
+AF_INET = 2
+AF_INET6 = 10
+AF_NETLINK = 16
+NETLINK_ROUTE = 0
 _SOCK_TYPE_MASK = 0xF
 _SOCK_STREAM = 1
 _SOCK_SEQPACKET = 5
@@ -75,10 +92,32 @@ def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def build_filter(arch: str | None = None, *, block_unix: bool = True) -> bytes:
+def _assemble(program: list[tuple[int, str | int, str | int, int]]) -> bytes:
+    """Resolve jump labels (``"@name"`` entries mark positions; a label names the next one)."""
+    labels: dict[str, int] = {}
+    real: list[tuple[int, str | int, str | int, int]] = []
+    for insn in program:
+        if insn[0] == -1:
+            labels[str(insn[1])] = len(real)
+        else:
+            real.append(insn)
+    out = []
+    for index, (code, jt, jf, k) in enumerate(real):
+        t = labels[jt] - index - 1 if isinstance(jt, str) else jt
+        f = labels[jf] - index - 1 if isinstance(jf, str) else jf
+        out.append(_insn(code, t, f, k))
+    return b"".join(out)
+
+
+def _label(name: str) -> tuple[int, str, int, int]:
+    return (-1, name, 0, 0)
+
+
+def build_filter(arch: str | None = None, *, block_unix: bool = True, inet: bool = True) -> bytes:
     """The BPF program (``struct sock_filter[]``) for ``arch`` (default: this machine).
 
-    ``block_unix=False`` (a host allowlist of socket paths) keeps every other rule.
+    ``block_unix=False`` (a host allowlist of socket paths) allows ``AF_UNIX`` sockets;
+    ``inet=False`` (no network) refuses ``AF_INET``/``AF_INET6`` too.
     """
     name = native_arch() if arch is None else _ALIASES.get(arch, arch)
     spec = _ARCHES.get(name)
@@ -86,35 +125,48 @@ def build_filter(arch: str | None = None, *, block_unix: bool = True) -> bytes:
         supported = ", ".join(sorted(_ARCHES))
         raise SeccompUnsupportedError(
             f"no seccomp filter for architecture {name!r} (supported: {supported}); the sandbox "
-            "cannot block Unix sockets here, so the command was not run"
+            "cannot restrict sockets here, so the command was not run"
         )
-    deny_socket = _RET_ERRNO | errno.EAFNOSUPPORT
-    deny = _RET_ERRNO | errno.EPERM
-    program = [
-        _insn(_LD_W_ABS, 0, 0, _OFFSET_ARCH),
-        _insn(_JEQ_K, 1, 0, spec.audit),
-        _insn(_RET_K, 0, 0, _RET_KILL_PROCESS),
-        _insn(_LD_W_ABS, 0, 0, _OFFSET_NR),
+    allow, refuse = "allow", "refuse"
+    program: list[tuple[int, str | int, str | int, int]] = [
+        (_LD_W_ABS, 0, 0, _OFFSET_ARCH),
+        (_JEQ_K, 1, 0, spec.audit),
+        (_RET_K, 0, 0, _RET_KILL_PROCESS),
+        (_LD_W_ABS, 0, 0, _OFFSET_NR),
     ]
     if spec.x32_bit:
-        program += [_insn(_JGE_K, 0, 1, _X32_SYSCALL_BIT), _insn(_RET_K, 0, 0, deny)]
-    program += [_insn(_JEQ_K, 0, 1, spec.io_uring_setup), _insn(_RET_K, 0, 0, deny)]
+        program += [(_JGE_K, "eperm", 0, _X32_SYSCALL_BIT)]
+    program += [
+        (_JEQ_K, "eperm", 0, spec.io_uring_setup),
+        (_JEQ_K, "pair", 0, spec.socketpair),
+        (_JEQ_K, 0, allow, spec.socket),
+        (_LD_W_ABS, 0, 0, _OFFSET_ARG0),
+        (_JEQ_K, allow if inet else refuse, 0, AF_INET),
+        (_JEQ_K, allow if inet else refuse, 0, AF_INET6),
+        (_JEQ_K, allow if not block_unix else refuse, 0, AF_UNIX),
+        (_JEQ_K, 0, refuse, AF_NETLINK),
+        (_LD_W_ABS, 0, 0, _OFFSET_ARG2),
+        (_JEQ_K, allow, refuse, NETLINK_ROUTE),
+        _label("pair"),
+        (_LD_W_ABS, 0, 0, _OFFSET_ARG0),
+        (_JEQ_K, 0, refuse, AF_UNIX),
+    ]
     if block_unix:
         program += [
-            _insn(_JEQ_K, 0, 6, spec.socketpair),
-            _insn(_LD_W_ABS, 0, 0, _OFFSET_ARG1),
-            _insn(_AND_K, 0, 0, _SOCK_TYPE_MASK),
-            _insn(_JEQ_K, 2, 0, _SOCK_STREAM),
-            _insn(_JEQ_K, 1, 0, _SOCK_SEQPACKET),
-            _insn(_RET_K, 0, 0, deny_socket),
-            _insn(_RET_K, 0, 0, _RET_ALLOW),
-            _insn(_JEQ_K, 0, 3, spec.socket),  # A still holds the syscall number
-            _insn(_LD_W_ABS, 0, 0, _OFFSET_ARG0),
-            _insn(_JEQ_K, 0, 1, _AF_UNIX),
-            _insn(_RET_K, 0, 0, deny_socket),
+            (_LD_W_ABS, 0, 0, _OFFSET_ARG1),
+            (_AND_K, 0, 0, _SOCK_TYPE_MASK),
+            (_JEQ_K, allow, 0, _SOCK_STREAM),
+            (_JEQ_K, allow, refuse, _SOCK_SEQPACKET),
         ]
-    program.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
-    return b"".join(program)
+    program += [
+        _label(allow),
+        (_RET_K, 0, 0, _RET_ALLOW),
+        _label(refuse),
+        (_RET_K, 0, 0, _RET_ERRNO | errno.EAFNOSUPPORT),
+        _label("eperm"),
+        (_RET_K, 0, 0, _RET_ERRNO | errno.EPERM),
+    ]
+    return _assemble(program)
 
 
 def filter_fd(program: bytes) -> int:

@@ -4,31 +4,16 @@ from __future__ import annotations
 
 import glob
 import os
-import pwd
 from collections.abc import Iterable, Sequence
 from typing import Literal
+
+from .._credentials import DEFAULT_DENY_READ, host_homes
 
 __all__ = ["DEFAULT_DENY_READ", "SYSTEM_READ_PATHS", "ReadMode", "deny_read_args", "view_args"]
 
 ReadMode = Literal["deny", "allow"]
 """``"deny"``: the host root is visible read-only except the ``deny_read`` paths.
 ``"allow"``: only system directories, ``allow_read`` paths and the roots are visible."""
-
-DEFAULT_DENY_READ: tuple[str, ...] = (
-    "~/.ssh",
-    "~/.aws",
-    "~/.config/gcloud",
-    "~/.azure",
-    "~/.gnupg",
-    "~/.netrc",
-    "~/.docker/config.json",
-    "~/.kube",
-    "/etc/shadow",
-    "/etc/gshadow",
-    "/etc/ssl/private",
-    "/etc/ssh/ssh_host_*_key",
-)
-"""Masked by default: credentials in every home of the host user, password hashes, host keys."""
 
 SYSTEM_READ_PATHS: tuple[str, ...] = (
     "/usr",
@@ -43,18 +28,9 @@ SYSTEM_READ_PATHS: tuple[str, ...] = (
 """Visible in ``"allow"`` read mode (plus ``/dev``, a fresh ``/proc``, a private ``/tmp``)."""
 
 
-def _homes() -> list[str]:
-    homes = [os.environ.get("HOME", "")]
-    try:
-        homes.append(pwd.getpwuid(os.getuid()).pw_dir)
-    except KeyError:
-        pass
-    return list(dict.fromkeys(h for h in homes if os.path.isabs(h)))
-
-
 def _expand(pattern: str) -> list[str]:
     if pattern == "~" or pattern.startswith("~/"):
-        bases = [home + pattern[1:] for home in _homes()]
+        bases = [home + pattern[1:] for home in host_homes()]
     else:
         bases = [pattern]
     found: list[str] = []
