@@ -43,7 +43,7 @@ def _documented() -> dict[str, dict[str, set[str]]]:
         required = set() if parts[0] == "nothing (stdlib only)" else _names(parts[0])
         extras = {"": required}
         for part in parts[1:]:
-            match = re.fullmatch(r"extra `(\w+)`: (.+)", part)
+            match = re.fullmatch(r"extra `([\w-]+)`: (.+)", part)
             assert match is not None, f"cannot read {part!r} in the row of {cells[0]}"
             extras[match.group(1)] = _names(match.group(2))
         found[cells[0].strip("`")] = extras
