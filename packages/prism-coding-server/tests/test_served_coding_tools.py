@@ -153,6 +153,10 @@ async def test_without_elicitation_a_command_needing_approval_is_denied(tmp_path
             result = await call(bridge, "shell", command="python3 mark.py")
     assert result.error is not None
     assert not (tmp_path / "marked.txt").exists()
+    # Nobody was asked, and the result says so (not "denied by the user").
+    assert "no one could be asked" in text(result)
+    assert "did not declare the elicitation capability" in text(result)
+    assert "denied by the user" not in text(result)
 
 
 SPAWN = """\
@@ -279,13 +283,16 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+HTTP_TOKEN = "served-http-token-0a1b2c3d4e5f"
+
+
 def start_http(*args: str) -> Any:
     """The console script over HTTP in its own process group (the test kills the group)."""
     import subprocess
 
     return subprocess.Popen(
         [sys.executable, "-m", "prism.coding_server", *args],
-        env=BASE_ENV,
+        env={**BASE_ENV, "PRISM_CODING_SERVER_TOKEN": HTTP_TOKEN},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -311,7 +318,9 @@ async def test_http_serves_on_loopback_with_the_same_tools(tmp_path: Path) -> No
                     continue
                 await stream.aclose()
                 break
-            http = StreamableHttpTransport(f"http://127.0.0.1:{port}/mcp")
+            http = StreamableHttpTransport(
+                f"http://127.0.0.1:{port}/mcp", headers={"Authorization": f"Bearer {HTTP_TOKEN}"}
+            )
             async with connect_mcp_tools(
                 server_id="coding", transport=http, name_prefix="", connect_timeout_seconds=30
             ) as bridge:
