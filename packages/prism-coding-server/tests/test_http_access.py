@@ -215,3 +215,40 @@ async def test_a_token_file_is_used_as_given(tmp_path: Path) -> None:
         notes = server.stderr()
     assert not result.is_error and "ran.txt" in text_of(result)
     assert f"bearer token from {token_file}" in notes
+
+
+FLOOD = 600
+
+
+async def flood_then_connect(
+    server_flags: tuple[str, ...], tmp_path: Path
+) -> tuple[list[int], int, str]:
+    """Open ``FLOOD`` sessions and abandon them; then a fresh SDK client reads a file.
+    Returns the flood's statuses, the server's RSS growth over the flood, the read's text."""
+    root = project(tmp_path)
+    env = {"PRISM_CODING_SERVER_TOKEN": TOKEN}
+    headers = {**ACCEPTS, "Authorization": f"Bearer {TOKEN}"}
+    async with http_server(root, *server_flags, env=env, tmp=tmp_path) as server:
+        with anyio.fail_after(scaled(120)):
+            async with httpx2.AsyncClient(timeout=scaled(30)) as raw:
+                for _ in range(50):  # warm the server's allocator first
+                    await raw.post(server.url, json=INITIALIZE, headers=headers)
+                before = server.rss_bytes()
+                statuses = [
+                    (await raw.post(server.url, json=INITIALIZE, headers=headers)).status_code
+                    for _ in range(FLOOD)
+                ]
+                growth = server.rss_bytes() - before
+            async with sdk_client(server.url, TOKEN) as session:
+                result = await session.call_tool("read", {"path": "mark.py"})
+    return statuses, growth, text_of(result)
+
+
+async def test_abandoned_sessions_never_deny_a_fresh_client_and_memory_stays_bounded(
+    tmp_path: Path,
+) -> None:
+    # Measured (600 sessions): ~1 MiB growth with 8 sessions at most, ~23 MiB with 10,000.
+    statuses, growth, read = await flood_then_connect(("--max-sessions", "8"), tmp_path)
+    assert statuses == [200] * FLOOD
+    assert growth < 8 * 1024 * 1024, f"the server grew {growth / 2**20:.1f} MiB"
+    assert "ran.txt" in read

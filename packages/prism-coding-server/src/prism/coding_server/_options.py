@@ -81,7 +81,9 @@ class CodingServerOptions:
         if self.approver_command is not None:
             command = _check_paths("CodingServerOptions.approver_command", self.approver_command)
             if not command:
-                raise ValueError("CodingServerOptions.approver_command must not be empty")
+                raise ValueError(
+                    "CodingServerOptions.approver_command must be a non-empty argv, got ()"
+                )
             object.__setattr__(self, "approver_command", command)
         if not isinstance(self.sessions, SessionLimits):
             raise ValueError(

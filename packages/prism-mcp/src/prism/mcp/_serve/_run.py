@@ -66,13 +66,11 @@ def http_app(server: McpToolServer, options: HttpOptions) -> Starlette:
             Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier)),
             Middleware(AuthContextMiddleware),
         ]
-    app = Starlette(
+    return Starlette(
         routes=[Route(options.path, endpoint=endpoint)],
         middleware=middleware,
         lifespan=lambda _: manager.run(),
     )
-    app.state.session_manager = manager
-    return app
 
 
 async def run_http(server: McpToolServer, options: HttpOptions) -> None:

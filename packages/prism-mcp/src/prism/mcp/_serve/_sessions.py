@@ -56,13 +56,7 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
             max_sessions=limits.max_sessions,
         )
         self.limits = limits
-        self.evicted = 0
         self._in_flight: dict[str, int] = {}
-
-    @property
-    def open_sessions(self) -> int:
-        """How many stateful sessions are open now."""
-        return len(self._server_instances)
 
     def _admit_session(self, requestor: AuthorizationContext | None) -> Any:
         if self.max_sessions is not None and len(self._server_instances) >= self.max_sessions:
@@ -86,7 +80,6 @@ class BoundedSessionManager(StreamableHTTPSessionManager):
         self._session_owners.pop(session_id, None)
         assert transport.idle_scope is not None
         transport.idle_scope.cancel()  # its server task ends and terminates the transport
-        self.evicted += 1
 
     async def handle_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse (429) a request that would put a session over its in-flight bound."""
