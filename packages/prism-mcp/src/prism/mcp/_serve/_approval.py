@@ -118,7 +118,8 @@ class McpApproval:
 def _why_client_cannot_approve(ctx: ServerRequestContext[Any]) -> str:
     """Empty when the calling client owns approvals and can be asked, else the reason."""
     http = ctx.request
-    if http is not None:
+    transport = getattr(ctx, "transport", None)
+    if http is not None or getattr(transport, "headers", None) is not None:  # over HTTP
         user = getattr(http, "scope", {}).get("user")
         scopes = getattr(user, "scopes", None) or ()
         if APPROVE_SCOPE not in scopes:
