@@ -56,6 +56,7 @@ def test_roots_are_resolved_and_lists_become_tuples(tmp_path: Path) -> None:
         ("approver_command", ()),
         ("approver_command", "notify-send"),
         ("sessions", {"max_sessions": 8}),
+        ("approver_tty", "yes"),
     ],
 )
 def test_a_bad_field_is_refused_naming_it(tmp_path: Path, field: str, value: object) -> None:
@@ -129,3 +130,8 @@ def test_bad_access_flags_exit_2_saying_why(
         parse_options(["--root", str(tmp_path), *extra])
     assert exited.value.code == 2
     assert said in capsys.readouterr().err
+
+
+def test_one_out_of_band_approver_at_a_time(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"^CodingServerOptions\.approver_tty must be False"):
+        CodingServerOptions(roots=(str(tmp_path),), approver_command=("ask",), approver_tty=True)

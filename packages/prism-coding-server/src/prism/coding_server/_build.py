@@ -77,7 +77,9 @@ async def build_server(options: CodingServerOptions) -> BuiltServer:
     """Everything the console script serves; raises ``SandboxRequiredError`` (see above)."""
     roots = list(options.roots)
     operations, note = await _shell_operations(options)
-    approve = approval_for(options.approver_command, options.approval_timeout_seconds)
+    approve = approval_for(
+        options.approver_command, options.approval_timeout_seconds, tty=options.approver_tty
+    )
     policy = create_coding_approval_policy(
         roots=roots,
         approve=approve,

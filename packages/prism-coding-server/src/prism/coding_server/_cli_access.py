@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 from typing import Any
 
@@ -46,6 +47,8 @@ def add_access_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--approver", metavar="COMMAND", help="the operator's approver: "
                         "COMMAND runs per approval with the request on stdin and in "
                         "$PRISM_APPROVAL_REQUEST; exit status 0 approves")  # fmt: skip
+    parser.add_argument("--approver-tty", action="store_true", help="the operator's approver "
+                        "is this terminal: each approval is asked on /dev/tty ([y/N])")  # fmt: skip
 
 
 def check_access_arguments(args: argparse.Namespace) -> None:
@@ -57,6 +60,11 @@ def check_access_arguments(args: argparse.Namespace) -> None:
         )
     if args.acknowledge_no_auth and not args.no_auth:
         raise ValueError(f"{ACKNOWLEDGE_FLAG} only goes with --no-auth")
+    if args.approver_tty:
+        try:
+            os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
+        except OSError as error:
+            raise ValueError(f"--approver-tty: this process has no terminal ({error})") from None
     if args.http is None:
         given = [name for name in _HTTP_ONLY if getattr(args, name) not in (None, False)]
         if given:
@@ -72,6 +80,7 @@ def access_options(args: argparse.Namespace) -> dict[str, Any]:
         "auth": not args.no_auth,
         "token_file": args.token_file,
         "approver_command": approver,
+        "approver_tty": args.approver_tty,
         "approver_token_file": args.approver_token_file,
         "sessions": SessionLimits(**{k: v for k, v in limits.items() if v is not None}),
     }

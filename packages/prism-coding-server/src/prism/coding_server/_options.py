@@ -36,6 +36,7 @@ class CodingServerOptions:
     auth: bool = True
     token_file: str | None = None
     approver_command: tuple[str, ...] | None = None
+    approver_tty: bool = False
     approver_token_file: str | None = None
     sessions: SessionLimits = field(default_factory=SessionLimits)
 
@@ -85,6 +86,11 @@ class CodingServerOptions:
                     "CodingServerOptions.approver_command must be a non-empty argv, got ()"
                 )
             object.__setattr__(self, "approver_command", command)
+        check_flag("CodingServerOptions.approver_tty", self.approver_tty)
+        if self.approver_tty and self.approver_command is not None:
+            raise ValueError(
+                "CodingServerOptions.approver_tty must be False when approver_command is given"
+            )
         if not isinstance(self.sessions, SessionLimits):
             raise ValueError(
                 f"CodingServerOptions.sessions must be a SessionLimits, got {self.sessions!r:.200}"
