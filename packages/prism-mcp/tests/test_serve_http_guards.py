@@ -14,15 +14,19 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from prism.core import TextContent
+from prism.core import TextContent, ToolPipeline, create_tool_registry
 from prism.core.testing import scaled
 from prism.mcp import StreamableHttpTransport, connect_mcp_tools
 from prism.mcp.server import (
     APPROVE_SCOPE,
     BearerTokens,
     HttpOptions,
+    McpToolServer,
     SessionLimits,
+    http_app,
     read_token_file,
     remove_token_file,
     write_token_file,
@@ -90,6 +94,14 @@ async def test_bearer_tokens_admit_only_their_own_and_mark_approvers() -> None:
         BearerTokens(["short"])
     with pytest.raises(ValueError, match="not one"):
         BearerTokens(TOKEN)
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(st.text(max_size=64))
+def test_no_other_string_passes_for_the_token(candidate: str) -> None:
+    tokens = BearerTokens([TOKEN])
+    admitted = anyio.run(tokens.verify_token, candidate)
+    assert (admitted is not None) is (candidate == TOKEN)
 
 
 def test_token_files_are_private_and_checked(tmp_path: Path) -> None:
@@ -222,3 +234,42 @@ async def test_when_every_session_is_busy_a_new_one_is_refused_not_a_busy_one_ev
     assert arrived == [True, True]
     assert refused.status_code == 503
     assert [p.status_code for p in still] == [429, 429]  # busy, not evicted (that would be 404)
+
+
+async def test_an_oauth_resource_server_publishes_metadata_and_points_401s_at_it() -> None:
+    server = McpToolServer(ToolPipeline(registry=create_tool_registry([])))
+    options = HttpOptions(
+        token_verifier=BearerTokens([TOKEN]),
+        resource_url="https://mcp.example.com/mcp",
+        authorization_servers=("https://auth.example.com",),
+    )
+    app = http_app(server, options)
+    transport = httpx2.ASGITransport(app=app)
+    with anyio.fail_after(scaled(30)):
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            denied = await client.post("/mcp", json=INITIALIZE, headers=ACCEPTS)
+            metadata = await client.get("/.well-known/oauth-protected-resource/mcp")
+    assert denied.status_code == 401
+    challenge = denied.headers["www-authenticate"]
+    assert challenge.startswith("Bearer ")
+    assert (
+        'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"'
+        in (challenge)
+    )
+    assert metadata.status_code == 200
+    body = metadata.json()
+    assert body["resource"] == "https://mcp.example.com/mcp"
+    assert body["authorization_servers"] == ["https://auth.example.com/"]
+
+
+def test_resource_metadata_needs_a_verifier_and_authorization_servers() -> None:
+    with pytest.raises(ValueError, match="must come with a token_verifier"):
+        HttpOptions(allow_unauthenticated=True, resource_url="https://mcp.example.com/mcp")
+    with pytest.raises(ValueError, match="must come with a token_verifier"):
+        HttpOptions(token_verifier=BearerTokens([TOKEN]), resource_url="https://x.example/mcp")
+    with pytest.raises(ValueError, match="must be https URLs"):
+        HttpOptions(
+            token_verifier=BearerTokens([TOKEN]),
+            resource_url="http://mcp.example.com/mcp",
+            authorization_servers=("https://auth.example.com",),
+        )

@@ -76,6 +76,10 @@ class HttpOptions:
     authorize: Authorize | None = None
     token_verifier: TokenVerifier | None = None
     allow_unauthenticated: bool = False
+    resource_url: str | None = None
+    """This server's URL as an OAuth protected resource: publishes RFC 9728 metadata naming
+    ``authorization_servers`` and points 401 challenges at it (needs a ``token_verifier``)."""
+    authorization_servers: tuple[str, ...] = ()
     sessions: SessionLimits = SessionLimits()
     json_response: bool = False
     stateless: bool = False
@@ -84,7 +88,7 @@ class HttpOptions:
         check_count("HttpOptions.port", self.port, cap=65_535, minimum=0)
         if not isinstance(self.path, str) or not self.path.startswith("/"):
             raise ValueError(f"HttpOptions.path must be an absolute URL path, got {self.path!r}")
-        for field_name in ("allowed_hosts", "allowed_origins"):
+        for field_name in ("allowed_hosts", "allowed_origins", "authorization_servers"):
             value = getattr(self, field_name)
             if isinstance(value, str) or not all(isinstance(v, str) and v for v in value):
                 raise ValueError(f"HttpOptions.{field_name} must be a tuple of non-empty strings")
@@ -109,6 +113,18 @@ def _check_auth(options: HttpOptions) -> None:
         raise ValueError("HttpOptions: give token_verifier or authorize, not both")
     if ways and options.allow_unauthenticated:
         raise ValueError("HttpOptions: allow_unauthenticated=True contradicts the given auth")
+    if options.resource_url is not None:
+        if verifier is None or not options.authorization_servers:
+            raise ValueError(
+                "HttpOptions.resource_url must come with a token_verifier and "
+                f"authorization_servers, got {options.resource_url!r:.200}"
+            )
+        for url in (options.resource_url, *options.authorization_servers):
+            if not url.startswith(("https://", "http://127.0.0.1", "http://localhost")):
+                raise ValueError(
+                    f"HttpOptions.resource_url and authorization_servers must be https URLs "
+                    f"(or loopback http), got {url!r:.200}"
+                )
     if not ways and not options.allow_unauthenticated:
         raise ValueError(
             "HttpOptions needs authentication: token_verifier=BearerTokens([...]) (or "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.authentication import AuthenticationMiddleware
@@ -12,6 +13,7 @@ from starlette.routing import Route
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
 from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.routes import build_resource_metadata_url, create_protected_resource_routes
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
@@ -58,16 +60,23 @@ def http_app(server: McpToolServer, options: HttpOptions) -> Starlette:
         stateless=options.stateless,
     )
     endpoint: Any = SessionEndpoint(manager)
+    routes: list[Route] = []
     middleware: list[Middleware] = []
     verifier = _verifier(options)
     if verifier is not None:
-        endpoint = RequireAuthMiddleware(endpoint, required_scopes=[])
+        metadata_url = None
+        if options.resource_url is not None:
+            resource = AnyHttpUrl(options.resource_url)
+            metadata_url = build_resource_metadata_url(resource)
+            servers = [AnyHttpUrl(url) for url in options.authorization_servers]
+            routes = create_protected_resource_routes(resource, servers)
+        endpoint = RequireAuthMiddleware(endpoint, [], metadata_url)
         middleware = [
             Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier)),
             Middleware(AuthContextMiddleware),
         ]
     return Starlette(
-        routes=[Route(options.path, endpoint=endpoint)],
+        routes=[Route(options.path, endpoint=endpoint), *routes],
         middleware=middleware,
         lifespan=lambda _: manager.run(),
     )
