@@ -94,6 +94,8 @@ async def test_bearer_tokens_admit_only_their_own_and_mark_approvers() -> None:
         BearerTokens(["short"])
     with pytest.raises(ValueError, match="not one"):
         BearerTokens(TOKEN)
+    with pytest.raises(ValueError, match="approver_tokens must differ from tokens"):
+        BearerTokens([TOKEN], approver_tokens=[TOKEN])
 
 
 @settings(max_examples=200, derandomize=True, deadline=None)

@@ -71,9 +71,9 @@ def http_access(
         approvers: tuple[str, ...] = ()
         if options.approver_token_file is not None:
             approvers = (read_token_file(options.approver_token_file),)
+        verifier = BearerTokens([token], approver_tokens=approvers)
     except ValueError as error:
         raise AccessError(str(error)) from None
-    verifier = BearerTokens([token], approver_tokens=approvers)
     written = write_token_file(token) if source is None else None
     notes = [f"bearer token {source or f'written to {written} (mode 0600)'}; "
              "clients send 'Authorization: Bearer <token>'"]  # fmt: skip

@@ -67,6 +67,11 @@ class BearerTokens:
         ]
         if not known:
             raise ValueError("BearerTokens needs at least one token, got none")
+        if set(tokens) & set(approver_tokens):
+            raise ValueError(
+                "BearerTokens.approver_tokens must differ from tokens (a shared token would let "
+                "every caller approve its own calls)"
+            )
         self._known = tuple(known)
 
     async def verify_token(self, token: str) -> AccessToken | None:
