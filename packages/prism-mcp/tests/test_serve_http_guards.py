@@ -161,6 +161,32 @@ async def test_abandoned_sessions_never_lock_out_a_fresh_client(kit: Kit) -> Non
     assert result.error is None and result.content == (TextContent(text="fresh"),)
 
 
+async def ping(raw: httpx2.AsyncClient, url: str, session: str) -> int:
+    headers = {**AUTH, "mcp-session-id": session}
+    return (await raw.post(url, json=rpc("ping", 40), headers=headers)).status_code
+
+
+async def test_at_the_cap_the_session_idle_the_longest_is_the_one_closed(kit: Kit) -> None:
+    with anyio.fail_after(scaled(60)):
+        async with guarded(kit, "2,16") as url, httpx2.AsyncClient() as raw:
+            first = await initialized(raw, url)
+            second = await initialized(raw, url)
+            assert await ping(raw, url, first) == 200  # first is now the more recently used
+            third = await initialized(raw, url)
+            statuses = [await ping(raw, url, s) for s in (first, second, third)]
+    assert statuses == [200, 404, 200]
+
+
+async def test_an_idle_session_is_closed_after_idle_seconds(kit: Kit) -> None:
+    with anyio.fail_after(scaled(60)):
+        async with guarded(kit, "4,16,0.5") as url, httpx2.AsyncClient() as raw:
+            session = await initialized(raw, url)
+            alive = await ping(raw, url, session)
+            await anyio.sleep(0.5 + scaled(1))  # the timer under test, not synchronisation
+            expired = await ping(raw, url, session)
+    assert (alive, expired) == (200, 404)
+
+
 async def hold_a_call(raw: httpx2.AsyncClient, url: str, session: str, ident: int) -> None:
     """A ``hang`` call held in flight until the test's task group is cancelled (sent again
     while the session refuses it because a probe was in flight at that moment)."""

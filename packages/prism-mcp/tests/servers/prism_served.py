@@ -167,9 +167,13 @@ def main() -> None:
         anyio.run(serve_tools, server)
         return
     token = sys.argv[3] if len(sys.argv) > 3 else None
-    # PRISM_SERVED_SESSIONS="max_sessions,max_requests_per_session" bounds the HTTP sessions.
-    bounds = [int(n) for n in os.environ.get("PRISM_SERVED_SESSIONS", "64,16").split(",")]
-    sessions = SessionLimits(max_sessions=bounds[0], max_requests_per_session=bounds[1])
+    # PRISM_SERVED_SESSIONS="max_sessions,max_requests_per_session[,idle_seconds]".
+    bounds = [float(n) for n in os.environ.get("PRISM_SERVED_SESSIONS", "64,16").split(",")]
+    sessions = SessionLimits(
+        max_sessions=int(bounds[0]),
+        max_requests_per_session=int(bounds[1]),
+        idle_seconds=bounds[2] if len(bounds) > 2 else 600.0,
+    )
     if token is None:
         http = HttpOptions(port=int(sys.argv[2]), allow_unauthenticated=True, sessions=sessions)
     else:
