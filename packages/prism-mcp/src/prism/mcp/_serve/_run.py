@@ -99,7 +99,8 @@ async def serve_tools(
     transport: Literal["stdio", "http"] = "stdio",
     http: HttpOptions | None = None,
 ) -> None:
-    """Serve until the client leaves (stdio) or the task is cancelled (HTTP, asyncio only)."""
+    """Serve until the client leaves (stdio) or the task is cancelled (HTTP, asyncio only).
+    HTTP needs ``http`` with authentication (``HttpOptions()`` alone raises, saying so)."""
     if transport == "stdio":
         await run_stdio(server)
     elif transport == "http":
