@@ -1,17 +1,20 @@
 """Who may use ``prism-coding-server --http``, and who approves: the real console script,
-driven by the official MCP SDK client over Streamable HTTP. Both backends."""
+driven by the official MCP SDK client over Streamable HTTP (and stdio). Both backends."""
 
 from __future__ import annotations
 
+import contextlib
 import stat
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx2
 import pytest
-from mcp import types
+from mcp import ClientSession, StdioServerParameters, stdio_client, types
 
 from prism.core.testing import scaled
 
@@ -252,3 +255,38 @@ async def test_abandoned_sessions_never_deny_a_fresh_client_and_memory_stays_bou
     assert statuses == [200] * FLOOD
     assert growth < 8 * 1024 * 1024, f"the server grew {growth / 2**20:.1f} MiB"
     assert "ran.txt" in read
+
+
+@contextlib.asynccontextmanager
+async def stdio_session(root: Path, elicit: Any = None) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "prism.coding_server", "--root", str(root), "--no-sandbox"],
+        env=BASE_ENV,
+    )
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(
+            read, write, read_timeout_seconds=scaled(30), elicitation_callback=elicit
+        ) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+async def test_over_stdio_the_clients_user_owns_approvals_and_nobody_is_named_as_such(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path)
+    with anyio.fail_after(scaled(90)):
+        async with stdio_session(root) as session:
+            unasked = await session.call_tool("shell", {"command": "python3 mark.py"})
+        assert not (root / "ran.txt").exists()
+        async with stdio_session(root, accept) as session:
+            approved = await session.call_tool("shell", {"command": "python3 mark.py"})
+    assert unasked.is_error
+    message = text_of(unasked)
+    assert "no one could be asked" in message and "elicitation capability" in message
+    assert "denied by the user" not in message
+    assert not approved.is_error, text_of(approved)
+    assert (root / "ran.txt").read_text() == "ran"
