@@ -4,6 +4,7 @@ driven by the official MCP SDK client over Streamable HTTP (and stdio). Both bac
 from __future__ import annotations
 
 import contextlib
+import signal
 import stat
 import subprocess
 import sys
@@ -290,3 +291,17 @@ async def test_over_stdio_the_clients_user_owns_approvals_and_nobody_is_named_as
     assert "denied by the user" not in message
     assert not approved.is_error, text_of(approved)
     assert (root / "ran.txt").read_text() == "ran"
+
+
+async def test_a_generated_token_file_is_removed_when_the_server_is_terminated(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path)
+    async with http_server(root, tmp=tmp_path) as server:
+        token_file = server.token_file()
+        assert token_file.exists()
+        server.process.send_signal(signal.SIGTERM)
+        with anyio.fail_after(scaled(30)):
+            while server.process.poll() is None:
+                await anyio.sleep(0.05)
+    assert not token_file.exists() and not token_file.parent.exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -111,9 +112,16 @@ async def _serve(options: CodingServerOptions) -> None:
             built.ledger.close()
 
 
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: stdout carries only MCP messages; notes and errors go to stderr."""
     options = parse_options(argv)
+    # SIGTERM unwinds like Ctrl-C (uvicorn re-raises it after its graceful shutdown), so a
+    # generated token file is removed on the way out.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         anyio.run(_serve, options)
     except (SandboxRequiredError, AccessError) as error:
