@@ -112,7 +112,7 @@ async def _serve(options: CodingServerOptions) -> None:
             built.ledger.close()
 
 
-def _exit_on_sigterm(signum: int, frame: object) -> None:
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
