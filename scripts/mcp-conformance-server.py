@@ -130,7 +130,8 @@ def main() -> None:
     server = McpToolServer(
         ToolPipeline(registry=REGISTRY), ServeOptions(name="prism-conformance-server")
     )
-    http = HttpOptions(port=int(sys.argv[1]))
+    # The suite's client sends no bearer token: this loopback test server opts out of auth.
+    http = HttpOptions(port=int(sys.argv[1]), allow_unauthenticated=True)
     anyio.run(lambda: serve_tools(server, transport="http", http=http))
 
 

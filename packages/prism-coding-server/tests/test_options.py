@@ -50,6 +50,13 @@ def test_roots_are_resolved_and_lists_become_tuples(tmp_path: Path) -> None:
         ("approval_timeout_seconds", math.inf),
         ("shell_timeout_seconds", 3600.5),
         ("shell_timeout_seconds", "60"),
+        ("auth", "no"),
+        ("token_file", ""),
+        ("approver_token_file", "a\0b"),
+        ("approver_command", ()),
+        ("approver_command", "notify-send"),
+        ("sessions", {"max_sessions": 8}),
+        ("approver_tty", "yes"),
     ],
 )
 def test_a_bad_field_is_refused_naming_it(tmp_path: Path, field: str, value: object) -> None:
@@ -89,3 +96,42 @@ def test_a_bad_command_line_exits_2_naming_the_field(
         parse_options(["--root", str(tmp_path), "--http", "70000"])
     assert exited.value.code == 2
     assert "CodingServerOptions.port must be an int from 0 to 65,535" in capsys.readouterr().err
+
+
+def test_the_command_line_fills_the_access_options(tmp_path: Path) -> None:
+    argv = ["--root", str(tmp_path), "--http", "0", "--token-file", "/t", "--approver",
+            "ask --title 'Prism approval'", "--max-sessions", "8", "--session-idle-seconds", "30",
+            "--max-requests-per-session", "4", "--max-request-bytes", "65536"]  # fmt: skip
+    options = parse_options(argv)
+    assert options.auth and options.token_file == "/t"
+    assert options.approver_command == ("ask", "--title", "Prism approval")
+    limits = options.sessions
+    assert (limits.max_sessions, limits.idle_seconds) == (8, 30.0)
+    assert (limits.max_requests_per_session, limits.max_request_bytes) == (4, 65536)
+    defaults = parse_options(["--root", str(tmp_path)])
+    assert defaults.auth and defaults.sessions.max_sessions == 64
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--http", "0", "--no-auth"], "add --i-understand-anyone-local-can-run-commands"),
+        (["--http", "0", "--i-understand-anyone-local-can-run-commands"], "only goes with"),
+        (["--token-file", "/t"], "--token-file applies to --http only"),
+        (["--max-sessions", "8"], "--max-sessions applies to --http only"),
+        (["--http", "0", "--max-sessions", "0"], "SessionLimits.max_sessions must be an int"),
+        (["--http", "0", "--session-idle-seconds", "nan"], "SessionLimits.idle_seconds must"),
+    ],
+)
+def test_bad_access_flags_exit_2_saying_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], said: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        parse_options(["--root", str(tmp_path), *extra])
+    assert exited.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_one_out_of_band_approver_at_a_time(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"^CodingServerOptions\.approver_tty must be False"):
+        CodingServerOptions(roots=(str(tmp_path),), approver_command=("ask",), approver_tty=True)

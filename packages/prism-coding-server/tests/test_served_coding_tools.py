@@ -42,10 +42,11 @@ from prism.mcp import (
     connect_mcp_tools,
 )
 
+from .conftest import BASE_ENV, http_server
+
 pytestmark = pytest.mark.anyio
 
 SECRET = "sk-served-7d1e4b9a0c3f2856"
-BASE_ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/")}
 
 
 class User:
@@ -158,6 +159,10 @@ async def test_without_elicitation_a_command_needing_approval_is_denied(tmp_path
             result = await call(bridge, "shell", command="python3 mark.py")
     assert result.error is not None
     assert not (tmp_path / "marked.txt").exists()
+    # Nobody was asked, and the result says so (not "denied by the user").
+    assert "no one could be asked" in text(result)
+    assert "did not declare the elicitation capability" in text(result)
+    assert "denied by the user" not in text(result)
 
 
 SPAWN = """\
@@ -276,55 +281,26 @@ def test_a_root_that_is_not_a_directory_is_a_clear_error(tmp_path: Path) -> None
     assert "roots" in done.stderr and str(missing) in done.stderr
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_http(*args: str) -> Any:
-    """The console script over HTTP in its own process group (the test kills the group)."""
-    import subprocess
-
-    return subprocess.Popen(
-        [sys.executable, "-m", "prism.coding_server", *args],
-        env=BASE_ENV,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+HTTP_TOKEN = "served-http-token-0a1b2c3d4e5f"
 
 
 async def test_http_serves_on_loopback_with_the_same_tools(tmp_path: Path) -> None:
     from prism.mcp import StreamableHttpTransport
 
-    (tmp_path / "hello.txt").write_text("hello over http\n")
-    port = free_port()
-    process = start_http(
-        "--root", str(tmp_path), "--no-sandbox", "--read-only", "--http", str(port)
-    )
-    try:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "hello.txt").write_text("hello over http\n")
+    env = {"PRISM_CODING_SERVER_TOKEN": HTTP_TOKEN}
+    async with http_server(root, "--read-only", env=env, tmp=tmp_path) as server:
         with anyio.fail_after(scaled(60)):
-            while True:
-                try:
-                    stream = await anyio.connect_tcp("127.0.0.1", port)
-                except OSError:
-                    await anyio.sleep(0.05)
-                    continue
-                await stream.aclose()
-                break
-            http = StreamableHttpTransport(f"http://127.0.0.1:{port}/mcp")
+            http = StreamableHttpTransport(
+                server.url, headers={"Authorization": f"Bearer {HTTP_TOKEN}"}
+            )
             async with connect_mcp_tools(
                 server_id="coding", transport=http, name_prefix="", connect_timeout_seconds=30
             ) as bridge:
                 names = sorted(t.name for t in bridge.tools)
                 result = await call(bridge, "read", path="hello.txt")
-    finally:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
     assert names == ["read", "shell"]
     assert result.error is None and "hello over http" in text(result)
 

@@ -182,7 +182,7 @@ async def test_tools_are_listed_with_schemas_and_hints(kit: Kit, tmp_path: Path)
 
 
 @pytest.mark.parametrize(("fallback", "runs"), [("yes", True), ("no", False), (None, False)])
-async def test_without_a_back_channel_the_hosts_fallback_decides_approvals(
+async def test_without_a_back_channel_the_operators_approver_decides_approvals(
     kit: Kit, tmp_path: Path, fallback: str | None, runs: bool
 ) -> None:
     # The bridge negotiates the 2026-07-28 protocol here: no server-to-client requests, so the
@@ -201,3 +201,5 @@ async def test_without_a_back_channel_the_hosts_fallback_decides_approvals(
     assert (tmp_path / "deployed").exists() is runs
     assert (result.error is None) is runs
     assert asked == []
+    if fallback is None:  # nobody to ask: the result says so
+        assert result.error is not None and "no one could be asked" in result.error.message

@@ -29,13 +29,21 @@ from prism.core import (
     create_static_permission_policy,
     create_tool_registry,
 )
-from prism.mcp.server import HttpOptions, McpApproval, McpToolServer, ServeOptions, serve_tools
+from prism.mcp.server import (
+    BearerTokens,
+    HttpOptions,
+    McpApproval,
+    McpToolServer,
+    ServeOptions,
+    SessionLimits,
+    serve_tools,
+)
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="  # noqa: E501
 MARKERS = Path(os.environ.get("PRISM_SERVED_MARKERS", "/nonexistent"))
 FALLBACK = os.environ.get("PRISM_SERVED_FALLBACK")  # "yes"/"no": the host's own answer
 APPROVAL = McpApproval(
-    timeout_seconds=10, fallback=None if FALLBACK is None else (lambda request: FALLBACK == "yes")
+    timeout_seconds=10, approver=None if FALLBACK is None else (lambda request: FALLBACK == "yes")
 )
 
 
@@ -159,9 +167,18 @@ def main() -> None:
         anyio.run(serve_tools, server)
         return
     token = sys.argv[3] if len(sys.argv) > 3 else None
-    http = HttpOptions(
-        port=int(sys.argv[2]), authorize=None if token is None else (lambda t: t == token)
+    # PRISM_SERVED_SESSIONS="max_sessions,max_requests_per_session[,idle_seconds]".
+    bounds = [float(n) for n in os.environ.get("PRISM_SERVED_SESSIONS", "64,16").split(",")]
+    sessions = SessionLimits(
+        max_sessions=int(bounds[0]),
+        max_requests_per_session=int(bounds[1]),
+        idle_seconds=bounds[2] if len(bounds) > 2 else 600.0,
     )
+    if token is None:
+        http = HttpOptions(port=int(sys.argv[2]), allow_unauthenticated=True, sessions=sessions)
+    else:
+        verifier = BearerTokens([token])
+        http = HttpOptions(port=int(sys.argv[2]), token_verifier=verifier, sessions=sessions)
     anyio.run(lambda: serve_tools(server, transport="http", http=http))
 
 

@@ -15,8 +15,9 @@ from prism.coding_security import (
 from prism.coding_tools import ShellOperations, ShellOptions, create_coding_tools
 from prism.core import SecretRedactor, ToolPipeline, create_tool_registry
 from prism.jsonschema import create_json_schema_tool_argument_validator
-from prism.mcp.server import McpApproval, McpToolServer, ServeOptions
+from prism.mcp.server import McpToolServer, ServeOptions
 
+from ._approver import approval_for
 from ._ledger import JsonLinesLedger
 from ._options import CodingServerOptions, secrets_from_environment
 
@@ -81,7 +82,9 @@ async def build_server(options: CodingServerOptions) -> BuiltServer:
     """Everything the console script serves; raises ``SandboxRequiredError`` (see above)."""
     roots = list(options.roots)
     operations, note = await _shell_operations(options)
-    approve = McpApproval(timeout_seconds=options.approval_timeout_seconds)
+    approve = approval_for(
+        options.approver_command, options.approval_timeout_seconds, tty=options.approver_tty
+    )
     policy = create_coding_approval_policy(
         roots=roots,
         approve=approve,

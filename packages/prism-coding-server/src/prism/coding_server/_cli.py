@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 
 import anyio
 
-from prism.mcp.server import HttpOptions, serve_tools
+from prism.mcp.server import serve_tools
 
+from ._access import AccessError, http_access
 from ._build import SandboxRequiredError, build_server
+from ._cli_access import access_options, add_access_arguments, check_access_arguments
 from ._options import CodingServerOptions
 
 __all__ = ["main", "parse_options"]
@@ -64,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="append a redacted JSON-lines audit record per call to FILE",
     )
+    add_access_arguments(parser)
     return parser  # fmt: skip
 
 
@@ -72,6 +76,7 @@ def parse_options(argv: Sequence[str] | None = None) -> CodingServerOptions:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
+        check_access_arguments(args)
         return CodingServerOptions(
             roots=tuple(args.root),
             read_only=args.read_only,
@@ -81,17 +86,25 @@ def parse_options(argv: Sequence[str] | None = None) -> CodingServerOptions:
             transport="stdio" if args.http is None else "http",
             port=8000 if args.http is None else args.http,
             ledger=args.ledger,
+            **access_options(args),
         )
     except ValueError as error:
         parser.error(str(error))
 
 
+def _say(line: str) -> None:
+    print(f"prism-coding-server: {line}", file=sys.stderr, flush=True)
+
+
 async def _serve(options: CodingServerOptions) -> None:
     built = await build_server(options)
-    print(f"prism-coding-server: {built.sandbox_note}", file=sys.stderr)
+    _say(built.sandbox_note)
     try:
         if options.transport == "http":
-            await serve_tools(built.server, transport="http", http=HttpOptions(port=options.port))
+            with http_access(options) as access:
+                for note in access.notes:
+                    _say(note)
+                await serve_tools(built.server, transport="http", http=access.http)
         else:
             await serve_tools(built.server)
     finally:
@@ -99,13 +112,20 @@ async def _serve(options: CodingServerOptions) -> None:
             built.ledger.close()
 
 
+def _exit_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: stdout carries only MCP messages; notes and errors go to stderr."""
     options = parse_options(argv)
+    # SIGTERM unwinds like Ctrl-C (uvicorn re-raises it after its graceful shutdown), so a
+    # generated token file is removed on the way out.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         anyio.run(_serve, options)
-    except SandboxRequiredError as error:
-        print(f"prism-coding-server: {error}", file=sys.stderr)
+    except (SandboxRequiredError, AccessError) as error:
+        _say(str(error))
         raise SystemExit(2) from None
     except KeyboardInterrupt:
         raise SystemExit(130) from None

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from prism.core.options import check_choice, check_count, check_flag, check_seconds
+from prism.mcp.server import SessionLimits
 
 __all__ = ["CodingServerOptions"]
 
@@ -18,7 +19,9 @@ SECRET_ENV_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY"
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CodingServerOptions:
     """``sandbox=None``: bubblewrap when it works here, else the local shell; ``True``: required.
-    ``roots`` are resolved (realpath) here, once."""
+    ``roots`` are resolved (realpath) here, once. Over HTTP a bearer token is required unless
+    ``auth=False``; ``approver_command`` (argv) is the operator's out-of-band approver;
+    ``approver_token_file`` holds a second token whose clients may approve their own calls."""
 
     roots: tuple[str, ...]
     read_only: bool = False
@@ -30,6 +33,12 @@ class CodingServerOptions:
     ledger: str | None = None
     approval_timeout_seconds: float = 120.0
     shell_timeout_seconds: float = 600.0
+    auth: bool = True
+    token_file: str | None = None
+    approver_command: tuple[str, ...] | None = None
+    approver_tty: bool = False
+    approver_token_file: str | None = None
+    sessions: SessionLimits = field(default_factory=SessionLimits)
 
     def __post_init__(self) -> None:
         roots = _check_paths("CodingServerOptions.roots", self.roots)
@@ -60,6 +69,32 @@ class CodingServerOptions:
         check_seconds(
             "CodingServerOptions.shell_timeout_seconds", self.shell_timeout_seconds, cap=MAX_SECONDS
         )
+        self._check_access()
+
+    def _check_access(self) -> None:
+        check_flag("CodingServerOptions.auth", self.auth)
+        for where in ("token_file", "approver_token_file"):
+            path = getattr(self, where)
+            if path is not None:
+                _check_paths(f"CodingServerOptions.{where}", (path,))
+        if not self.auth and (self.token_file or self.approver_token_file):
+            raise ValueError("CodingServerOptions.auth=False contradicts the given token files")
+        if self.approver_command is not None:
+            command = _check_paths("CodingServerOptions.approver_command", self.approver_command)
+            if not command:
+                raise ValueError(
+                    "CodingServerOptions.approver_command must be a non-empty argv, got ()"
+                )
+            object.__setattr__(self, "approver_command", command)
+        check_flag("CodingServerOptions.approver_tty", self.approver_tty)
+        if self.approver_tty and self.approver_command is not None:
+            raise ValueError(
+                "CodingServerOptions.approver_tty must be False when approver_command is given"
+            )
+        if not isinstance(self.sessions, SessionLimits):
+            raise ValueError(
+                f"CodingServerOptions.sessions must be a SessionLimits, got {self.sessions!r:.200}"
+            )
 
 
 def _check_paths(where: str, value: object) -> tuple[str, ...]:

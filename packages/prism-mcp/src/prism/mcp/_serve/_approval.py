@@ -1,4 +1,5 @@
-"""Approvals for served tools: ask the MCP client's user (elicitation), else the host, else no."""
+"""Approvals for served tools: the owning client's user (elicitation), else the operator's
+approver, else a denial that says no one could be asked."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import NoBackChannelError
 from prism.core import AbortSignal
 
-__all__ = ["CURRENT_REQUEST", "ApprovalPrompt", "HostApprove", "McpApproval"]
+from ._auth import APPROVE_SCOPE
+
+__all__ = ["CURRENT_REQUEST", "ApprovalPrompt", "HostApprove", "McpApproval", "NoApproverError"]
 
 CURRENT_REQUEST: ContextVar[ServerRequestContext[Any] | None] = ContextVar(
     "prism_mcp_current_request", default=None
@@ -46,44 +49,57 @@ class ApprovalPrompt(Protocol):
 HostApprove: TypeAlias = Callable[[Any], "bool | Awaitable[bool]"]
 
 
-class McpApproval:
-    """An approve callback for execution policies of served tools.
+class NoApproverError(RuntimeError):
+    """Approval was needed and no one could be asked; the message says why."""
 
-    Inside a call from a client that declared elicitation, the user is asked through an
-    elicitation request (bounded by ``timeout_seconds``; no answer, decline or cancel = deny).
-    Otherwise the host's ``fallback`` decides; without one, the action is denied.
+
+class McpApproval:
+    """An approve callback for execution policies of served tools, with an owner.
+
+    The client's user is asked by elicitation (bounded by ``timeout_seconds``; no answer,
+    decline or cancel = deny) only when that client owns approvals: over stdio (the client is
+    the user's own app), or over HTTP when its bearer token has the ``prism:approve`` scope.
+    Otherwise ``approver``, the operator's out-of-band approver, decides. With neither,
+    ``NoApproverError`` says that no one could be asked (the policy denies).
     """
 
-    __slots__ = ("fallback", "timeout_seconds")
+    __slots__ = ("approver", "timeout_seconds")
 
     def __init__(
-        self, *, fallback: HostApprove | None = None, timeout_seconds: float = 120.0
+        self, *, approver: HostApprove | None = None, timeout_seconds: float = 120.0
     ) -> None:
-        if fallback is not None and not callable(fallback):
-            raise ValueError("fallback: expected a callable or None")
+        if approver is not None and not callable(approver):
+            raise ValueError(f"McpApproval.approver must be a callable or None, got {approver!r}")
         if isinstance(timeout_seconds, bool) or not 0 < timeout_seconds <= 3600:
             raise ValueError(
-                f"timeout_seconds: expected 0 < seconds <= 3600, got {timeout_seconds!r}"
+                f"McpApproval.timeout_seconds must be above 0 and at most 3600, "
+                f"got {timeout_seconds!r}"
             )
-        self.fallback = fallback
+        self.approver = approver
         self.timeout_seconds = float(timeout_seconds)
 
     async def __call__(self, request: ApprovalPrompt) -> bool:
         ctx = CURRENT_REQUEST.get()
-        if ctx is not None and _can_elicit(ctx):
-            said = await self._elicit(ctx, request)
-            if said is not None:
-                return said
-        if self.fallback is None:
-            return False
-        answer = self.fallback(request)
+        why = "the call did not come from an MCP client"
+        if ctx is not None:
+            why = _why_client_cannot_approve(ctx)
+            if not why:
+                said = await self._elicit(ctx, request)
+                if said is not None:
+                    return said
+                why = "this connection cannot carry a question to the client (no back channel)"
+        if self.approver is None:
+            raise NoApproverError(
+                f"no one could be asked to approve this: {why}, and the server has no approver"
+            )
+        answer = self.approver(request)
         if inspect.isawaitable(answer):
             answer = await answer
         return answer is True
 
     async def _elicit(self, ctx: ServerRequestContext[Any], request: ApprovalPrompt) -> bool | None:
         """The user's answer; ``None`` when this connection cannot carry the question (the
-        2026-07-28 era has no back channel for server requests), so the host decides."""
+        2026-07-28 era has no back channel for server requests)."""
         message = f"Allow this action? {request.describe()}"
         with anyio.move_on_after(self.timeout_seconds):
             try:
@@ -97,6 +113,23 @@ class McpApproval:
             content = result.content or {}
             return result.action == "accept" and content.get("approve") is True
         return False
+
+
+def _why_client_cannot_approve(ctx: ServerRequestContext[Any]) -> str:
+    """Empty when the calling client owns approvals and can be asked, else the reason."""
+    http = ctx.request
+    transport = getattr(ctx, "transport", None)
+    if http is not None or getattr(transport, "headers", None) is not None:  # over HTTP
+        user = getattr(http, "scope", {}).get("user")
+        scopes = getattr(user, "scopes", None) or ()
+        if APPROVE_SCOPE not in scopes:
+            return (
+                f"an HTTP client may not approve its own calls (its token lacks the "
+                f"{APPROVE_SCOPE!r} scope)"
+            )
+    if not _can_elicit(ctx):
+        return "the MCP client did not declare the elicitation capability"
+    return ""
 
 
 def _can_elicit(ctx: ServerRequestContext[Any]) -> bool:

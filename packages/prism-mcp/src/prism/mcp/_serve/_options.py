@@ -6,12 +6,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from prism.core.options import GIB, check_callable, check_count, check_flag, check_seconds
+from mcp.server.auth.provider import TokenVerifier
+from prism.core.options import GIB, MIB, check_callable, check_count, check_flag, check_seconds
 
-__all__ = ["Authorize", "HttpOptions", "ServeOptions"]
+__all__ = ["Authorize", "HttpOptions", "ServeOptions", "SessionLimits"]
 
-Authorize: TypeAlias = Callable[[str | None], "bool | Awaitable[bool]"]
-"""Given the bearer token of an HTTP request (``None`` when absent), whether to serve it."""
+Authorize: TypeAlias = Callable[[str], "bool | Awaitable[bool]"]
+"""Given the bearer token of an HTTP request, whether to serve it (no token: refused first)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,9 +37,36 @@ class ServeOptions:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SessionLimits:
+    """Bounds of stateful HTTP sessions. At ``max_sessions`` the session idle the longest is
+    closed to admit a new one (refused with 503 only when every session is busy); a session
+    idle for ``idle_seconds`` is closed; one session holds at most ``max_requests_per_session``
+    requests in flight (429 beyond), each body at most ``max_request_bytes`` (413 beyond)."""
+
+    max_sessions: int = 64
+    idle_seconds: float = 600.0
+    max_requests_per_session: int = 16
+    max_request_bytes: int = 4 * MIB
+
+    def __post_init__(self) -> None:
+        check_count("SessionLimits.max_sessions", self.max_sessions, cap=100_000)
+        seconds = check_seconds("SessionLimits.idle_seconds", self.idle_seconds, cap=86_400.0)
+        object.__setattr__(self, "idle_seconds", seconds)
+        check_count(
+            "SessionLimits.max_requests_per_session", self.max_requests_per_session, cap=10_000
+        )
+        check_count(
+            "SessionLimits.max_request_bytes", self.max_request_bytes, cap=1 * GIB, minimum=1024
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HttpOptions:
     """The Streamable HTTP listener: loopback by default, ``Host``/``Origin`` checked
-    (DNS-rebinding protection) and an optional bearer-token check on every request."""
+    (DNS-rebinding protection), bounded sessions, and authentication required: a
+    ``token_verifier`` (``BearerTokens``, or the SDK's OAuth resource-server verifier) or an
+    ``authorize`` hook, unless ``allow_unauthenticated=True`` says anyone who can connect
+    may call the tools."""
 
     host: str = "127.0.0.1"
     port: int = 8000
@@ -46,6 +74,13 @@ class HttpOptions:
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     authorize: Authorize | None = None
+    token_verifier: TokenVerifier | None = None
+    allow_unauthenticated: bool = False
+    resource_url: str | None = None
+    """This server's URL as an OAuth protected resource: publishes RFC 9728 metadata naming
+    ``authorization_servers`` and points 401 challenges at it (needs a ``token_verifier``)."""
+    authorization_servers: tuple[str, ...] = ()
+    sessions: SessionLimits = SessionLimits()
     json_response: bool = False
     stateless: bool = False
 
@@ -53,10 +88,46 @@ class HttpOptions:
         check_count("HttpOptions.port", self.port, cap=65_535, minimum=0)
         if not isinstance(self.path, str) or not self.path.startswith("/"):
             raise ValueError(f"HttpOptions.path must be an absolute URL path, got {self.path!r}")
-        for field_name in ("allowed_hosts", "allowed_origins"):
+        for field_name in ("allowed_hosts", "allowed_origins", "authorization_servers"):
             value = getattr(self, field_name)
             if isinstance(value, str) or not all(isinstance(v, str) and v for v in value):
                 raise ValueError(f"HttpOptions.{field_name} must be a tuple of non-empty strings")
         check_callable("HttpOptions.authorize", self.authorize, optional=True)
+        _check_auth(self)
+        if not isinstance(self.sessions, SessionLimits):
+            raise ValueError(f"HttpOptions.sessions must be a SessionLimits, got {self.sessions!r}")
         check_flag("HttpOptions.json_response", self.json_response)
         check_flag("HttpOptions.stateless", self.stateless)
+
+
+def _check_auth(options: HttpOptions) -> None:
+    """Exactly one way to authenticate, or an explicit ``allow_unauthenticated``."""
+    check_flag("HttpOptions.allow_unauthenticated", options.allow_unauthenticated)
+    verifier = options.token_verifier
+    if verifier is not None and not callable(getattr(verifier, "verify_token", None)):
+        raise ValueError(
+            f"HttpOptions.token_verifier must have an async verify_token(token), got {verifier!r}"
+        )
+    ways = (options.authorize is not None) + (verifier is not None)
+    if ways > 1:
+        raise ValueError("HttpOptions: give token_verifier or authorize, not both")
+    if ways and options.allow_unauthenticated:
+        raise ValueError("HttpOptions: allow_unauthenticated=True contradicts the given auth")
+    if options.resource_url is not None:
+        if verifier is None or not options.authorization_servers:
+            raise ValueError(
+                "HttpOptions.resource_url must come with a token_verifier and "
+                f"authorization_servers, got {options.resource_url!r:.200}"
+            )
+        for url in (options.resource_url, *options.authorization_servers):
+            if not url.startswith(("https://", "http://127.0.0.1", "http://localhost")):
+                raise ValueError(
+                    f"HttpOptions.resource_url and authorization_servers must be https URLs "
+                    f"(or loopback http), got {url!r:.200}"
+                )
+    if not ways and not options.allow_unauthenticated:
+        raise ValueError(
+            "HttpOptions needs authentication: token_verifier=BearerTokens([...]) (or "
+            "authorize=...), or allow_unauthenticated=True to let anyone who can connect "
+            "call the tools"
+        )

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
-import inspect
-import json
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Literal
 
+from pydantic import AnyHttpUrl
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.routing import Route
+
+from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
+from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.routes import build_resource_metadata_url, create_protected_resource_routes
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
-from ._options import Authorize, HttpOptions
+from ._auth import HookVerifier
+from ._options import HttpOptions
 from ._server import McpToolServer
+from ._sessions import BoundedSessionManager, SessionEndpoint
 
 __all__ = ["http_app", "run_http", "run_stdio", "serve_tools"]
-
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 _LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
@@ -38,44 +42,44 @@ def _security(options: HttpOptions) -> TransportSecuritySettings:
     )
 
 
-def _bearer(scope: Scope) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key.lower() == b"authorization":
-            text = value.decode("latin-1")
-            return text[7:] if text[:7].lower() == "bearer " else None
-    return None
+def _verifier(options: HttpOptions) -> TokenVerifier | None:
+    if options.token_verifier is not None:
+        return options.token_verifier
+    return None if options.authorize is None else HookVerifier(options.authorize)
 
 
-def _guard(app: Asgi, authorize: Authorize) -> Asgi:
-    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope.get("type") == "http":
-            try:
-                allowed = authorize(_bearer(scope))
-                if inspect.isawaitable(allowed):
-                    allowed = await allowed
-            except Exception:
-                allowed = False
-            if allowed is not True:
-                body = json.dumps({"error": "unauthorized"}).encode()
-                headers = [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]
-                await send({"type": "http.response.start", "status": 401, "headers": headers})
-                await send({"type": "http.response.body", "body": body})
-                return
-        await app(scope, receive, send)
-
-    return guarded
-
-
-def http_app(server: McpToolServer, options: HttpOptions) -> Asgi:
-    """The ASGI app (Starlette) serving ``server`` with the options' guards."""
-    app: Asgi = server.lowlevel.streamable_http_app(
-        streamable_http_path=options.path,
+def http_app(server: McpToolServer, options: HttpOptions) -> Starlette:
+    """The ASGI app (Starlette) serving ``server`` with the options' guards: bearer
+    authentication (401 with ``WWW-Authenticate: Bearer``), Host/Origin checks, bounded
+    sessions."""
+    manager = BoundedSessionManager(
+        server.lowlevel,
+        options.sessions,
+        security_settings=_security(options),
         json_response=options.json_response,
-        stateless_http=options.stateless,
-        transport_security=_security(options),
-        host=options.host,
+        stateless=options.stateless,
     )
-    return app if options.authorize is None else _guard(app, options.authorize)
+    endpoint: Any = SessionEndpoint(manager)
+    routes: list[Route] = []
+    middleware: list[Middleware] = []
+    verifier = _verifier(options)
+    if verifier is not None:
+        metadata_url = None
+        if options.resource_url is not None:
+            resource = AnyHttpUrl(options.resource_url)
+            metadata_url = build_resource_metadata_url(resource)
+            servers = [AnyHttpUrl(url) for url in options.authorization_servers]
+            routes = create_protected_resource_routes(resource, servers)
+        endpoint = RequireAuthMiddleware(endpoint, [], metadata_url)
+        middleware = [
+            Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier)),
+            Middleware(AuthContextMiddleware),
+        ]
+    return Starlette(
+        routes=[Route(options.path, endpoint=endpoint), *routes],
+        middleware=middleware,
+        lifespan=lambda _: manager.run(),
+    )
 
 
 async def run_http(server: McpToolServer, options: HttpOptions) -> None:
@@ -95,7 +99,8 @@ async def serve_tools(
     transport: Literal["stdio", "http"] = "stdio",
     http: HttpOptions | None = None,
 ) -> None:
-    """Serve until the client leaves (stdio) or the task is cancelled (HTTP, asyncio only)."""
+    """Serve until the client leaves (stdio) or the task is cancelled (HTTP, asyncio only).
+    HTTP needs ``http`` with authentication (``HttpOptions()`` alone raises, saying so)."""
     if transport == "stdio":
         await run_stdio(server)
     elif transport == "http":
