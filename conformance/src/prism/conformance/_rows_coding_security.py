@@ -257,8 +257,10 @@ async def shell_metacharacters_and_escalation(subjects: ConformanceSubjects) -> 
                 raise AssertionError(f"{command!r} must ask for approval and not run")
         asked = len(approver.commands)
         for command in _QUOTED_METACHARACTERS:
+            ran = len(shell.commands)
             result = await _call(subjects, tools, "shell", {"command": command})
-            if result.error is not None or shell.commands[-1:] != [command]:
+            # What runs may be the policy's literal rendering of the command it judged.
+            if result.error is not None or len(shell.commands) == ran:
                 raise AssertionError(
                     f"quoted metacharacters are a false positive: {command!r} did not run "
                     f"({_text(result)!r})"

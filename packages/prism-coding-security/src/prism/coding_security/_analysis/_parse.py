@@ -15,6 +15,7 @@ from tree_sitter import Language, Node, Parser
 
 from ._model import AnalysisLimit, Collector, Ctx, Scope, SimpleCommand
 from ._redirects import RedirectParts, build_redirect
+from ._render import Rendering, Span, word_spans
 from ._repair import misread, segments
 from ._syntax import (
     CONTROL,
@@ -49,6 +50,8 @@ class Walker:
         self.data = data
         self.words = WordBuilder(self, home)
         self.pending: dict[tuple[int, int, str], list[Node]] = {}
+        self.spans: list[Span] = []
+        """Where each word lies and what it was judged to be (for the rendering)."""
 
     def glued(self, before: Node, after: Node) -> bool:
         """One word: adjacent, or joined by what tree-sitter drops (``a\\<TAB>b``, ``r\\<NL>m``)."""
@@ -99,6 +102,7 @@ class Walker:
         elif kind in ("command_substitution", "process_substitution"):
             self.words.substitution(node, ctx)
         elif kind == "comment":
+            self.spans.append(Span(node.start_byte, node.end_byte))
             return
         else:
             self.other(node, ctx)
@@ -294,6 +298,7 @@ class Walker:
             )
         )
         track_cd(words, ctx.scope)
+        self.spans.extend(word_spans(groups, words, index, ctx.scope.cwd))
         for tail in tails:
             piped = tail.type == "pipeline"
             tail_ctx = replace(
@@ -311,6 +316,7 @@ def parse_into(
     depth: int,
     origin: str | None,
     resync: bool = True,
+    key: tuple[int, str] | None = None,
 ) -> None:
     """Parse ``source`` and append its simple commands; raise ``AnalysisLimit`` on a bound."""
     if source.count("|") > MAX_PIPES:
@@ -334,7 +340,10 @@ def parse_into(
     if home is not None:
         scope_vars["HOME"] = home
     ctx = Ctx(scope=Scope(cwd, scope_vars), depth=depth, origin=origin)
-    Walker(collector, home, data).visit(tree.root_node, ctx)
+    walker = Walker(collector, home, data)
+    if key is not None:
+        collector.renderings[key] = Rendering(data, walker.spans)
+    walker.visit(tree.root_node, ctx)
     if tree.root_node.has_error and resync:
         # Error recovery can nest what bash runs separately (`[;rm -rf /`): also read each
         # top-level segment on its own. Extra commands only add denials; this is never allowed.

@@ -13,6 +13,7 @@ from ._words import UNKNOWN, Word
 __all__ = [
     "CONTROL",
     "REDIRECTS",
+    "cd_destination",
     "clip",
     "flatten_lists",
     "followed_by_amp",
@@ -123,6 +124,18 @@ def text_with(node: Node | None, redirects: list[Node]) -> str:
     return " ".join(part for part in parts if part)
 
 
+def cd_destination(args: list[str], cwd: str | None, home: str | None) -> str | None:
+    """Where ``cd ARGS`` run in ``cwd`` lands, physically: ``..`` is removed textually first
+    (bash's logical default) unless ``-P``; None when it cannot be known."""
+    physical = "-P" in args
+    operands = [text for text in args if not text.startswith("-")]
+    target = operands[0] if operands else home
+    if target is None or UNKNOWN in target or (cwd is None and not target.startswith("/")):
+        return None
+    joined = os.path.join(cwd or "/", target)
+    return os.path.realpath(joined if physical else os.path.normpath(joined))
+
+
 def track_cd(words: tuple[Word, ...], scope: Scope) -> None:
     if not words or not words[0].guess:
         return
@@ -131,12 +144,8 @@ def track_cd(words: tuple[Word, ...], scope: Scope) -> None:
         scope.cwd = None
     if name not in ("cd", "pushd"):
         return
-    operands = [a.text for w in words[1:] for a in w.guess if not a.text.startswith("-")]
-    if not operands:
-        scope.cwd = scope.vars.get("HOME")
-        return
-    target = operands[0]
-    if UNKNOWN in target or target == "-" or (scope.cwd is None and not target.startswith("/")):
+    args = [a.text for w in words[1:] for a in w.guess]
+    if "-" in args:
         scope.cwd = None
         return
-    scope.cwd = os.path.normpath(os.path.join(scope.cwd or "/", target))
+    scope.cwd = cd_destination(args, scope.cwd, scope.vars.get("HOME"))

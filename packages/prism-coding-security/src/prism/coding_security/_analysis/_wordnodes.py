@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from ._fields import EXPANDS_AFTER_DOLLAR, exact_fields
 from ._words import (
     EXPANDED,
     QUOTED,
@@ -53,22 +54,15 @@ def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace")
 
 
-def _fields(
-    chars: Chars, ifs: str, subst: tuple[int, ...], procsub: bool, *, exact: bool
-) -> tuple[Arg, ...] | None:
-    """Field-split and brace-expand; None (exact view) when the expansion is too large."""
+def _fields(chars: Chars, ifs: str, subst: tuple[int, ...], procsub: bool) -> tuple[Arg, ...]:
+    """Field-split and brace-expand the speculative view (a too-large expansion is sampled)."""
     result: list[Arg] = []
     for field in split_fields(chars, ifs):
         expanded = brace_expand(field)
         if expanded is None:
-            if exact:
-                return None
             expanded = brace_sample(field)
         result.extend(Arg(chars_text(item), has_glob(item), subst, procsub) for item in expanded)
     return tuple(result)
-
-
-_EXPANDS_AFTER_DOLLAR = frozenset("!@#?$*-_{(" + "0123456789")
 
 
 def _stray_dollars(acc: _Acc) -> None:
@@ -80,7 +74,7 @@ def _stray_dollars(acc: _Acc) -> None:
         ch, flags = guess[index]
         if ch == "$" and not flags and index + 1 < len(guess):
             after, after_flags = guess[index + 1]
-            if not after_flags and (after in _EXPANDS_AFTER_DOLLAR or after.isalpha()):
+            if not after_flags and (after in EXPANDS_AFTER_DOLLAR or after.isalpha()):
                 out.append((UNKNOWN, QUOTED))
                 acc.exact = None
                 acc.dynamic = acc.dynamic or f"`${after}`, whose value is only known at run time"
@@ -137,10 +131,14 @@ class WordBuilder:
         guess_ifs = ifs if isinstance(ifs, str) else DEFAULT_IFS
         subst = tuple(acc.subst)
         exact = None
+        dynamic = acc.dynamic
         if acc.exact is not None:
-            exact = _fields(acc.exact, DEFAULT_IFS, subst, acc.procsub, exact=True)
-        dynamic = acc.dynamic or "a brace expansion with too many words"
-        guess = _fields(acc.guess, guess_ifs, subst, acc.procsub, exact=False) or ()
+            found = exact_fields(
+                acc.exact, DEFAULT_IFS, subst, acc.procsub, cwd=ctx.scope.cwd, home=self.home
+            )
+            exact, dynamic = found.args, found.dynamic
+            self.walker.out.budget.spend(sum(len(arg.text) for arg in exact or ()))
+        guess = _fields(acc.guess, guess_ifs, subst, acc.procsub) or ()
         return Word(raw, exact, guess, subst, acc.procsub, None if exact is not None else dynamic)
 
     def _tilde(self, raw: str, acc: _Acc, ctx: Ctx) -> None:
