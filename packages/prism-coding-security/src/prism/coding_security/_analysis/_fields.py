@@ -12,7 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._glob import GlobTooLarge, glob_chars
-from ._words import QUOTED, Arg, Chars, brace_expand, chars_text, has_glob, lit, split_fields
+from ._words import (
+    EXPANDED,
+    QUOTED,
+    Arg,
+    Chars,
+    brace_expand,
+    chars_text,
+    has_glob,
+    lit,
+    split_fields,
+)
 
 __all__ = ["EXPANDS_AFTER_DOLLAR", "ExactFields", "exact_fields"]
 
@@ -31,13 +41,18 @@ class ExactFields:
 def _reread(chars: Chars) -> str | None:
     """Why a brace result holds an expansion bash will still perform (None: it holds none)."""
     for index, (ch, flags) in enumerate(chars):
+        if flags & EXPANDED and index + 1 < len(chars):
+            after, after_flags = chars[index + 1]
+            if not after_flags and (after.isalnum() or after == "_"):
+                # `$PWD{a,b}`: bash expands braces first, so the name becomes `PWDa`.
+                return "a variable name that a brace expansion continues"
         if flags:
             continue
         if ch == "`":
             return "a backtick that a brace expansion produced (bash runs it)"
         if ch == "$" and index + 1 < len(chars):
             after, after_flags = chars[index + 1]
-            if after_flags & QUOTED or after in EXPANDS_AFTER_DOLLAR or after.isalpha():
+            if after_flags or after in EXPANDS_AFTER_DOLLAR or after.isalpha():
                 return "a `$` expansion that a brace expansion produced (bash expands it)"
     return None
 
@@ -63,6 +78,7 @@ def exact_fields(
     *,
     cwd: str | None,
     home: str | None,
+    raw: str,
 ) -> ExactFields:
     """Brace → re-read → field splitting → pathname expansion, for the exact view."""
     result: list[Arg] = []
@@ -71,6 +87,10 @@ def exact_fields(
         if expanded is None:
             return ExactFields(None, "a brace expansion with too many words")
         for item in expanded:
+            if not item and item is not field:
+                if any(quote in raw for quote in "'\"\\"):
+                    return ExactFields(None, "an empty brace alternative next to quotes")
+                continue  # bash drops an empty unquoted brace result
             if len(expanded) > 1 or item is not field:
                 why = _reread(item)
                 if why is not None:

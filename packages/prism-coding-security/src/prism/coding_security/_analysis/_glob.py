@@ -154,9 +154,13 @@ class _Walk:
         head, rest = parts[0], parts[1:]
         if not _is_pattern(head):
             path = prefix + chars_text(head) + ("/" if rest else "")
-            if rest and not os.path.isdir(os.path.join(self.cwd, path)):
+            full = os.path.join(self.cwd, path)
+            if not (os.path.isdir(full) if rest else os.path.lexists(full)):
                 return []
             return self.expand(path, rest)
+        # After a globbed component bash joins with one `/` however many were written.
+        empties = next((i for i, part in enumerate(rest) if part), len(rest))
+        rest = rest[empties:] or ([[]] if empties else [])
         pattern = _component_regex(head)
         explicit_dot = bool(head) and head[0][0] == "."
         found: list[str] = []
@@ -184,6 +188,6 @@ def glob_chars(chars: Chars, cwd: str) -> list[str]:
     prefix = "/" if absolute else ""
     if absolute:
         parts = parts[1:]
-    # `a//b` and a trailing `/` keep their empty components: bash keeps them in the result.
+    # `a//b` after a literal component and a trailing `/` keep their empty components.
     found = walk.expand(prefix, parts)
     return found or [chars_text(chars)]

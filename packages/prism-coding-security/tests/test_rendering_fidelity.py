@@ -1,0 +1,72 @@
+"""Property: for generated brace/glob/quote/``$`` words, the rendering of an allowed command
+prints, under bash and under dash, exactly the words bash itself would have made of the original
+text (glob results starting with ``-`` aside: those are rendered as ``./-…`` on purpose)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from prism.coding_security import CommandRule
+from prism.coding_security._analysis._commands import analyze_command
+
+FRAGMENTS = [
+    *("a", "b", "x", "-", ".", "_", "1", "/", "sub/"),
+    *("*", "?", "[ab]", "[!a]", "[^b]", "[[:alpha:]]", "[[:punct:]]", "[a-c]", "[]]", "[.]"),
+    *("{a,b}", "{1..3}", "{,x}", "{a,{b,c}}", "{x}", "{a..c}", "{-,.}", "{*,?}"),
+    *("'*'", '"?"', "\\*", "'a'", '"$HOME"', "$PWD", "~", "'$x'", "$", "{x,$}", "{,~}"),
+]
+FILES = ("a", "b", "ab", "x1", ".h", ".hidden", "c]", "-x", "sub/a", "sub/.d", "sub/b2")
+HOME = "/nonexistent-home"
+SHELLS = [name for name in ("bash", "dash") if shutil.which(name)]
+PRINTF = CommandRule(pattern="printf *", action="allow")
+
+words = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=4).map("".join)
+lines = st.lists(words, min_size=1, max_size=3)
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("fidelity").resolve()
+    for name in FILES:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("")
+    return root
+
+
+def _printed(shell: str, command: str, cwd: Path) -> list[str]:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": HOME, "LC_ALL": "C"}
+    done = subprocess.run(
+        [shell, "-c", command], cwd=cwd, env=env, capture_output=True, timeout=30, check=True
+    )
+    return done.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1]
+
+
+@settings(
+    derandomize=True,
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(line=lines)
+def test_the_rendering_runs_the_words_bash_would_make(tree: Path, line: list[str]) -> None:
+    command = "printf '%s\\0' " + " ".join(line)
+    verdict = analyze_command(command, cwd=str(tree), roots=[str(tree)], home=HOME, rules=[PRINTF])
+    event(verdict.decision)
+    if verdict.decision != "allow":
+        return
+    assert verdict.rendered is not None
+    expected = _printed("bash", command, tree)
+    for shell in SHELLS:
+        printed = _printed(shell, verdict.rendered, tree)
+        assert [w[2:] if w.startswith("./-") else w for w in printed] == expected, (
+            shell,
+            command,
+            verdict.rendered,
+        )
