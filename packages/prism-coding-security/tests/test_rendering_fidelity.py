@@ -43,7 +43,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _printed(shell: str, command: str, cwd: Path) -> list[str]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": HOME, "LC_ALL": "C"}
     done = subprocess.run(
-        [shell, "-c", command], cwd=cwd, env=env, capture_output=True, timeout=30, check=True
+        [shell, "-c", command], cwd=cwd, env=env, capture_output=True, timeout=30, check=False
     )
     return done.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1]
 
@@ -57,6 +57,47 @@ def _printed(shell: str, command: str, cwd: Path) -> list[str]:
 @given(line=lines)
 def test_the_rendering_runs_the_words_bash_would_make(tree: Path, line: list[str]) -> None:
     command = "printf '%s\\0' " + " ".join(line)
+    verdict = analyze_command(command, cwd=str(tree), roots=[str(tree)], home=HOME, rules=[PRINTF])
+    event(verdict.decision)
+    if verdict.decision != "allow":
+        return
+    assert verdict.rendered is not None
+    expected = _printed("bash", command, tree)
+    for shell in SHELLS:
+        printed = _printed(shell, verdict.rendered, tree)
+        assert [w[2:] if w.startswith("./-") else w for w in printed] == expected, (
+            shell,
+            command,
+            verdict.rendered,
+        )
+
+
+CDS = ["sub", "link", "link/..", "sub/..", ".", "link/../sub", "sub/../link"]
+OPERATORS = [" ; ", " && ", " || ", " | ", " 2>&1 | "]
+steps = st.lists(
+    st.tuples(
+        st.sampled_from(OPERATORS),
+        st.one_of(
+            st.sampled_from(CDS).map(lambda d: f"cd {d}"),
+            lines.map(lambda ws: "printf '%s\\0' " + " ".join(ws)),
+        ),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(
+    derandomize=True,
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(parts=steps)
+def test_lists_pipelines_and_cd_run_as_bash_would(tree: Path, parts: list[tuple[str, str]]) -> None:
+    if not (tree / "link").exists():
+        (tree / "link").symlink_to(tree / "sub")
+    command = "printf '%s\\0' *" + "".join(op + step for op, step in parts)
     verdict = analyze_command(command, cwd=str(tree), roots=[str(tree)], home=HOME, rules=[PRINTF])
     event(verdict.decision)
     if verdict.decision != "allow":

@@ -174,3 +174,18 @@ async def test_an_allowed_command_runs_its_rendering(space: Path) -> None:
     ran = await run(space, "echo *.py {1..3} ~+/x 'q' \"$PWD\"")
     assert ran.error is None, ran
     assert f"a.py b.py 1 2 3 {space}/x q {space}" in ran.output
+
+
+async def test_a_conditional_cd_does_not_move_the_judged_directory(space: Path) -> None:
+    (space / "sub").mkdir()
+    ran = await run(space, "true || cd sub ; cat ../secret")
+    assert "OUTSIDE-SECRET" not in ran.output, ran
+    ran = await run(space, "false && cd sub ; cat ../secret")
+    assert "OUTSIDE-SECRET" not in ran.output, ran
+
+
+async def test_a_cd_inside_a_misread_pipeline_is_not_missed(space: Path) -> None:
+    """tree-sitter-bash reads `cd .. && true 2>&1 | cat x` as `(cd .. && true) | cat x`."""
+    (space / "sub").mkdir()
+    ran = await run(space, "cd sub; cd .. && true 2>&1 | cat ../secret")
+    assert "OUTSIDE-SECRET" not in ran.output, ran

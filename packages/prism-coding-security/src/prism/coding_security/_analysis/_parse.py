@@ -120,16 +120,24 @@ class Walker:
             self.visit(child, ctx)
 
     def sequence(self, node: Node, ctx: Ctx) -> None:
-        children = flatten_lists(node) if node.type == "list" else node.children
+        chain = node.type == "list"  # an and-or chain: `a && b || c`
+        children = flatten_lists(node) if chain else node.children
+        start, named = ctx.scope.cwd, 0
         for position, child in enumerate(children):
             if not child.is_named:
                 if child.type == "&":
                     self.out.note("structural", "a background job `&`", node_text(node))
                 if child.is_missing or child.type == "ERROR":
                     self.out.note("hard", "a syntax error", node_text(node))
+                if chain and child.type == "||" and ctx.scope.cwd != start:
+                    ctx.scope.cwd = None  # runs after a `cd` that failed or after one that did not
                 continue
             background = ctx.background or followed_by_amp(children, position)
+            before = ctx.scope.cwd
             self.visit(child, replace(ctx, background=background))
+            if chain and named and ctx.scope.cwd != before:
+                ctx.scope.cwd = None  # `a && cd x`: whether the `cd` ran depends on `a`
+            named += 1
 
     def compound(self, node: Node, ctx: Ctx) -> None:
         if node_text(node).startswith("(("):
@@ -173,6 +181,13 @@ class Walker:
 
     def pipeline(self, node: Node, ctx: Ctx) -> None:
         stages = [child for child in node.named_children if child.type != "comment"]
+        for stage in stages:
+            body = (
+                stage.child_by_field_name("body") if stage.type == "redirected_statement" else stage
+            )
+            if body is not None and body.type == "list":
+                # `a && b 2>&1 | c` comes back as `(a && b) | c`; bash reads `a && (b | c)`.
+                self.out.note("hard", "a pipeline tree-sitter-bash misreads", node_text(node))
         first = ctx.upstream.start if len(ctx.upstream) else len(self.out.commands)
         for position, stage in enumerate(stages):
             upstream = range(first, len(self.out.commands)) if position else ctx.upstream

@@ -130,7 +130,7 @@ def word_spans(
     first = words[0].exact if words else None
     if not spans or first is None or [arg.text for arg in first] != ["cd"]:
         return spans
-    if destination is None or not os.path.isdir(destination):
+    if destination is None or not os.path.isdir(destination) or not os.access(destination, os.X_OK):
         return [replace(spans[0], word=Word("cd", None, ()))]  # cannot be rendered
     head = replace(spans[0], word=None, text="cd -P -- " + quote(destination))
     return [head, *(replace(span, word=None, text="") for span in spans[1:])]
