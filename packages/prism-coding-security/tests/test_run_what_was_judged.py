@@ -14,6 +14,7 @@ import pytest
 
 from prism.coding_security import create_coding_approval_policy
 from prism.coding_security._analysis._commands import analyze_command
+from prism.coding_security._analysis._render import Rendering, Span, render
 from prism.coding_tools import ShellOptions, create_shell_tool
 from prism.core import AbortController, ToolExecutionContext, render_tool_result
 
@@ -189,3 +190,20 @@ async def test_a_cd_inside_a_misread_pipeline_is_not_missed(space: Path) -> None
     (space / "sub").mkdir()
     ran = await run(space, "cd sub; cd .. && true 2>&1 | cat ../secret")
     assert "OUTSIDE-SECRET" not in ran.output, ran
+
+
+def test_a_span_of_unrolled_parts_renders_as_their_sequence(tmp_path: Path) -> None:
+    """A construct judged as several parsed texts (a loop unrolled per value) is rendered as
+    those texts' renderings in a group; one that cannot be rendered spoils the whole."""
+    data = b'for f in a b; do wc -l "$f"; done'
+    keys = ((-2, "wc -l 'a'"), (-3, "wc -l 'b'"))
+    loop = Rendering(data, [Span(0, len(data), inner=keys)])
+    bodies = {keys[0]: "wc -l a", keys[1]: "wc -l b"}
+    rendered = render(loop, lambda index, text: False, bodies.get)
+    assert rendered == "{ wc -l a ; wc -l b ; }"
+    assert render(loop, lambda index, text: False, {keys[0]: "wc -l a"}.get) is None
+    (tmp_path / "a").write_text("1\n")
+    (tmp_path / "b").write_text("1\n2\n")
+    for shell in ("bash", "sh"):
+        ran = subprocess.run([shell, "-c", rendered], cwd=tmp_path, capture_output=True, text=True)
+        assert ran.stdout.split() == ["1", "a", "2", "b"], (shell, ran)

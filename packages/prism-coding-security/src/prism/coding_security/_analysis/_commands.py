@@ -306,10 +306,13 @@ class _Analysis:
         def nested(index: int, text: str) -> str | None | bool:
             if text not in scripts.get(index, ()):
                 return False
-            inner = self.out.renderings.get((index, text))
-            return render(inner, nested) if inner is not None else None
+            return part((index, text))
 
-        return render(top, nested)
+        def part(key: tuple[int, str]) -> str | None:
+            inner = self.out.renderings.get(key)
+            return render(inner, nested, part) if inner is not None else None
+
+        return render(top, nested, part)
 
     # -- steps 2 and 3: allow or approval -----------------------------------------------------
     def approval(self) -> str | None:

@@ -40,6 +40,9 @@ class Span:
     text: str = ""
     command: int = -1
     """Index of the simple command the word belongs to (its reparsed scripts are rendered)."""
+    inner: tuple[tuple[int, str], ...] = ()
+    """Keys of other parsed texts run here one after another (a loop judged by unrolling it):
+    the span is rendered as ``{ FIRST ; SECOND ; }``."""
 
 
 @dataclass(slots=True)
@@ -75,9 +78,16 @@ def _gap(text: str) -> list[str] | None:
 Nested = Callable[[int, str], "str | None | bool"]
 """For (command index, argument text): the rendering of that argument run as a script, False
 when it is no script, None when the script cannot be rendered."""
+Part = Callable[[tuple[int, str]], "str | None"]
+"""For the key of another parsed text: its rendering (None when it cannot be rendered)."""
 
 
-def _word(span: Span, nested: Nested) -> list[str] | None:
+def _word(span: Span, nested: Nested, part: Part) -> list[str] | None:
+    if span.inner:
+        parts = [part(key) for key in span.inner]
+        if any(text is None or not text for text in parts):
+            return None
+        return ["{", " ; ".join(str(text) for text in parts), ";", "}"]
     if span.word is None:
         return [span.text]
     if span.word.exact is None:
@@ -91,7 +101,7 @@ def _word(span: Span, nested: Nested) -> list[str] | None:
     return out
 
 
-def render(rendering: Rendering, nested: Nested) -> str | None:
+def render(rendering: Rendering, nested: Nested, part: Part) -> str | None:
     """The judged command as text, or None when some part of it cannot be rendered."""
     spans: Sequence[Span] = sorted(rendering.spans, key=lambda s: (s.start, s.end))
     data = rendering.data
@@ -101,7 +111,7 @@ def render(rendering: Rendering, nested: Nested) -> str | None:
         if span.start < position:
             return None  # overlapping words: a construct the renderer does not know
         tokens = _gap(data[position : span.start].decode("utf-8", "surrogateescape"))
-        words = _word(span, nested)
+        words = _word(span, nested, part)
         if tokens is None or words is None:
             return None
         out.extend(tokens)
