@@ -296,6 +296,8 @@ class _Analysis:
             return None
         scripts: dict[int, set[str]] = {}
         for index, unwrapped in self.table.items():
+            if not unwrapped.reparse:
+                continue
             texts = {item.text for item in unwrapped.reparse}
             words = self.out.commands[index].words
             exact = {arg.text for word in words for arg in word.exact or ()}

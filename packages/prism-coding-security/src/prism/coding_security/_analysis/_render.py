@@ -133,12 +133,12 @@ def word_spans(
     """The spans of one simple command's words; ``cd …`` becomes ``cd -P -- '<physical>'``
     (``destination`` is where the walker tracked it to; it must be an existing directory)."""
     spans = [
-        Span(group[0].start_byte, group[-1].end_byte, word, command=index)
+        Span(group[0].start_byte, group[-1].end_byte, word, "", index)
         for group, word in zip(groups, words, strict=True)
         if group
     ]
     first = words[0].exact if words else None
-    if not spans or first is None or [arg.text for arg in first] != ["cd"]:
+    if not spans or first is None or len(first) != 1 or first[0].text != "cd":
         return spans
     if destination is None or not os.path.isdir(destination) or not os.access(destination, os.X_OK):
         return [replace(spans[0], word=Word("cd", None, ()))]  # cannot be rendered

@@ -133,7 +133,8 @@ class WordBuilder:
         ifs = ctx.scope.vars.get("IFS")
         guess_ifs = ifs if isinstance(ifs, str) else DEFAULT_IFS
         subst = tuple(acc.subst)
-        if acc.exact is not None and any(c in " \t\n" and not f for c, f in acc.exact):
+        blank = " " in raw or "\t" in raw or "\n" in raw
+        if blank and acc.exact is not None and any(c in " \t\n" and not f for c, f in acc.exact):
             # An unquoted blank inside one word node: tree-sitter-bash misread the boundaries.
             acc.unknown("text tree-sitter-bash misreads (a blank inside one word)", [])
         exact = None
@@ -149,7 +150,8 @@ class WordBuilder:
                 raw=raw,
             )
             exact, dynamic = found.args, found.dynamic
-            self.walker.out.budget.spend(sum(len(arg.text) for arg in exact or ()))
+            if exact is not None and any(arg.globbed for arg in exact):
+                self.walker.out.budget.spend(sum(len(arg.text) for arg in exact))
         guess = _fields(acc.guess, guess_ifs, subst, acc.procsub) or ()
         return Word(raw, exact, guess, subst, acc.procsub, None if exact is not None else dynamic)
 
