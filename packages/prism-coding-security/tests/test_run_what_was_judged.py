@@ -207,3 +207,13 @@ def test_a_span_of_unrolled_parts_renders_as_their_sequence(tmp_path: Path) -> N
     for shell in ("bash", "sh"):
         ran = subprocess.run([shell, "-c", rendered], cwd=tmp_path, capture_output=True, text=True)
         assert ran.stdout.split() == ["1", "a", "2", "b"], (shell, ran)
+
+
+def test_a_here_string_is_not_rendered_for_a_shell_that_lacks_it(space: Path) -> None:
+    """dash reads `cat <<< x` as a heredoc and the file `x`: never rendered, so never run
+    unasked (also when metacharacters are looked through)."""
+    for strict in (True, False):
+        verdict = analyze_command(
+            "cat <<< x", cwd=str(space), roots=[str(space)], home=None, deny_metacharacters=strict
+        )
+        assert verdict.decision == "needs-approval", verdict

@@ -26,8 +26,12 @@ _RESERVED = names(
     "{ } [[ ]]"
 )
 _TOKEN = re.compile(
-    r"[ \t]+|[0-9]*(?:&>>|&>|>>|>&-|<&-|>&|<&|>\||<<<|>|<)|&&|\|\||\|&|;|\||&|\(|\)|\{|\}"
+    r"[ \t]+|[0-9]*(?:&>>|&>|>>|>&-|<&-|>&|<&|>\||>|<)|&&|\|\||\|&|;|\||&|\(|\)|\{|\}"
 )
+"""What may stand between words. Not ``<<<``: dash reads ``cat <<< x`` as a heredoc and the
+file ``x``; such a command needs approval."""
+_AWAITS_TARGET = re.compile(r"[0-9]*(?:&>>|&>|>>|>&|<&|>\||>|<)")
+"""A redirection operator: the next thing must be its target word."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +65,8 @@ def quote(text: str) -> str:
 
 
 def _gap(text: str) -> list[str] | None:
-    """The operators between two words; None when anything else lies there."""
+    """The operators between two words; None when anything else lies there, or when a
+    redirection operator is not directly followed by its target word (``<<<``, ``> >``)."""
     tokens: list[str] = []
     index = 0
     while index < len(text):
@@ -70,6 +75,8 @@ def _gap(text: str) -> list[str] | None:
             return None
         token = match.group()
         if not token.isspace():
+            if tokens and _AWAITS_TARGET.fullmatch(tokens[-1]):
+                return None
             tokens.append(token)
         index = match.end()
     return tokens
@@ -118,7 +125,7 @@ def render(rendering: Rendering, nested: Nested, part: Part) -> str | None:
         out.extend(words)
         position = span.end
     tail = _gap(data[position:].decode("utf-8", "surrogateescape"))
-    if tail is None:
+    if tail is None or (tail and _AWAITS_TARGET.fullmatch(tail[-1])):
         return None
     out.extend(tail)
     return " ".join(part for part in out if part)
