@@ -48,6 +48,12 @@ def _printed(shell: str, command: str, cwd: Path) -> list[str]:
     return done.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1]
 
 
+def _assert_stable(rendered: str, tree: Path) -> None:
+    """A re-check of the rendering (after a spawn hook, say) allows it and renders it again."""
+    again = analyze_command(rendered, cwd=str(tree), roots=[str(tree)], home=HOME, rules=[PRINTF])
+    assert (again.decision, again.rendered) == ("allow", rendered), again
+
+
 @settings(
     derandomize=True,
     max_examples=300,
@@ -62,6 +68,7 @@ def test_the_rendering_runs_the_words_bash_would_make(tree: Path, line: list[str
     if verdict.decision != "allow":
         return
     assert verdict.rendered is not None
+    _assert_stable(verdict.rendered, tree)
     expected = _printed("bash", command, tree)
     for shell in SHELLS:
         printed = _printed(shell, verdict.rendered, tree)
@@ -103,6 +110,7 @@ def test_lists_pipelines_and_cd_run_as_bash_would(tree: Path, parts: list[tuple[
     if verdict.decision != "allow":
         return
     assert verdict.rendered is not None
+    _assert_stable(verdict.rendered, tree)
     expected = _printed("bash", command, tree)
     for shell in SHELLS:
         printed = _printed(shell, verdict.rendered, tree)
