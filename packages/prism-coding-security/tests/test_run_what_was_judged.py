@@ -217,3 +217,10 @@ def test_a_here_string_is_not_rendered_for_a_shell_that_lacks_it(space: Path) ->
             "cat <<< x", cwd=str(space), roots=[str(space)], home=None, deny_metacharacters=strict
         )
         assert verdict.decision == "needs-approval", verdict
+
+
+async def test_a_cd_through_command_or_builtin_is_not_missed(space: Path) -> None:
+    (space / "sub").mkdir()
+    for wrapper in ("command", "builtin"):
+        ran = await run(space, f"cd sub; {wrapper} cd ..; cat ../secret")
+        assert "OUTSIDE-SECRET" not in ran.output, (wrapper, ran)

@@ -160,6 +160,11 @@ def track_cd(words: tuple[Word, ...], scope: Scope) -> None:
     if not words or not words[0].guess:
         return
     name = os.path.basename(words[0].guess[0].text)
+    if name in ("command", "builtin"):
+        later = [a.text for w in words[1:3] for a in w.guess]
+        if any(text in ("cd", "pushd", "popd") for text in later):
+            scope.cwd = None  # `command cd ..` moves too; its landing is not followed
+        return
     if name == "popd":
         scope.cwd = None
     if name not in ("cd", "pushd"):
