@@ -4,6 +4,7 @@ text (glob results starting with ``-`` aside: those are rendered as ``./-…`` o
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -119,3 +120,26 @@ def test_lists_pipelines_and_cd_run_as_bash_would(tree: Path, parts: list[tuple[
             command,
             verdict.rendered,
         )
+
+
+def _recorded_commands() -> list[str]:
+    data = Path(__file__).resolve().parent
+    found: list[str] = []
+    for path in (data / "corpus" / "commands.jsonl", data / "data" / "codex_differential.jsonl"):
+        with path.open(encoding="utf-8") as handle:
+            found += [json.loads(line)["cmd"] for line in handle if line.strip()]
+    return found
+
+
+def test_every_allowed_recorded_command_renders_to_a_fixed_point(tree: Path) -> None:
+    """Over the adversarial corpus and the Codex differential: whatever is allowed is handed
+    back as a rendering that is allowed again and renders to itself."""
+    allowed = 0
+    for command in _recorded_commands():
+        verdict = analyze_command(command, cwd=str(tree), roots=[str(tree)], home=HOME)
+        if verdict.decision == "allow":
+            allowed += 1
+            assert verdict.rendered is not None, command
+            again = analyze_command(verdict.rendered, cwd=str(tree), roots=[str(tree)], home=HOME)
+            assert (again.decision, again.rendered) == ("allow", verdict.rendered), command
+    assert allowed >= 20
