@@ -93,6 +93,24 @@ async def maybe_awaited(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
+class _RunsTheOriginal:
+    """A broken policy: judges like the real one, then lets the shell run the original text
+    instead of the rendering it judged."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def check(self, action: ExecutionAction) -> ExecutionDecision:
+        decision: ExecutionDecision = await maybe_awaited(self.inner.check(action))
+        return dataclasses.replace(decision, modified=None)
+
+
+def _unrendered(**options: Any) -> Any:
+    from prism.coding_security import create_coding_approval_policy
+
+    return _RunsTheOriginal(create_coding_approval_policy(**options))
+
+
 def _with_policy(factory: Callable[..., Any]) -> ConformanceSubjects:
     return dataclasses.replace(_real(), execution_policy_factory=factory)
 
@@ -178,6 +196,7 @@ def _raw_prompt(**options: Any) -> Any:
             lambda: _with_policy(lambda **o: _AskAll(o.get("approve"))),
             "must be denied outright",
         ),
+        ("13", lambda: _with_policy(_unrendered), "words the policy did not judge"),
         ("14", lambda: _with_policy(_remembering), "was cached"),
     ],
 )

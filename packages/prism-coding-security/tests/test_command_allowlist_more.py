@@ -73,12 +73,32 @@ ALLOWED = [
     'for f in src/*.py; do wc -l "$f"; done',
     'for f in a b; do cat "${f}"; echo; done',
     'cd src && for f in *.py; do head -n 1 "$f"; done',
+    'for f in .*; do cat "$f"; done',  # each copy judged and rendered; never `.` or `..`
 ]
 
 
 @pytest.mark.parametrize("command", ALLOWED)
 def test_read_only_commands_run_without_approval(command: str, root: str) -> None:
     assert decide(command, root) == "allow", command
+
+
+def test_a_loop_runs_as_the_copies_that_were_judged(root: str) -> None:
+    """The loop is rendered unrolled: a file name with a substitution is a literal word, and a
+    name that starts with `-` is an operand (``./-…``), whatever bash would make of them."""
+    src = Path(root, "src")
+    (src / "$(touch PWNED).py").write_text("x\n")
+    (src / "--files0-from=list.py").write_text("")
+    (src / "list.py").write_text("/etc/passwd\0")
+    command = 'for f in *.py; do wc -l "$f"; done'
+    verdict = analyze_command(command, cwd=str(src), roots=[root], home=None)
+    assert verdict.decision == "allow" and verdict.rendered is not None
+    assert verdict.rendered.startswith("{ ") and "for " not in verdict.rendered
+    run = subprocess.run(
+        ["bash", "-c", verdict.rendered], cwd=src, capture_output=True, text=True, timeout=30
+    )
+    assert not (src / "PWNED").exists() and not Path(root, "PWNED").exists()
+    assert "/etc/passwd" not in run.stdout + run.stderr
+    assert "./--files0-from=list.py" in run.stdout
 
 
 NEEDS_APPROVAL = [
@@ -164,7 +184,6 @@ NEEDS_APPROVAL = [
     'for f in a; do cat < "$f"; done',
     'for f in /etc/passwd; do cat "$f"; done',
     'for f in $(ls); do cat "$f"; done',
-    'for f in .*; do cat "$f"; done',
     'for f in *.py; do rm "$f"; done',
     'ls | for f in a; do cat "$f"; done',
     'for f in a; do cat "$f"; done &',

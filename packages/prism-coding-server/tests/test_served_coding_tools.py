@@ -134,6 +134,17 @@ async def test_read_only_hides_write_and_edit(tmp_path: Path) -> None:
     assert names == ["read", "shell"]
 
 
+async def test_read_only_never_runs_a_brace_made_expansion(tmp_path: Path) -> None:
+    """Issue 24: brace expansion made `${_@P}`, which bash then expanded (running `$(touch X)`)."""
+    with anyio.fail_after(scaled(60)):
+        async with served(tmp_path, "--no-sandbox", "--read-only") as bridge:
+            result = await call(bridge, "shell", command="true '$(touch X)'; echo {x,$}{_@P}")
+            listed = await call(bridge, "shell", command="echo *")
+    assert result.error is not None
+    assert not (tmp_path / "X").exists()
+    assert listed.error is None, text(listed)
+
+
 async def test_a_command_needing_approval_is_asked_through_elicitation(tmp_path: Path) -> None:
     (tmp_path / "mark.py").write_text("open('marked.txt', 'w').write('yes')\n")
     user = User(approve=False)

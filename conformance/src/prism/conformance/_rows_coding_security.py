@@ -286,14 +286,41 @@ async def shell_metacharacters_and_escalation(subjects: ConformanceSubjects) -> 
                 raise AssertionError(f"{command!r} must ask for approval and not run")
         asked = len(approver.commands)
         for command in _QUOTED_METACHARACTERS:
+            ran = len(shell.commands)
             result = await _call(subjects, tools, "shell", {"command": command})
-            if result.error is not None or shell.commands[-1:] != [command]:
+            # What runs may be the policy's literal rendering of the command it judged.
+            if result.error is not None or len(shell.commands) == ran:
                 raise AssertionError(
                     f"quoted metacharacters are a false positive: {command!r} did not run "
                     f"({_text(result)!r})"
                 )
         if len(approver.commands) != asked:
             raise AssertionError("read-only commands with quoted metacharacters asked approval")
+    await _runs_what_was_judged(subjects, tools_factory, policy_factory)
+
+
+_BRACE_MADE = "true '$(touch brace-canary)'; echo {x,$}{_@P}"
+
+
+async def _runs_what_was_judged(
+    subjects: ConformanceSubjects, tools_factory: Any, policy: Any
+) -> None:
+    """What the shell runs is the command the policy judged, run for real in a scratch root: a
+    file named ``-delete`` does not turn a globbed operand into ``find``'s ``-delete``, and a
+    brace cannot make an expansion (``{x,$}{_@P}`` is ``${_@P}`` for bash)."""
+    with _dirs() as d:
+        approver = _Approver(answer=False)
+        tools = tools_factory(d.root, execution_policy=policy(roots=[d.root], approve=approver))
+        _write(os.path.join(d.root, "-delete"), "")
+        _write(os.path.join(d.root, "keep.txt"), "keep")
+        await _call(subjects, tools, "shell", {"command": "find . [-]delete"})
+        if not _exists(os.path.join(d.root, "keep.txt")):
+            raise AssertionError(
+                "`find . [-]delete` beside a file named `-delete` deleted the workspace: the "
+                "shell ran words the policy did not judge"
+            )
+        await _call(subjects, tools, "shell", {"command": _BRACE_MADE})
+        _expect_absent(os.path.join(d.root, "brace-canary"), f"{_BRACE_MADE!r} ran unjudged code")
 
 
 @dataclass

@@ -180,10 +180,12 @@ class CodingApprovalPolicy:
         if verdict.decision == "deny":
             return _deny(verdict.reason or "command denied by the command policy", exclusive=True)
         reason = verdict.reason or "read-only command inside the workspace"
+        # Run what was judged: every word its literal value, nothing left for the shell to expand.
+        rendered = verdict.rendered if verdict.rendered is not None else command
         if verdict.programs & _HARDENED_PROGRAMS:
             # git/rg read configuration that can name programs: run them hardened.
-            return _allow(reason, exclusive=True, command=harden(command, self.roots))
-        return _allow(reason, exclusive=True)
+            return _allow(reason, exclusive=True, command=harden(rendered, self.roots))
+        return _allow(reason, exclusive=True, command=rendered if rendered != command else None)
 
     async def _approve(self, action: ExecutionAction, reason: str) -> ExecutionDecision:
         key = self.cache.key(action) if self.cache is not None else None

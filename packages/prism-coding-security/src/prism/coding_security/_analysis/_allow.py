@@ -22,6 +22,7 @@ from ._rules import ALLOWLIST, CommandRule, normalized_text, rule_matches
 from ._sed_allow import sed_read_only
 from ._specs import SPECS
 from ._specs_more import EXTRA_SPECS
+from ._syntax import cd_destination
 from ._words import Arg, names
 from ._wrappers import strict_unwrap
 from ._writes import Target
@@ -233,7 +234,7 @@ def allowlisted(argv: Sequence[Arg]) -> Verdict:
         return [], "is not on the read-only allowlist"
     paths, reason = validator(argv[1:])
     if reason is None and name not in _NO_PATHS:
-        paths += [arg for arg in argv[1:] if arg.glob and arg not in paths]
+        paths += [arg for arg in argv[1:] if (arg.glob or arg.globbed) and arg not in paths]
     return paths, reason
 
 
@@ -318,6 +319,11 @@ def allow_reason(
             return why
     if paths and command.cwd is None:
         return "runs after a directory change that cannot be followed"
+    if inner[0].text == "cd":  # judged where bash lands: `..` removed textually first
+        landing = cd_destination([a.text for a in inner[1:]], command.cwd, checker.home)
+        if landing is None:
+            return "changes to a directory that cannot be followed"
+        paths = [Arg(landing)]
     for path in paths:
         outside = checker.read_outside(path, command.cwd or cwd)
         if outside is not None:

@@ -38,6 +38,7 @@ from ._flow import (
 )
 from ._model import MAX_STEPS, AnalysisLimit, Budget, Collector, Redirect, SimpleCommand
 from ._parse import parse_into
+from ._render import render
 from ._rules import CommandRule, normalized_text, rule_matches
 from ._unwrap import (
     INTERPRETERS,
@@ -77,6 +78,8 @@ class CommandVerdict:
     reason: str
     programs: frozenset[str] = frozenset()
     """Names of the programs an allowed command runs (the policy hardens git and rg)."""
+    rendered: str | None = None
+    """For ``allow``: the command that was judged, every word its literal value (run this)."""
 
 
 def _clip(text: str, limit: int = 120) -> str:
@@ -109,7 +112,15 @@ class _Analysis:
     # -- extraction ---------------------------------------------------------------------------
     def extract(self) -> None:
         try:
-            parse_into(self.out, self.command, cwd=self.cwd, home=self.home, depth=0, origin=None)
+            parse_into(
+                self.out,
+                self.command,
+                cwd=self.cwd,
+                home=self.home,
+                depth=0,
+                origin=None,
+                key=(-1, self.command),
+            )
         except AnalysisLimit as limit:
             self.limit = str(limit)
         self.out.budget.phase()  # unwrap what was extracted, even after a parse limit
@@ -188,6 +199,7 @@ class _Analysis:
                 home=self.home,
                 depth=command.depth + 1,
                 origin=origin,
+                key=(command.index, text),
             )
         except AnalysisLimit as limit:
             self.limit = str(limit)
@@ -276,6 +288,34 @@ class _Analysis:
             if reason is not None:
                 return reason
         return None
+
+    # -- rendering ----------------------------------------------------------------------------
+    def rendered(self) -> str | None:
+        """The judged command line with every word its literal value; None when not renderable."""
+        top = self.out.renderings.get((-1, self.command))
+        if top is None:
+            return None
+        scripts: dict[int, set[str]] = {}
+        for index, unwrapped in self.table.items():
+            if not unwrapped.reparse:
+                continue
+            texts = {item.text for item in unwrapped.reparse}
+            words = self.out.commands[index].words
+            exact = {arg.text for word in words for arg in word.exact or ()}
+            if not texts <= exact:
+                return None  # a script judged from other words than the ones that run
+            scripts[index] = texts
+
+        def nested(index: int, text: str) -> str | None | bool:
+            if text not in scripts.get(index, ()):
+                return False
+            return part((index, text))
+
+        def part(key: tuple[int, str]) -> str | None:
+            inner = self.out.renderings.get(key)
+            return render(inner, nested, part) if inner is not None else None
+
+        return render(top, nested, part)
 
     # -- steps 2 and 3: allow or approval -----------------------------------------------------
     def approval(self) -> str | None:
@@ -386,6 +426,13 @@ def analyze_command(
     approval = analysis.approval()
     if approval is not None:
         return CommandVerdict("needs-approval", approval)
+    rendered = analysis.rendered()
+    if rendered is None:
+        return CommandVerdict(
+            "needs-approval",
+            f"`{_clip(command, 60)}` cannot be rendered as the literal command that was judged; "
+            "it needs approval",
+        )
     programs = frozenset(
         inv.name for unwrapped in analysis.table.values() for inv in unwrapped.invocations
     )
@@ -393,4 +440,5 @@ def analyze_command(
         "allow",
         "allowed: every command is read-only and its paths stay inside the workspace",
         programs,
+        rendered,
     )

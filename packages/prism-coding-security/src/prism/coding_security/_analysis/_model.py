@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ._render import Rendering
 from ._words import Word
 
 __all__ = [
@@ -119,6 +120,8 @@ class Collector:
     notes: list[Note] = field(default_factory=list)
     functions: set[str] = field(default_factory=set)
     seen_notes: set[tuple[str, str]] = field(default_factory=set)
+    renderings: dict[tuple[int, str], Rendering] = field(default_factory=dict)
+    """Each parsed text by (index of the command that runs it or -1, text), for rendering."""
 
     def note(self, kind: Literal["structural", "hard"], text: str, where: str = "") -> None:
         if (kind, text) in self.seen_notes:

@@ -16,6 +16,7 @@ from tree_sitter import Language, Node, Parser
 from ._loops import loop_bodies
 from ._model import AnalysisLimit, Collector, Ctx, Scope, SimpleCommand
 from ._redirects import RedirectParts, build_redirect
+from ._render import Rendering, Span, word_spans
 from ._repair import misread, segments
 from ._syntax import (
     CONTROL,
@@ -51,6 +52,8 @@ class Walker:
         self.home = home
         self.words = WordBuilder(self, home)
         self.pending: dict[tuple[int, int, str], list[Node]] = {}
+        self.spans: list[Span] = []
+        """Where each word lies and what it was judged to be (for the rendering)."""
 
     def glued(self, before: Node, after: Node) -> bool:
         """One word: adjacent, or joined by what tree-sitter drops (``a\\<TAB>b``, ``r\\<NL>m``)."""
@@ -101,6 +104,7 @@ class Walker:
         elif kind in ("command_substitution", "process_substitution"):
             self.words.substitution(node, ctx)
         elif kind == "comment":
+            self.spans.append(Span(node.start_byte, node.end_byte))
             return
         else:
             self.other(node, ctx)
@@ -108,7 +112,9 @@ class Walker:
     def other(self, node: Node, ctx: Ctx) -> None:
         bodies = loop_bodies(self, node, ctx) if node.type == "for_statement" else None
         if bodies is not None:
-            for body in bodies:  # one copy per value: each judged like any command
+            keys: list[tuple[int, str]] = []
+            for body in bodies:  # one copy per value: each judged (and rendered) like any command
+                keys.append((-2 - len(self.out.renderings), body))
                 parse_into(
                     self.out,
                     body,
@@ -116,7 +122,10 @@ class Walker:
                     home=self.home,
                     depth=ctx.depth,
                     origin=ctx.origin,
+                    key=keys[-1],
                 )
+            # The loop runs as the copies that were judged: `{ FIRST ; SECOND ; }`.
+            self.spans.append(Span(node.start_byte, node.end_byte, inner=tuple(keys)))
             return
         if node.type in CONTROL:
             self.out.note("hard", f"control flow ({CONTROL[node.type]})", node_text(node))
@@ -130,16 +139,24 @@ class Walker:
             self.visit(child, ctx)
 
     def sequence(self, node: Node, ctx: Ctx) -> None:
-        children = flatten_lists(node) if node.type == "list" else node.children
+        chain = node.type == "list"  # an and-or chain: `a && b || c`
+        children = flatten_lists(node) if chain else node.children
+        start, named = ctx.scope.cwd, 0
         for position, child in enumerate(children):
             if not child.is_named:
                 if child.type == "&":
                     self.out.note("structural", "a background job `&`", node_text(node))
                 if child.is_missing or child.type == "ERROR":
                     self.out.note("hard", "a syntax error", node_text(node))
+                if chain and child.type == "||" and ctx.scope.cwd != start:
+                    ctx.scope.cwd = None  # runs after a `cd` that failed or after one that did not
                 continue
             background = ctx.background or followed_by_amp(children, position)
+            before = ctx.scope.cwd
             self.visit(child, replace(ctx, background=background))
+            if chain and named and ctx.scope.cwd != before:
+                ctx.scope.cwd = None  # `a && cd x`: whether the `cd` ran depends on `a`
+            named += 1
 
     def compound(self, node: Node, ctx: Ctx) -> None:
         if node_text(node).startswith("(("):
@@ -183,6 +200,13 @@ class Walker:
 
     def pipeline(self, node: Node, ctx: Ctx) -> None:
         stages = [child for child in node.named_children if child.type != "comment"]
+        for stage in stages:
+            body = (
+                stage.child_by_field_name("body") if stage.type == "redirected_statement" else stage
+            )
+            if body is not None and body.type == "list":
+                # `a && b 2>&1 | c` comes back as `(a && b) | c`; bash reads `a && (b | c)`.
+                self.out.note("hard", "a pipeline tree-sitter-bash misreads", node_text(node))
         first = ctx.upstream.start if len(ctx.upstream) else len(self.out.commands)
         for position, stage in enumerate(stages):
             upstream = range(first, len(self.out.commands)) if position else ctx.upstream
@@ -308,6 +332,7 @@ class Walker:
             )
         )
         track_cd(words, ctx.scope)
+        self.spans.extend(word_spans(groups, words, index, ctx.scope.cwd))
         for tail in tails:
             piped = tail.type == "pipeline"
             tail_ctx = replace(
@@ -325,6 +350,7 @@ def parse_into(
     depth: int,
     origin: str | None,
     resync: bool = True,
+    key: tuple[int, str] | None = None,
 ) -> None:
     """Parse ``source`` and append its simple commands; raise ``AnalysisLimit`` on a bound."""
     if source.count("|") > MAX_PIPES:
@@ -348,7 +374,10 @@ def parse_into(
     if home is not None:
         scope_vars["HOME"] = home
     ctx = Ctx(scope=Scope(cwd, scope_vars), depth=depth, origin=origin)
-    Walker(collector, home, data).visit(tree.root_node, ctx)
+    walker = Walker(collector, home, data)
+    if key is not None:
+        collector.renderings[key] = Rendering(data, walker.spans)
+    walker.visit(tree.root_node, ctx)
     if tree.root_node.has_error and resync:
         # Error recovery can nest what bash runs separately (`[;rm -rf /`): also read each
         # top-level segment on its own. Extra commands only add denials; this is never allowed.

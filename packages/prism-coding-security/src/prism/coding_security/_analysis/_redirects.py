@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 from tree_sitter import Node
 
 from ._model import Redirect
+from ._render import Span
 from ._syntax import node_text
 from ._words import Word
 
@@ -42,6 +43,8 @@ def build_redirect(words: WordBuilder, node: Node, ctx: Ctx, parts: RedirectPart
         words.walker.out.note("structural", "a here-string `<<<`", node_text(node))
         value = list(node.named_children)
         word = words.build(value[:1], ctx) if value else Word("", (), ())
+        if value:
+            words.walker.spans.append(Span(value[0].start_byte, value[0].end_byte, word))
         body = " ".join(a.text for a in word.guess)
         parts.redirects.append(Redirect(None, word, "herestring", body))
         return
@@ -58,6 +61,9 @@ def build_redirect(words: WordBuilder, node: Node, ctx: Ctx, parts: RedirectPart
         else:
             grouped.append([dest])
     target = words.build(grouped[0], ctx) if grouped else None
+    if target is not None:
+        start, end = grouped[0][0].start_byte, grouped[0][-1].end_byte
+        words.walker.spans.append(Span(start, end, target))
     parts.groups.extend(grouped[1:])
     kind: Literal["write", "read", "dup"]
     target_text = target.raw if target is not None else "-"

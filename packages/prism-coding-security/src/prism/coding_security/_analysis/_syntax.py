@@ -13,6 +13,7 @@ from ._words import UNKNOWN, Word
 __all__ = [
     "CONTROL",
     "REDIRECTS",
+    "cd_destination",
     "clip",
     "flatten_lists",
     "followed_by_amp",
@@ -123,20 +124,54 @@ def text_with(node: Node | None, redirects: list[Node]) -> str:
     return " ".join(part for part in parts if part)
 
 
+def _canonical(path: str) -> str | None:
+    """bash's logical ``cd`` path: ``..`` removed textually, each directory before it checked."""
+    current = ""
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not os.path.isdir(current or "/"):
+                return None
+            current = os.path.dirname(current)
+        else:
+            current = f"{current}/{part}"
+    current = current or "/"
+    return current if os.path.isdir(current) else None
+
+
+def cd_destination(args: list[str], cwd: str | None, home: str | None) -> str | None:
+    """Where ``cd ARGS`` run in ``cwd`` lands, physically: ``..`` removed textually first
+    (bash's logical default) unless ``-P``, the physical path when that fails; None when it
+    cannot be known. A ``cd`` that fails returns the path it tried (no directory)."""
+    physical = "-P" in args
+    operands = [text for text in args if not text.startswith("-")]
+    target = operands[0] if operands else home
+    if target is None or UNKNOWN in target or (cwd is None and not target.startswith("/")):
+        return None
+    joined = os.path.join(cwd or "/", target)
+    logical = None if physical else _canonical(joined)
+    if logical is not None:
+        return os.path.realpath(logical)
+    return os.path.realpath(joined) if os.path.isdir(joined) else joined
+
+
 def track_cd(words: tuple[Word, ...], scope: Scope) -> None:
     if not words or not words[0].guess:
         return
     name = os.path.basename(words[0].guess[0].text)
+    if name in ("command", "builtin"):
+        later = [a.text for w in words[1:3] for a in w.guess]
+        if any(text in ("cd", "pushd", "popd") for text in later):
+            scope.cwd = None  # `command cd ..` moves too; its landing is not followed
+        return
     if name == "popd":
         scope.cwd = None
     if name not in ("cd", "pushd"):
         return
-    operands = [a.text for w in words[1:] for a in w.guess if not a.text.startswith("-")]
-    if not operands:
-        scope.cwd = scope.vars.get("HOME")
-        return
-    target = operands[0]
-    if UNKNOWN in target or target == "-" or (scope.cwd is None and not target.startswith("/")):
+    args = [a.text for w in words[1:] for a in w.guess]
+    if "-" in args:
         scope.cwd = None
         return
-    scope.cwd = os.path.normpath(os.path.join(scope.cwd or "/", target))
+    scope.cwd = cd_destination(args, scope.cwd, scope.vars.get("HOME"))
+    scope.vars["PWD"] = None  # logical in bash, physical in the rendering: not known exactly

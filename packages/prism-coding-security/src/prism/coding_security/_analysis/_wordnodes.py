@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from ._fields import EXPANDS_AFTER_DOLLAR, exact_fields
 from ._words import (
     EXPANDED,
     QUOTED,
@@ -53,22 +54,15 @@ def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace")
 
 
-def _fields(
-    chars: Chars, ifs: str, subst: tuple[int, ...], procsub: bool, *, exact: bool
-) -> tuple[Arg, ...] | None:
-    """Field-split and brace-expand; None (exact view) when the expansion is too large."""
+def _fields(chars: Chars, ifs: str, subst: tuple[int, ...], procsub: bool) -> tuple[Arg, ...]:
+    """Field-split and brace-expand the speculative view (a too-large expansion is sampled)."""
     result: list[Arg] = []
     for field in split_fields(chars, ifs):
         expanded = brace_expand(field)
         if expanded is None:
-            if exact:
-                return None
             expanded = brace_sample(field)
         result.extend(Arg(chars_text(item), has_glob(item), subst, procsub) for item in expanded)
     return tuple(result)
-
-
-_EXPANDS_AFTER_DOLLAR = frozenset("!@#?$*-_{(" + "0123456789")
 
 
 def _stray_dollars(acc: _Acc) -> None:
@@ -80,7 +74,7 @@ def _stray_dollars(acc: _Acc) -> None:
         ch, flags = guess[index]
         if ch == "$" and not flags and index + 1 < len(guess):
             after, after_flags = guess[index + 1]
-            if not after_flags and (after in _EXPANDS_AFTER_DOLLAR or after.isalpha()):
+            if not after_flags and (after in EXPANDS_AFTER_DOLLAR or after.isalpha()):
                 out.append((UNKNOWN, QUOTED))
                 acc.exact = None
                 acc.dynamic = acc.dynamic or f"`${after}`, whose value is only known at run time"
@@ -124,7 +118,10 @@ class WordBuilder:
         data = self.walker.data
         for position, node in enumerate(nodes):
             following = nodes[position + 1] if position + 1 < len(nodes) else None
-            if node.type == "$" and following is not None and following.type == "string":
+            first = following
+            if first is not None and first.type == "concatenation" and first.child_count:
+                first = first.children[0]
+            if node.type == "$" and first is not None and first.type == "string":
                 continue  # $"…" is a locale-translated string
             if position and node.start_byte > nodes[position - 1].end_byte:
                 gap = data[nodes[position - 1].end_byte : node.start_byte]
@@ -136,11 +133,26 @@ class WordBuilder:
         ifs = ctx.scope.vars.get("IFS")
         guess_ifs = ifs if isinstance(ifs, str) else DEFAULT_IFS
         subst = tuple(acc.subst)
+        blank = " " in raw or "\t" in raw or "\n" in raw
+        if blank and acc.exact is not None and any(c in " \t\n" and not f for c, f in acc.exact):
+            # An unquoted blank inside one word node: tree-sitter-bash misread the boundaries.
+            acc.unknown("text tree-sitter-bash misreads (a blank inside one word)", [])
         exact = None
+        dynamic = acc.dynamic
         if acc.exact is not None:
-            exact = _fields(acc.exact, DEFAULT_IFS, subst, acc.procsub, exact=True)
-        dynamic = acc.dynamic or "a brace expansion with too many words"
-        guess = _fields(acc.guess, guess_ifs, subst, acc.procsub, exact=False) or ()
+            found = exact_fields(
+                acc.exact,
+                DEFAULT_IFS,
+                subst,
+                acc.procsub,
+                cwd=ctx.scope.cwd,
+                home=self.home,
+                raw=raw,
+            )
+            exact, dynamic = found.args, found.dynamic
+            if exact is not None and any(arg.globbed for arg in exact):
+                self.walker.out.budget.spend(sum(len(arg.text) for arg in exact))
+        guess = _fields(acc.guess, guess_ifs, subst, acc.procsub) or ()
         return Word(raw, exact, guess, subst, acc.procsub, None if exact is not None else dynamic)
 
     def _tilde(self, raw: str, acc: _Acc, ctx: Ctx) -> None:
@@ -178,6 +190,8 @@ class WordBuilder:
             acc.add(lit(text, QUOTED) if quoted else unescape_unquoted(text))
         elif kind == "$" and text != "$":
             acc.unknown(f"`{text}`, whose value is only known at run time")  # `$$`: the PID
+        elif kind == "brace_expression" and not quoted:
+            acc.add(unescape_unquoted(text))  # tree-sitter may fold `\*{` into its `{`
         elif kind in ("number", "brace_expression", "$", "file_descriptor"):
             acc.add(lit(text, flag))
         elif kind == "raw_string":
@@ -195,7 +209,9 @@ class WordBuilder:
         elif kind == "string_content":
             acc.add(unescape_double(text))
         elif kind == "simple_expansion" and text[1:2].isspace():
-            acc.add(lit("$", flag))  # tree-sitter reads `$ x` as an expansion; bash: a literal $
+            # tree-sitter reads `$ x` as one expansion (bash: a literal `$`, then a new word):
+            # the word boundaries are not known, so the exact view gives up.
+            acc.unknown("a `$` before a blank, which tree-sitter-bash misreads", lit("$", flag))
         elif kind == "simple_expansion":
             self._variable(text[1:], ctx, acc, quoted)
         elif kind == "expansion":
@@ -256,6 +272,15 @@ class WordBuilder:
             if inner and position == 0 and child.type == "$":
                 cursor = child.end_byte
                 continue
+            following = children[position + 1] if position + 1 < len(children) else None
+            if (
+                child.type == "$"
+                and following is not None
+                and following.type == "string"
+                and following.start_byte == child.end_byte
+            ):
+                cursor = child.end_byte
+                continue  # `$"…"` inside a word: a locale-translated string
             if child.start_byte > cursor:
                 gap = source[cursor - node.start_byte : child.start_byte - node.start_byte]
                 gap_text = gap.decode("utf-8", "replace")

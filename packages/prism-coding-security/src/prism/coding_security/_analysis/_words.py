@@ -53,6 +53,8 @@ class Arg:
     glob: bool = False
     subst: tuple[int, ...] = ()
     procsub: bool = False
+    globbed: bool = False
+    """A path the policy's pathname expansion produced (the file system chose this word)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,193 @@
+"""Pathname expansion with bash's rules, done by the policy so the rendering carries no glob.
+
+Bash 5.2 defaults in a non-interactive shell: ``*``, ``?`` and bracket expressions (``[!x]``,
+``[^x]``, ranges by code point as with ``globasciiranges``, POSIX classes in the C locale) never
+match ``/`` nor a leading ``.`` unless the pattern starts with a literal ``.``; ``.`` and ``..``
+are never matches (``globskipdots``); no match leaves the word as it was written (quotes
+removed). Quoted characters are literal. Results are sorted by code point (``LC_COLLATE=C``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+from . import _operands
+from ._words import QUOTED, Chars, chars_text
+
+__all__ = ["GlobTooLarge", "glob_chars"]
+
+MAX_LISTED = 20_000
+"""Directory entries one glob word may look at while expanding."""
+
+_CLASSES: dict[str, Callable[[str], bool]] = {
+    "alpha": lambda c: c.isascii() and c.isalpha(),
+    "digit": lambda c: "0" <= c <= "9",
+    "alnum": lambda c: c.isascii() and c.isalnum(),
+    "upper": lambda c: "A" <= c <= "Z",
+    "lower": lambda c: "a" <= c <= "z",
+    "space": lambda c: c in " \t\n\r\f\v",
+    "blank": lambda c: c in " \t",
+    "punct": lambda c: c.isascii() and c.isprintable() and not c.isalnum() and c != " ",
+    "print": lambda c: c.isascii() and c.isprintable(),
+    "graph": lambda c: c.isascii() and c.isprintable() and c != " ",
+    "cntrl": lambda c: ord(c) < 32 or ord(c) == 127,
+    "xdigit": lambda c: c in "0123456789abcdefABCDEF",
+    "word": lambda c: (c.isascii() and c.isalnum()) or c == "_",
+}
+
+
+class GlobTooLarge(Exception):
+    """The expansion would list or return more than the bounds allow (``MAX_GLOB_MATCHES``
+    paths, ``MAX_LISTED`` directory entries)."""
+
+
+def _active(item: tuple[str, int], ch: str) -> bool:
+    return item[0] == ch and not item[1] & QUOTED
+
+
+def _class_members(name: str) -> str:
+    test = _CLASSES.get(name)
+    if test is None:
+        return ""
+    return "".join(chr(code) for code in range(128) if test(chr(code)))
+
+
+def _bracket(chars: Chars, start: int) -> tuple[str, int] | None:
+    """A regex class for the bracket expression opening at ``start``; None when it is no bracket."""
+    index = start + 1
+    negate = index < len(chars) and chars[index][0] in "!^" and not chars[index][1] & QUOTED
+    if negate:
+        index += 1
+    members: list[str] = []
+    first = True
+    while index < len(chars):
+        ch, flags = chars[index]
+        if ch == "]" and not flags & QUOTED and not first:
+            body = "".join(members)
+            if not body:
+                return ("[^/]" if negate else "(?!)"), index + 1
+            return ("[^" if negate else "[") + body + "]", index + 1
+        first = False
+        if ch == "[" and not flags & QUOTED and index + 1 < len(chars):
+            kind = chars[index + 1][0]
+            if kind in ":=." and not chars[index + 1][1] & QUOTED:
+                close = chars_text(chars[index + 2 :]).find(kind + "]")
+                if close >= 0:
+                    name = chars_text(chars[index + 2 : index + 2 + close])
+                    text = _class_members(name) if kind == ":" else name
+                    members.append("".join(re.escape(c) for c in text))
+                    index += close + 4
+                    continue
+        if (
+            index + 2 < len(chars)
+            and _active(chars[index + 1], "-")
+            and not _active(chars[index + 2], "]")
+        ):
+            low, high = ch, chars[index + 2][0]
+            if low <= high:
+                members.append(f"{re.escape(low)}-{re.escape(high)}")
+            index += 3
+            continue
+        members.append(re.escape(ch))
+        index += 1
+    return None
+
+
+def _component_regex(chars: Chars) -> re.Pattern[str]:
+    parts: list[str] = []
+    index = 0
+    while index < len(chars):
+        ch, flags = chars[index]
+        if flags & QUOTED or ch not in "*?[":
+            parts.append(re.escape(ch))
+        elif ch == "*":
+            parts.append("[^/]*")
+        elif ch == "?":
+            parts.append("[^/]")
+        else:
+            found = _bracket(chars, index)
+            if found is None:
+                parts.append(re.escape(ch))
+            else:
+                parts.append(found[0])
+                index = found[1]
+                continue
+        index += 1
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def _is_pattern(chars: Chars) -> bool:
+    return any(ch in "*?[" and not flags & QUOTED for ch, flags in chars)
+
+
+def _components(chars: Chars) -> list[Chars]:
+    parts: list[Chars] = [[]]
+    for item in chars:
+        if item[0] == "/":
+            parts.append([])
+        else:
+            parts[-1].append(item)
+    return parts
+
+
+class _Walk:
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+        self.listed = 0
+
+    def _list(self, prefix: str) -> list[str]:
+        directory = os.path.join(self.cwd, prefix) if prefix else self.cwd
+        try:
+            names = os.listdir(directory or "/")
+        except OSError:
+            return []
+        self.listed += len(names)
+        if self.listed > MAX_LISTED:
+            raise GlobTooLarge
+        return names
+
+    def expand(self, prefix: str, parts: list[Chars]) -> list[str]:
+        if not parts:
+            return [prefix]
+        head, rest = parts[0], parts[1:]
+        if not _is_pattern(head):
+            path = prefix + chars_text(head) + ("/" if rest else "")
+            full = os.path.join(self.cwd, path)
+            if not (os.path.isdir(full) if rest else os.path.lexists(full)):
+                return []
+            return self.expand(path, rest)
+        # After a globbed component bash joins with one `/` however many were written.
+        empties = next((i for i, part in enumerate(rest) if part), len(rest))
+        rest = rest[empties:] or ([[]] if empties else [])
+        pattern = _component_regex(head)
+        explicit_dot = bool(head) and head[0][0] == "."
+        found: list[str] = []
+        for name in sorted(self._list(prefix)):
+            if name in (".", "..") or (name.startswith(".") and not explicit_dot):
+                continue
+            if not pattern.fullmatch(name):
+                continue
+            if rest and not os.path.isdir(os.path.join(self.cwd, prefix + name)):
+                continue
+            found.extend(self.expand(prefix + name + ("/" if rest else ""), rest))
+            if len(found) > _operands.MAX_GLOB_MATCHES:
+                raise GlobTooLarge
+        return found
+
+
+def glob_chars(chars: Chars, cwd: str) -> list[str]:
+    """The paths bash would expand the field ``chars`` to in ``cwd``; ``[text]`` when the field
+    is no pattern or nothing matches. Raises ``GlobTooLarge`` past the bounds."""
+    if not _is_pattern(chars):
+        return [chars_text(chars)]
+    parts = _components(chars)
+    absolute = not parts[0] and len(parts) > 1
+    walk = _Walk("/" if absolute else cwd)
+    prefix = "/" if absolute else ""
+    if absolute:
+        parts = parts[1:]
+    # `a//b` after a literal component and a trailing `/` keep their empty components.
+    found = walk.expand(prefix, parts)
+    return found or [chars_text(chars)]
