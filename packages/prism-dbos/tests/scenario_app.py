@@ -47,6 +47,7 @@ from prism.dbos._codec import encode_result, encode_run
 LOG = Path(os.environ.get("PRISM_TEST_LOG", "."))
 ROLE = os.environ.get("PRISM_TEST_ROLE", "")
 HANG = set(filter(None, os.environ.get("PRISM_TEST_HANG", "").split(",")))
+PAUSE = set(filter(None, os.environ.get("PRISM_TEST_PAUSE", "").split(",")))
 SLOW = float(os.environ.get("PRISM_TEST_SLOW", "0"))
 
 
@@ -67,9 +68,19 @@ async def hang_if_asked(point: str) -> None:
         await asyncio.sleep(3600)
 
 
+async def pause_if_asked(point: str) -> None:
+    """At a chosen point: say so, then wait until the test releases it (bounded)."""
+    if point in PAUSE:
+        (LOG / f"reached-{point}").write_text(str(os.getpid()))
+        deadline = time.monotonic() + 300
+        while not (LOG / f"release-{point}").exists() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+
+
 async def _work(kind: str, ctx: ToolExecutionContext, text: str) -> str:
     append("executions.jsonl", {"tool": kind, "call": ctx.tool_call_id, "at": "begin"})
     await hang_if_asked(ctx.tool_call_id)
+    await pause_if_asked(ctx.tool_call_id)
     if SLOW:
         await asyncio.sleep(SLOW)
     append("executions.jsonl", {"tool": kind, "call": ctx.tool_call_id, "at": "end"})
@@ -110,6 +121,8 @@ SCRIPTS: dict[str, list[list[ToolCall]]] = {
         [_call("c3", "put"), _call("c4", "note")],
     ],
     "approval": [[_call("a1", "lookup"), _call("a2", "deploy")]],
+    "reuse": [[_call("r1", "deploy"), _call("r1", "deploy")], [_call("r1", "deploy")]],
+    "expire": [[_call("e1", "deploy")], [_call("e2", "note")]],
     "batch": [[_call(f"b{i}", "note") for i in range(int(os.environ.get("PRISM_TEST_N", "6")))]],
 }
 
@@ -200,32 +213,47 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
 async def _launch(args: argparse.Namespace, agent: DurableAgent) -> None:
     host_only = args.role == "run" and agent.options.toolset.queue is not None
     launch_dbos(
-        app_name="prism-test", database_url=args.db, executor_id=args.executor,
+        app_name="prism-test", database_url=args.db,
+        executor_id=None if args.executor == "default" else args.executor,
         listen_queues=not host_only,
     )  # fmt: skip
     if agent.options.toolset.queue is not None:
         await register_tool_queue(agent.options.toolset.queue)
 
 
+def _approve(args: argparse.Namespace) -> int:
+    """Send a decision; with ``--expect``, again until that is what happened (bounded)."""
+    deadline = time.monotonic() + 60
+    while True:
+        delivery = send_approval(args.run_id, args.call_id, args.approved, database_url=args.db)
+        if not args.expect or delivery == args.expect or time.monotonic() > deadline:
+            print(f"DELIVERY {delivery.value}", flush=True)
+            return 0
+        time.sleep(0.1)
+
+
 async def main_async(args: argparse.Namespace) -> int:
     agent = build_agent(args)
     if args.role == "approve":
-        send_approval(args.run_id, args.call_id, args.approved, database_url=args.db)
-        return 0
+        return _approve(args)
     if args.role == "await-approval":
         from dbos import DBOSClient
 
-        client = DBOSClient(system_database_url=args.db)
-        try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                event = client.get_event(args.run_id, AWAITING_APPROVAL_EVENT, timeout_seconds=1)
-                if event:
-                    print(json.dumps(event))
-                    return 0
-            return 1
-        finally:
-            client.destroy()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:  # the run's process may not have created the database yet
+                client = DBOSClient(system_database_url=args.db)
+                try:
+                    event = client.get_event(args.run_id, AWAITING_APPROVAL_EVENT, 1)
+                finally:
+                    client.destroy()
+            except Exception:
+                time.sleep(0.1)
+                continue
+            if event:
+                print(json.dumps(event))
+                return 0
+        return 1
     await _launch(args, agent)
     if args.role == "abort":
         with SetWorkflowID(args.run_id):
@@ -234,6 +262,8 @@ async def main_async(args: argparse.Namespace) -> int:
         DBOS.destroy()
         return 0
     if args.role == "worker":
+        pending = await DBOS.list_workflows_async(status="PENDING", executor_id=DBOS.executor_id)
+        print("RECOVERING " + json.dumps([w.workflow_id for w in pending]), flush=True)
         await asyncio.sleep(3600)
         return 0
     if args.role == "run":
@@ -260,7 +290,8 @@ def main() -> int:
     parser.add_argument("--queue", action="store_true")
     parser.add_argument("--global-concurrency", type=int, default=None)
     parser.add_argument("--worker-concurrency", type=int, default=None)
-    parser.add_argument("--executor", default=None)
+    parser.add_argument("--executor", default="test-host", help="'default': leave it unnamed")
+    parser.add_argument("--expect", default="")
     parser.add_argument("--max-rounds", type=int, default=8)
     args = parser.parse_args()
     return asyncio.run(main_async(args))

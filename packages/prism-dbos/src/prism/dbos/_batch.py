@@ -43,14 +43,16 @@ async def durable_dispatch_tool_calls_in_order(
     if not calls:
         return ()
     encoded = [encode_call(c) for c in calls]
-    plans: list[Plain] = await DBOS.run_step_async({"name": "prism.plan"}, _plan, ts.name, encoded)
+    planning = DBOS.reserve_step()
+    turn = planning.step_id  # unique in the run and the same on replay: keys this turn's waits
+    plans: list[Plain] = await planning.run_async({"name": "prism.plan"}, _plan, ts.name, encoded)
     if ts.approval is not None:
-        await _approvals(ts, plans)
+        await _approvals(ts, plans, turn)
     specs = [CallSpec(ts.name, session_id, run_id, p) for p in plans]
     exclusive = any(_exclusive(ts, s) for s in specs)
     limit = 1 if exclusive else min(ts.tool_concurrency, len(specs))
     if ts.queue is not None:
-        return await run_queued(specs, ts.queue, limit, signal)
+        return await run_queued(specs, ts.queue, limit, signal, str(turn))
     return await _run_local(specs, limit, signal, ts.abort_grace_seconds)
 
 
@@ -69,17 +71,17 @@ async def _plan(toolset_name: str, calls: list[Plain]) -> list[Plain]:
     return plans
 
 
-async def _approvals(ts: DurableToolset, plans: list[Plain]) -> None:
+async def _approvals(ts: DurableToolset, plans: list[Plain], turn: int) -> None:
     """Wait, in call order, for each call that needs a decision; record refusals in its plan."""
     assert ts.approval is not None
     waited = False
-    for plan in plans:
+    for index, plan in enumerate(plans):
         if plan.get("middleware_error") is not None:
             continue
         name = plan["call"]["name"]
         if ts.approval.needs_approval(name, ts.tool(name)):
             waited = True
-            denial = await await_decision(plan, ts.approval)
+            denial = await await_decision(plan, ts.approval, turn, index)
             if denial is not None:
                 plan["denial"] = denial
     if waited:
