@@ -35,6 +35,7 @@ from prism.dbos import (
     ApprovalOptions,
     DurableAgent,
     DurableToolset,
+    QueueConflictError,
     QueueOptions,
     durable_dispatch_tool_calls_in_order,
     launch_dbos,
@@ -142,6 +143,21 @@ class ScriptedProvider:
         return ModelResponse(content=(TextContent(text="done"),))
 
 
+async def record_event(event: object) -> None:
+    """The event sink: one line per event (its kind, call and error code)."""
+    call = getattr(event, "call", None)
+    error = getattr(event, "error", None)
+    append(
+        "events.jsonl",
+        {
+            "kind": type(event).__name__,
+            "call": getattr(call, "id", None),
+            "code": getattr(error, "code", None),
+            "name": getattr(error, "name", None),
+        },
+    )
+
+
 class FileLedger:
     """A ledger that outlives the process: one JSON line per row."""
 
@@ -196,6 +212,7 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
             global_concurrency=args.global_concurrency,
             worker_concurrency=args.worker_concurrency,
             polling_interval_seconds=0.1,
+            result_deadline_seconds=args.result_deadline,
         )
     return DurableAgent(
         name="test-agent",
@@ -204,6 +221,7 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
         tools=[note, lookup, put, deploy],
         loop=LoopOptions(tool_concurrency=args.concurrency),
         ledger=FileLedger(),
+        emit=record_event,
         approval=approval,
         queue=queue,
         limits=RunLimits(max_tool_rounds=args.max_rounds),
@@ -219,6 +237,20 @@ async def _launch(args: argparse.Namespace, agent: DurableAgent) -> None:
     )  # fmt: skip
     if agent.options.toolset.queue is not None:
         await register_tool_queue(agent.options.toolset.queue)
+
+
+async def _register_queues(args: argparse.Namespace) -> None:
+    """Register the tool queue with ``--worker-concurrency``, again, then with one more."""
+    wanted = QueueOptions(name="prism-test-queue", worker_concurrency=args.worker_concurrency)
+    changed = QueueOptions(name="prism-test-queue", worker_concurrency=args.worker_concurrency + 1)
+    for label, options in (("first", wanted), ("again", wanted), ("changed", changed)):
+        try:
+            queue = await register_tool_queue(options)
+        except QueueConflictError as exc:
+            print(f"{label.upper()} conflict: {exc}", flush=True)
+            continue
+        held = await asyncio.to_thread(lambda q=queue: q.worker_concurrency)
+        print(f"{label.upper()} ok {held}", flush=True)
 
 
 def _approve(args: argparse.Namespace) -> int:
@@ -261,6 +293,10 @@ async def main_async(args: argparse.Namespace) -> int:
         print("RESULT " + json.dumps({"results": await handle.get_result()}), flush=True)
         DBOS.destroy()
         return 0
+    if args.role == "queues":
+        await _register_queues(args)
+        DBOS.destroy()
+        return 0
     if args.role == "worker":
         pending = await DBOS.list_workflows_async(status="PENDING", executor_id=DBOS.executor_id)
         print("RECOVERING " + json.dumps([w.workflow_id for w in pending]), flush=True)
@@ -278,7 +314,8 @@ async def main_async(args: argparse.Namespace) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument(
-        "role", choices=["run", "recover", "worker", "approve", "await-approval", "abort"]
+        "role",
+        choices=["run", "recover", "worker", "approve", "await-approval", "abort", "queues"],
     )
     parser.add_argument("--db", required=True)
     parser.add_argument("--run-id", default="run-1")
@@ -293,6 +330,7 @@ def main() -> int:
     parser.add_argument("--executor", default="test-host", help="'default': leave it unnamed")
     parser.add_argument("--expect", default="")
     parser.add_argument("--max-rounds", type=int, default=8)
+    parser.add_argument("--result-deadline", type=float, default=3600.0)
     args = parser.parse_args()
     return asyncio.run(main_async(args))
 
