@@ -43,7 +43,7 @@ from prism.dbos import (
     register_toolset,
     send_approval,
 )
-from prism.dbos._codec import encode_result, encode_run
+from prism.dbos.codec import encode_result, encode_run
 
 LOG = Path(os.environ.get("PRISM_TEST_LOG", "."))
 ROLE = os.environ.get("PRISM_TEST_ROLE", "")

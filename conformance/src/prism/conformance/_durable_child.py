@@ -147,7 +147,7 @@ async def main_async(args: argparse.Namespace) -> int:
     if args.role == "run":
         await agent.start("go", run_id=args.run_id)
     result = await agent.result(args.run_id)
-    from prism.dbos._codec import encode_run
+    from prism.dbos.codec import encode_run
 
     print("RESULT " + json.dumps(encode_run(result)), flush=True)
     from dbos import DBOS
