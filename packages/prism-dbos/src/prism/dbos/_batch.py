@@ -14,7 +14,7 @@ from dbos import DBOS, StepReservation
 from prism.core import AbortSignal, ToolCall, ToolResult
 
 from ._approval import AWAITING_APPROVAL_EVENT, await_decision
-from ._call import CallSpec, run_call_steps
+from ._call import CallSpec, mark, needs_marker, run_call_steps
 from ._codec import Plain, decode_call, encode_call
 from ._guard import require_workflow
 from ._queue import run_queued
@@ -45,7 +45,11 @@ async def durable_dispatch_tool_calls_in_order(
     encoded = [encode_call(c) for c in calls]
     planning = DBOS.reserve_step()
     turn = planning.step_id  # unique in the run and the same on replay: keys this turn's waits
-    plans: list[Plain] = await planning.run_async({"name": "prism.plan"}, _plan, ts.name, encoded)
+    plans: list[Plain]
+    if ts.middleware is not None and ts.middleware.has("tool_call"):
+        plans = await planning.run_async({"name": "prism.plan"}, _plan, ts.name, encoded)
+    else:  # nothing to record: the plan is the calls themselves
+        plans = [{"call": data} for data in encoded]
     if ts.approval is not None:
         await _approvals(ts, plans, turn)
     specs = [CallSpec(ts.name, session_id, run_id, p) for p in plans]
@@ -103,18 +107,35 @@ def _reserved(reservation: StepReservation) -> Any:
 async def _run_local(
     specs: list[CallSpec], limit: int, signal: AbortSignal, grace: float
 ) -> tuple[ToolResult, ...]:
-    """Workers pull calls in order; step ids are reserved first so replay matches them."""
-    steps = [(_reserved(DBOS.reserve_step()), _reserved(DBOS.reserve_step())) for _ in specs]
+    """Workers pull calls in order; step ids are reserved first so replay matches them.
+
+    The first ``limit`` calls start at once and share one marker; each later call that needs
+    one records its own just before it starts.
+    """
+    needs = [needs_marker(spec) for spec in specs]
+    first = min(limit, len(specs))
+    wave = _reserved(DBOS.reserve_step()) if any(needs[:first]) else None
+    markers = [
+        _reserved(DBOS.reserve_step()) if needs[i] and i >= first else None
+        for i in range(len(specs))
+    ]
+    pipelines = [_reserved(DBOS.reserve_step()) for _ in specs]
     results: list[ToolResult | None] = [None] * len(specs)
     pending = iter(range(len(specs)))
     scopes: dict[int, MoveOnScope] = {}
+    wave_interrupted = await mark(wave) if wave is not None else False
 
     async def worker() -> None:
         for i in pending:
             if signal.aborted:
                 return
-            marker, pipeline = steps[i]
-            results[i] = await run_call_steps(specs[i], marker, pipeline, signal, scopes)
+            marker = markers[i]
+            interrupted = wave_interrupted if i < first else False
+            if marker is not None:
+                interrupted = await mark(marker)
+            results[i] = await run_call_steps(
+                specs[i], pipelines[i], signal, scopes, interrupted=interrupted and needs[i]
+            )
 
     async def watcher(done: asyncio.Event) -> None:
         aborted = asyncio.ensure_future(signal.wait())
@@ -140,6 +161,5 @@ async def _run_local(
     for i, spec in enumerate(specs):
         if results[i] is None:
             spec.aborted = True
-            _, pipeline = steps[i]
-            results[i] = await run_call_steps(spec, pipeline, pipeline, signal)
+            results[i] = await run_call_steps(spec, pipelines[i], signal)
     return tuple(r for r in results if r is not None)

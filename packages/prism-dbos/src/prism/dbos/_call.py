@@ -2,8 +2,9 @@
 
 Replay returns the recorded result without running gates or handler, so events and ledger rows
 are emitted once. A marker recorded by an earlier process with no result after it means the
-process died inside the pipeline: the call is re-run only if its tool is read-only or
-idempotent; otherwise its result is ``outcome_unknown``.
+process died inside the pipeline: the call's result is then ``outcome_unknown``. Read-only and
+idempotent calls are re-run after a crash anyway, so they get no marker (one step per call);
+the calls a batch starts at once share one marker.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ __all__ = [
     "OUTCOME_UNKNOWN_MESSAGE",
     "CallSpec",
     "StepRunner",
+    "mark",
+    "needs_marker",
     "run_call_steps",
 ]
 
@@ -72,18 +75,32 @@ def _echo(token: str) -> str:
     return token
 
 
+def needs_marker(spec: CallSpec) -> bool:
+    """Whether an interrupted run of ``spec`` must not be repeated: it is not refused and its
+    tool is neither read-only nor idempotent (those are re-run, so they need no marker)."""
+    if spec.refused():
+        return False
+    tool = toolset_named(spec.toolset).tool(spec.call["name"])
+    return tool is not None and not (tool.read_only or tool.idempotent)
+
+
+async def mark(marker: StepRunner) -> bool:
+    """Record a fresh attempt token; ``True`` when an earlier attempt's token was recorded
+    (the process that wrote it died before the calls it covers recorded their results)."""
+    attempt = os.urandom(16).hex()
+    return bool(await marker(MARKER_STEP, _echo, attempt) != attempt)
+
+
 async def run_call_steps(
     spec: CallSpec,
-    marker: StepRunner,
     pipeline: StepRunner,
     signal: AbortSignal,
     scopes: dict[int, MoveOnScope] | None = None,
+    *,
+    interrupted: bool = False,
 ) -> ToolResult:
-    """Run (or replay) one call's marker and pipeline steps; the recorded result."""
-    interrupted = False
-    if not spec.refused():
-        attempt = os.urandom(16).hex()
-        interrupted = await marker(MARKER_STEP, _echo, attempt) != attempt
+    """Run (or replay) one call's pipeline step; the recorded result. ``interrupted`` comes
+    from the call's marker (see ``mark``)."""
 
     async def body() -> Plain:
         return encode_result(await _pipeline(spec, interrupted, signal, scopes))

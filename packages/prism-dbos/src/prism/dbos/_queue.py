@@ -16,7 +16,7 @@ from typing import Any
 from dbos import DBOS, Queue
 from prism.core import AbortController, AbortSignal, ErrorInfo, ToolResult
 
-from ._call import OUTCOME_UNKNOWN, CallSpec, run_call_steps
+from ._call import OUTCOME_UNKNOWN, CallSpec, mark, needs_marker, run_call_steps
 from ._codec import Plain, decode_call, decode_result, encode_result
 from ._options import QueueOptions
 from ._seam import failed_outcome
@@ -108,11 +108,10 @@ async def _call_workflow(
     the result (or why it failed) is sent to the parent run on the call's topic."""
     try:
         spec = CallSpec(toolset, session_id, run_id, plan)
-        message: Plain = {
-            "result": encode_result(
-                await run_call_steps(spec, _step, _step, AbortController().signal)
-            )
-        }
+        interrupted = await mark(_step) if needs_marker(spec) else False
+        signal = AbortController().signal
+        result = await run_call_steps(spec, _step, signal, interrupted=interrupted)
+        message: Plain = {"result": encode_result(result)}
     except Exception as exc:
         message = {"failed": f"{type(exc).__name__}: {exc}"[:2000]}
     await DBOS.send_async(run_id, message, _topic(key))
@@ -137,7 +136,7 @@ async def run_queued(
         handle = handles.pop(i, None)
         if handle is None:
             spec.aborted = True
-            results.append(await run_call_steps(spec, _step, _step, signal))
+            results.append(await run_call_steps(spec, _step, signal))
             continue
         results.append(await _collect(spec, handle, options, f"{turn}:{i}"))
     return tuple(results)
