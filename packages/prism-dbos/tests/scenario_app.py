@@ -212,7 +212,7 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
             global_concurrency=args.global_concurrency,
             worker_concurrency=args.worker_concurrency,
             polling_interval_seconds=0.1,
-            result_deadline_seconds=args.result_deadline,
+            result_deadline_seconds=args.result_deadline or None,  # 0: no deadline
         )
     return DurableAgent(
         name="test-agent",

@@ -70,3 +70,17 @@ def test_a_worker_lost_with_a_queued_call_gives_outcome_unknown_after_the_deadli
 
 def results_ids(results: list[dict[str, Any]]) -> list[str]:
     return [r["tool_call_id"] for r in results]
+
+
+def test_without_a_deadline_queued_calls_are_collected_from_their_workflows(
+    each_app: App,
+) -> None:
+    args = ["--script", "batch", "--queue", "--concurrency", str(N), "--worker-concurrency", "2"]
+    each_app.spawn("worker", *args, "--executor", "worker-a", PRISM_TEST_N=str(N))
+    result = each_app.run(
+        "run", *args, "--executor", "host", "--result-deadline", "0", PRISM_TEST_N=str(N)
+    )
+    results = tool_results(result)
+    assert results_ids(results) == [f"b{i}" for i in range(N)]
+    assert [r["error"] for r in results] == [None] * N
+    assert each_app.begins() == dict.fromkeys(results_ids(results), 1)

@@ -21,6 +21,7 @@ from prism.core.agent import (
     resolve_tool_concurrency,
 )
 from prism.core.events import EventSink
+from prism.core.lowlevel import NEVER_ABORTED, error_info_from
 from prism.core.options import check_match
 
 from ._batch import durable_dispatch_tool_calls_in_order
@@ -39,7 +40,6 @@ from ._codec import (
 )
 from ._guard import require_asyncio
 from ._options import NAME_PATTERN, ApprovalOptions, QueueOptions
-from ._seam import NEVER_ABORTED, blocked_outcome, error_info_from
 from ._toolset import DurableToolset, NameTable, register_toolset
 
 __all__ = ["RUN_WORKFLOW", "DurableAgent", "DurableAgentOptions"]
@@ -205,6 +205,5 @@ async def _refuse(agent_name: str, calls: list[Plain]) -> list[Plain]:
     for data in calls:
         call: ToolCall = decode_call(data)
         context = ts.context(opts.agent.session_id, DBOS.workflow_id or "", call.id, NEVER_ABORTED)
-        report = ts.dispatch_options(context).reporter(context)
-        out.append(encode_result(await blocked_outcome(report, call, "tool_round_limit", message)))
+        out.append(encode_result(await ts.unit(call, context).block("tool_round_limit", message)))
     return out

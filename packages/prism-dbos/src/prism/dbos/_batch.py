@@ -12,13 +12,18 @@ from typing import Any
 
 from dbos import DBOS, StepReservation
 from prism.core import AbortSignal, ToolCall, ToolResult
+from prism.core.lowlevel import (
+    NEVER_ABORTED,
+    MoveOnScope,
+    apply_call_middleware,
+    error_info_from,
+)
 
 from ._approval import AWAITING_APPROVAL_EVENT, await_decision
 from ._call import CallSpec, mark, needs_marker, run_call_steps
 from ._codec import Plain, decode_call, encode_call
 from ._guard import require_workflow
 from ._queue import run_queued
-from ._seam import NEVER_ABORTED, MoveOnScope, error_info_from, run_call_middleware
 from ._toolset import DurableToolset, toolset_named
 
 __all__ = ["durable_dispatch_tool_calls_in_order"]
@@ -67,7 +72,7 @@ async def _plan(toolset_name: str, calls: list[Plain]) -> list[Plain]:
     for data in calls:
         call = decode_call(data)
         try:
-            plans.append({"call": encode_call(await run_call_middleware(call, middleware))})
+            plans.append({"call": encode_call(await apply_call_middleware(call, middleware))})
         except Exception as exc:
             info = error_info_from(exc)
             message = f"tool_call middleware failed: {info.name}: {info.message}"

@@ -13,19 +13,10 @@ import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from prism.core import AbortSignal, ErrorInfo, ToolCall, ToolExecutionContext, ToolResult
+from prism.core import AbortSignal, ErrorInfo, ToolResult
+from prism.core.lowlevel import CallUnit, MoveOnScope, move_on_after
 
 from ._codec import Plain, decode_call, decode_result, encode_result
-from ._seam import (
-    CallReporter,
-    DispatchOptions,
-    MoveOnScope,
-    aborted_outcome,
-    blocked_outcome,
-    failed_outcome,
-    move_on_after,
-    run_dispatch,
-)
 from ._toolset import toolset_named
 
 __all__ = [
@@ -114,49 +105,42 @@ async def _pipeline(
 ) -> ToolResult:
     toolset = toolset_named(spec.toolset)
     call = decode_call(spec.call)
-    context = toolset.context(spec.session_id, spec.run_id, call.id, signal)
-    opts = toolset.dispatch_options(context)
-    report = opts.reporter(context)
+    unit = toolset.unit(call, toolset.context(spec.session_id, spec.run_id, call.id, signal))
     if spec.middleware_error is not None:
-        return await blocked_outcome(report, call, "middleware_failed", spec.middleware_error)
+        return await unit.block("middleware_failed", spec.middleware_error)
     if spec.denial is not None:
-        return await blocked_outcome(report, call, "permission_denied", spec.denial)
+        return await unit.block("permission_denied", spec.denial)
     if spec.aborted:
-        return await aborted_outcome(report, call, signal.reason)
-    tool = toolset.tool(call.name)
+        return await unit.abort(signal.reason)
+    tool = unit.tool
     if interrupted and not (tool is not None and (tool.read_only or tool.idempotent)):
         unknown = ErrorInfo(
             code=OUTCOME_UNKNOWN, name="OutcomeUnknown", message=OUTCOME_UNKNOWN_MESSAGE
         )
-        return await failed_outcome(report, call, unknown)
+        return await unit.fail(unknown)
     if scopes is None:
-        return await run_dispatch(call, opts, report, context, call_middleware_done=True)
-    return await _cancellable(spec, call, opts, report, context, scopes)
+        return await unit.run()
+    return await _cancellable(spec, unit, signal, scopes)
 
 
 async def _cancellable(
-    spec: CallSpec,
-    call: ToolCall,
-    opts: DispatchOptions,
-    report: CallReporter,
-    context: ToolExecutionContext,
-    scopes: dict[int, MoveOnScope],
+    spec: CallSpec, unit: CallUnit, signal: AbortSignal, scopes: dict[int, MoveOnScope]
 ) -> ToolResult:
     """Run the pipeline under a scope the batch's abort watcher may cancel after its grace."""
     result: ToolResult | None = None
     async with move_on_after() as scope:
         scopes[id(spec)] = scope
         try:
-            result = await run_dispatch(call, opts, report, context, call_middleware_done=True)
+            result = await unit.run()
         finally:
             scopes.pop(id(spec), None)
     if result is not None:
         return result
-    reason = context.signal.reason
-    if report.started_execution:
+    reason = signal.reason
+    if unit.started_execution:
         suffix = f": {reason}" if reason else ""
         error = ErrorInfo(
             code="aborted", name="Cancelled", message=f"Tool call cancelled after abort{suffix}"
         )
-        return await failed_outcome(report, call, error)
-    return await aborted_outcome(report, call, reason)
+        return await unit.fail(error)
+    return await unit.abort(reason)

@@ -96,14 +96,15 @@ class QueueOptions:
     ``global_concurrency`` bounds calls in flight across all workers, ``worker_concurrency``
     those in one worker process. ``result_deadline_seconds`` is how long a turn waits for one
     queued call's result (queueing included, durable across restarts): past it the call's
-    result is ``outcome_unknown`` (a lost worker never stalls the run).
+    result is ``outcome_unknown`` (a lost worker never stalls the run). ``None`` waits without
+    a deadline (two fewer writes per call; a lost worker's calls then wait for its restart).
     """
 
     name: str = "prism-tools"
     global_concurrency: int | None = None
     worker_concurrency: int | None = None
     polling_interval_seconds: float = 1.0
-    result_deadline_seconds: float = 3600.0
+    result_deadline_seconds: float | None = 3600.0
 
     def __post_init__(self) -> None:
         check_match("QueueOptions.name", self.name, NAME_PATTERN)
@@ -117,8 +118,9 @@ class QueueOptions:
             cap=60.0,
             minimum=0.01,
         )
-        check_seconds(
-            "QueueOptions.result_deadline_seconds",
-            self.result_deadline_seconds,
-            cap=MAX_APPROVAL_TIMEOUT_SECONDS,
-        )
+        if self.result_deadline_seconds is not None:
+            check_seconds(
+                "QueueOptions.result_deadline_seconds",
+                self.result_deadline_seconds,
+                cap=MAX_APPROVAL_TIMEOUT_SECONDS,
+            )

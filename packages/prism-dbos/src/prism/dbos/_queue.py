@@ -19,7 +19,6 @@ from prism.core import AbortController, AbortSignal, ErrorInfo, ToolResult
 from ._call import OUTCOME_UNKNOWN, CallSpec, mark, needs_marker, run_call_steps
 from ._codec import Plain, decode_call, decode_result, encode_result
 from ._options import QueueOptions
-from ._seam import failed_outcome
 from ._toolset import toolset_named
 
 __all__ = [
@@ -102,10 +101,11 @@ def _topic(key: str) -> str:
 
 @DBOS.workflow(name=CALL_WORKFLOW)
 async def _call_workflow(
-    toolset: str, session_id: str, run_id: str, plan: Plain, key: str
+    toolset: str, session_id: str, run_id: str, plan: Plain, key: str | None
 ) -> Plain:
     """One queued call: the same marker and pipeline steps, in the worker that dequeued it;
-    the result (or why it failed) is sent to the parent run on the call's topic."""
+    the result (or why it failed) is returned, and sent to the parent run on the call's topic
+    when the parent waits with a deadline (``key``)."""
     try:
         spec = CallSpec(toolset, session_id, run_id, plan)
         interrupted = await mark(_step) if needs_marker(spec) else False
@@ -114,7 +114,8 @@ async def _call_workflow(
         message: Plain = {"result": encode_result(result)}
     except Exception as exc:
         message = {"failed": f"{type(exc).__name__}: {exc}"[:2000]}
-    await DBOS.send_async(run_id, message, _topic(key))
+    if key is not None:
+        await DBOS.send_async(run_id, message, _topic(key))
     return message
 
 
@@ -129,8 +130,9 @@ async def run_queued(
     for i, spec in enumerate(specs):
         while ahead < len(specs) and ahead < i + limit and not signal.aborted:
             s = specs[ahead]
+            key = None if options.result_deadline_seconds is None else f"{turn}:{ahead}"
             handles[ahead] = await queue.enqueue_async(
-                _call_workflow, s.toolset, s.session_id, s.run_id, _plan_of(s), f"{turn}:{ahead}"
+                _call_workflow, s.toolset, s.session_id, s.run_id, _plan_of(s), key
             )
             ahead += 1
         handle = handles.pop(i, None)
@@ -145,11 +147,20 @@ async def run_queued(
 async def _collect(spec: CallSpec, handle: Any, options: QueueOptions, key: str) -> ToolResult:
     """The queued call's result, or ``outcome_unknown`` once its deadline passed (durably)."""
     deadline = options.result_deadline_seconds
-    message: Any = await DBOS.recv_async(_topic(key), timeout_seconds=deadline)
+    message: Any
+    if deadline is None:
+        try:
+            message = await handle.get_result()
+        except Exception as exc:
+            return _worker_failed(spec, f"{type(exc).__name__}: {exc}")
+    else:
+        message = await DBOS.recv_async(_topic(key), timeout_seconds=deadline)
     if isinstance(message, dict) and isinstance(message.get("result"), dict):
         return decode_result(message["result"])
     if isinstance(message, dict) and isinstance(message.get("failed"), str):
         return _worker_failed(spec, message["failed"])
+    if deadline is None:
+        return _worker_failed(spec, f"malformed result {message!r}"[:200])
     child = handle.get_workflow_id()
     recorded: Plain = await DBOS.run_step_async(
         {"name": "prism.worker_lost"}, _worker_lost, spec.toolset, _plan_of(spec),
@@ -167,7 +178,6 @@ async def _worker_lost(
     ts = toolset_named(toolset)
     call = decode_call(plan["call"])
     context = ts.context(session_id, run_id, call.id, AbortController().signal)
-    report = ts.dispatch_options(context).reporter(context)
     error = ErrorInfo(
         code=OUTCOME_UNKNOWN,
         name=WORKER_LOST,
@@ -177,7 +187,7 @@ async def _worker_lost(
         ),
         details={"queued_workflow_id": child, "deadline_seconds": deadline},
     )
-    return encode_result(await failed_outcome(report, call, error))
+    return encode_result(await ts.unit(call, context).fail(error))
 
 
 def _plan_of(spec: CallSpec) -> Plain:
