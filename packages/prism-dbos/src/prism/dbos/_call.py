@@ -1,4 +1,5 @@
-"""One call's durable unit: a ``started`` marker step, then the whole pipeline as one step.
+"""One call's durable unit: a ``started`` marker step, then the whole pipeline as one step
+(here: as a queue worker runs it; ``_hook`` does the same for calls run in the run's process).
 
 Replay returns the recorded result without running gates or handler, so events and ledger rows
 are emitted once. A marker recorded by an earlier process with no result after it means the
@@ -14,7 +15,6 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from prism.core import AbortSignal, ErrorInfo, ToolResult
-from prism.core.lowlevel import CallUnit, MoveOnScope, move_on_after
 
 from ._codec import Plain, decode_call, decode_result, encode_result
 from ._toolset import toolset_named
@@ -22,6 +22,7 @@ from ._toolset import toolset_named
 __all__ = [
     "OUTCOME_UNKNOWN",
     "OUTCOME_UNKNOWN_MESSAGE",
+    "PIPELINE_STEP",
     "CallSpec",
     "StepRunner",
     "mark",
@@ -83,26 +84,19 @@ async def mark(marker: StepRunner) -> bool:
 
 
 async def run_call_steps(
-    spec: CallSpec,
-    pipeline: StepRunner,
-    signal: AbortSignal,
-    scopes: dict[int, MoveOnScope] | None = None,
-    *,
-    interrupted: bool = False,
+    spec: CallSpec, pipeline: StepRunner, signal: AbortSignal, *, interrupted: bool = False
 ) -> ToolResult:
-    """Run (or replay) one call's pipeline step; the recorded result. ``interrupted`` comes
-    from the call's marker (see ``mark``)."""
+    """Run (or replay) one queued call's pipeline step in its worker; the recorded result.
+    ``interrupted`` comes from the call's marker (see ``mark``)."""
 
     async def body() -> Plain:
-        return encode_result(await _pipeline(spec, interrupted, signal, scopes))
+        return encode_result(await _pipeline(spec, interrupted, signal))
 
     recorded: Plain = await pipeline(PIPELINE_STEP, body)
     return decode_result(recorded)
 
 
-async def _pipeline(
-    spec: CallSpec, interrupted: bool, signal: AbortSignal, scopes: dict[int, MoveOnScope] | None
-) -> ToolResult:
+async def _pipeline(spec: CallSpec, interrupted: bool, signal: AbortSignal) -> ToolResult:
     toolset = toolset_named(spec.toolset)
     call = decode_call(spec.call)
     unit = toolset.unit(call, toolset.context(spec.session_id, spec.run_id, call.id, signal))
@@ -118,29 +112,4 @@ async def _pipeline(
             code=OUTCOME_UNKNOWN, name="OutcomeUnknown", message=OUTCOME_UNKNOWN_MESSAGE
         )
         return await unit.fail(unknown)
-    if scopes is None:
-        return await unit.run()
-    return await _cancellable(spec, unit, signal, scopes)
-
-
-async def _cancellable(
-    spec: CallSpec, unit: CallUnit, signal: AbortSignal, scopes: dict[int, MoveOnScope]
-) -> ToolResult:
-    """Run the pipeline under a scope the batch's abort watcher may cancel after its grace."""
-    result: ToolResult | None = None
-    async with move_on_after() as scope:
-        scopes[id(spec)] = scope
-        try:
-            result = await unit.run()
-        finally:
-            scopes.pop(id(spec), None)
-    if result is not None:
-        return result
-    reason = signal.reason
-    if unit.started_execution:
-        suffix = f": {reason}" if reason else ""
-        error = ErrorInfo(
-            code="aborted", name="Cancelled", message=f"Tool call cancelled after abort{suffix}"
-        )
-        return await unit.fail(error)
-    return await unit.abort(reason)
+    return await unit.run()

@@ -1,8 +1,8 @@
 """Distributed execution: each call is a child workflow on a DBOS queue, run by any worker.
 
 The queue's ``global_concurrency`` and ``worker_concurrency`` bound calls across and within
-workers; the parent keeps call order, the turn's concurrency (an exclusive tool: one at a time)
-and enqueues in a fixed order so a replay meets its recorded steps in the same order. The child
+workers; the parent (``_hook``) keeps call order, the turn's concurrency (an exclusive tool:
+one at a time) and one fixed order of enqueues and collections. The child
 sends its result to the parent on a topic of its own; the parent's durable wait for it has a
 deadline (``QueueOptions.result_deadline_seconds``), so a lost worker never stalls the run.
 """
@@ -14,7 +14,7 @@ import threading
 from typing import Any
 
 from dbos import DBOS, Queue
-from prism.core import AbortController, AbortSignal, ErrorInfo, ToolResult
+from prism.core import AbortController, ErrorInfo, ToolResult
 
 from ._call import OUTCOME_UNKNOWN, CallSpec, mark, needs_marker, run_call_steps
 from ._codec import Plain, decode_call, decode_result, encode_result
@@ -25,8 +25,10 @@ __all__ = [
     "CALL_WORKFLOW",
     "WORKER_LOST",
     "QueueConflictError",
+    "call_workflow",
+    "collect",
+    "plan_of",
     "register_tool_queue",
-    "run_queued",
 ]
 
 CALL_WORKFLOW = "prism.dbos.call"
@@ -100,7 +102,7 @@ def _topic(key: str) -> str:
 
 
 @DBOS.workflow(name=CALL_WORKFLOW)
-async def _call_workflow(
+async def call_workflow(
     toolset: str, session_id: str, run_id: str, plan: Plain, key: str | None
 ) -> Plain:
     """One queued call: the same marker and pipeline steps, in the worker that dequeued it;
@@ -119,32 +121,7 @@ async def _call_workflow(
     return message
 
 
-async def run_queued(
-    specs: list[CallSpec], options: QueueOptions, limit: int, signal: AbortSignal, turn: str
-) -> tuple[ToolResult, ...]:
-    """Enqueue at most ``limit`` calls ahead of the oldest unfinished one; collect in order."""
-    queue = await DBOS.retrieve_queue_async(options.name) or await register_tool_queue(options)
-    handles: dict[int, Any] = {}
-    results: list[ToolResult] = []
-    ahead = 0
-    for i, spec in enumerate(specs):
-        while ahead < len(specs) and ahead < i + limit and not signal.aborted:
-            s = specs[ahead]
-            key = None if options.result_deadline_seconds is None else f"{turn}:{ahead}"
-            handles[ahead] = await queue.enqueue_async(
-                _call_workflow, s.toolset, s.session_id, s.run_id, _plan_of(s), key
-            )
-            ahead += 1
-        handle = handles.pop(i, None)
-        if handle is None:
-            spec.aborted = True
-            results.append(await run_call_steps(spec, _step, signal))
-            continue
-        results.append(await _collect(spec, handle, options, f"{turn}:{i}"))
-    return tuple(results)
-
-
-async def _collect(spec: CallSpec, handle: Any, options: QueueOptions, key: str) -> ToolResult:
+async def collect(spec: CallSpec, handle: Any, options: QueueOptions, key: str) -> ToolResult:
     """The queued call's result, or ``outcome_unknown`` once its deadline passed (durably)."""
     deadline = options.result_deadline_seconds
     message: Any
@@ -163,7 +140,7 @@ async def _collect(spec: CallSpec, handle: Any, options: QueueOptions, key: str)
         return _worker_failed(spec, f"malformed result {message!r}"[:200])
     child = handle.get_workflow_id()
     recorded: Plain = await DBOS.run_step_async(
-        {"name": "prism.worker_lost"}, _worker_lost, spec.toolset, _plan_of(spec),
+        {"name": "prism.worker_lost"}, _worker_lost, spec.toolset, plan_of(spec),
         spec.session_id, spec.run_id, child, deadline,
     )  # fmt: skip
     return decode_result(recorded)
@@ -190,7 +167,7 @@ async def _worker_lost(
     return encode_result(await ts.unit(call, context).fail(error))
 
 
-def _plan_of(spec: CallSpec) -> Plain:
+def plan_of(spec: CallSpec) -> Plain:
     plan: Plain = {"call": spec.call}
     if spec.middleware_error is not None:
         plan["middleware_error"] = spec.middleware_error
