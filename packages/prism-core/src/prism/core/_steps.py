@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol, Unpack
 
-from ._dispatch import run_call_middleware, run_dispatch
+from ._dispatch import run_dispatch
 from ._dispatch_options import DispatchOptions, DispatchSettings
-from ._middleware import MiddlewareRegistry
-from ._outcomes import aborted_outcome, blocked_outcome, failed_outcome
+from ._outcomes import blocked_outcome, failed_outcome
 from ._reporting import CallReporter
 from ._types import ErrorInfo, ToolCall, ToolDefinition, ToolResult
 from .events import BlockedReason
@@ -23,7 +22,6 @@ __all__ = [
     "BatchSteps",
     "CallUnit",
     "StepHook",
-    "apply_call_middleware",
     "check_step_hook",
     "prepare_call",
 ]
@@ -67,15 +65,6 @@ class CallUnit:
         """Conclude the call as refused for ``reason`` (a blocked event and row)."""
         return await blocked_outcome(self._report, self.call, reason, message)
 
-    async def abort(self, reason: object) -> ToolResult:
-        """Conclude the call as ``aborted`` before it started (a blocked event and row)."""
-        return await aborted_outcome(self._report, self.call, reason)
-
-    @property
-    def started_execution(self) -> bool:
-        """Whether the handler was entered (an abort then reports it cancelled, not blocked)."""
-        return self._report.started_execution
-
 
 class BatchSteps(Protocol):
     """The hook's view of one batch: runs each unit (``index`` is the unit's position)."""
@@ -98,12 +87,6 @@ def check_step_hook(where: str, hook: object) -> None:
     """Refuse a step hook without ``open_batch`` at once (not at the first tool call)."""
     if hook is not None and not callable(getattr(hook, "open_batch", None)):
         raise ValueError(f"{where} must have an async open_batch(calls) method, got {hook!r}")
-
-
-async def apply_call_middleware(call: ToolCall, middleware: MiddlewareRegistry | None) -> ToolCall:
-    """The ``tool_call`` middleware alone (raises what a middleware raises): what a batch does
-    first, for an integration that records or distributes the final calls itself."""
-    return await run_call_middleware(call, middleware)
 
 
 def prepare_call(call: ToolCall, **settings: Unpack[DispatchSettings]) -> CallUnit:

@@ -10,21 +10,18 @@ a batch (a queue worker running a call it was sent). See docs/core.md, "prism.co
 from __future__ import annotations
 
 from ._abort import NEVER_ABORTED
-from ._backend import MoveOnScope, current_backend, move_on_after
+from ._backend import current_backend
 from ._batch import MAX_ABORT_GRACE_SECONDS
 from ._outcomes import error_info_from
-from ._steps import BatchSteps, CallUnit, StepHook, apply_call_middleware, prepare_call
+from ._steps import BatchSteps, CallUnit, StepHook, prepare_call
 
 __all__ = [
     "MAX_ABORT_GRACE_SECONDS",
     "NEVER_ABORTED",
     "BatchSteps",
     "CallUnit",
-    "MoveOnScope",
     "StepHook",
-    "apply_call_middleware",
     "current_backend",
     "error_info_from",
-    "move_on_after",
     "prepare_call",
 ]

@@ -43,24 +43,17 @@ class StepRunner(Protocol):
 
 
 class CallSpec:
-    """A planned call: ids, the call itself, and why it is refused before running (if so)."""
+    """A planned call: ids, the call itself (after its ``tool_call`` middleware), and the
+    approval's denial once decided."""
 
-    __slots__ = ("aborted", "call", "denial", "middleware_error", "run_id", "session_id", "toolset")
+    __slots__ = ("call", "denial", "run_id", "session_id", "toolset")
 
-    def __init__(
-        self, toolset: str, session_id: str, run_id: str, plan: Plain, aborted: bool = False
-    ) -> None:
+    def __init__(self, toolset: str, session_id: str, run_id: str, plan: Plain) -> None:
         self.toolset = toolset
         self.session_id = session_id
         self.run_id = run_id
         self.call: Plain = plan["call"]
-        self.middleware_error: str | None = plan.get("middleware_error")
-        self.denial: str | None = plan.get("denial")
-        self.aborted = aborted
-
-    def refused(self) -> bool:
-        """Whether the call is blocked without executing (no marker needed)."""
-        return self.aborted or self.middleware_error is not None or self.denial is not None
+        self.denial: str | None = None
 
 
 def _echo(token: str) -> str:
@@ -70,7 +63,7 @@ def _echo(token: str) -> str:
 def needs_marker(spec: CallSpec) -> bool:
     """Whether an interrupted run of ``spec`` must not be repeated: it is not refused and its
     tool is neither read-only nor idempotent (those are re-run, so they need no marker)."""
-    if spec.refused():
+    if spec.denial is not None:
         return False
     tool = toolset_named(spec.toolset).tool(spec.call["name"])
     return tool is not None and not (tool.read_only or tool.idempotent)
@@ -100,12 +93,6 @@ async def _pipeline(spec: CallSpec, interrupted: bool, signal: AbortSignal) -> T
     toolset = toolset_named(spec.toolset)
     call = decode_call(spec.call)
     unit = toolset.unit(call, toolset.context(spec.session_id, spec.run_id, call.id, signal))
-    if spec.middleware_error is not None:
-        return await unit.block("middleware_failed", spec.middleware_error)
-    if spec.denial is not None:
-        return await unit.block("permission_denied", spec.denial)
-    if spec.aborted:
-        return await unit.abort(signal.reason)
     tool = unit.tool
     if interrupted and not (tool is not None and (tool.read_only or tool.idempotent)):
         unknown = ErrorInfo(

@@ -168,12 +168,8 @@ async def _worker_lost(
 
 
 def plan_of(spec: CallSpec) -> Plain:
-    plan: Plain = {"call": spec.call}
-    if spec.middleware_error is not None:
-        plan["middleware_error"] = spec.middleware_error
-    if spec.denial is not None:
-        plan["denial"] = spec.denial
-    return plan
+    """What a queued call's workflow is given: the final call (denied ones are never queued)."""
+    return {"call": spec.call}
 
 
 def _worker_failed(spec: CallSpec, why: str) -> ToolResult:
