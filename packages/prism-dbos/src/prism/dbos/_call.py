@@ -65,7 +65,10 @@ def needs_marker(spec: CallSpec) -> bool:
     tool is neither read-only nor idempotent (those are re-run, so they need no marker)."""
     if spec.denial is not None:
         return False
-    tool = toolset_named(spec.toolset).tool(spec.call["name"])
+    try:
+        tool = toolset_named(spec.toolset).tool(spec.call["name"])
+    except Exception:  # a name that cannot be looked up: the call is blocked, never run
+        return False
     return tool is not None and not (tool.read_only or tool.idempotent)
 
 

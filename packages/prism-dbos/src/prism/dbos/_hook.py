@@ -53,11 +53,21 @@ class DurableSteps:
         specs = [
             CallSpec(ts.name, self.session_id, self.run_id, {"call": encode_call(c)}) for c in calls
         ]
-        exclusive = any(getattr(ts.tool(c.name), "exclusive", False) is True for c in calls)
+        exclusive = any(_exclusive(ts, c) for c in calls)
         limit = 1 if exclusive else min(ts.tool_concurrency, len(calls))
         if ts.queue is not None:
             return _QueuedBatch(ts, specs, limit, turn, self.signal)
         return _LocalBatch(ts, specs, limit, turn)
+
+
+def _exclusive(ts: DurableToolset, call: ToolCall) -> bool:
+    """Core's rule, exactly (the fixed order of queued operations depends on the same limit):
+    an exclusive tool, or a name that cannot be looked up."""
+    try:
+        tool = ts.tool(call.name)
+    except Exception:
+        return True
+    return tool is not None and tool.exclusive is True
 
 
 def _reserved(reservation: StepReservation) -> Any:
