@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -159,13 +161,27 @@ async def record_event(event: object) -> None:
 
 
 class FileLedger:
-    """A ledger that outlives the process: one JSON line per row."""
+    """A ledger that outlives the process: one JSON line per row (every append), and a SQLite
+    table whose primary key is the row id (a uniqueness constraint: a second row with an id
+    already stored raises, which dispatch logs and ignores)."""
 
     def append(self, record: ToolCallRecord) -> None:
         append(
             "ledger.jsonl",
-            {"call": record.tool_call_id, "status": record.status, "reason": record.reason},
-        )
+            {
+                "call": record.tool_call_id, "status": record.status, "reason": record.reason,
+                "id": record.id,
+            },
+        )  # fmt: skip
+        with contextlib.closing(sqlite3.connect(LOG / "ledger.sqlite", timeout=60)) as db, db:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS rows (id TEXT PRIMARY KEY, call TEXT, status TEXT,"
+                " reason TEXT)"
+            )
+            db.execute(
+                "INSERT INTO rows VALUES (?, ?, ?, ?)",
+                (record.id, record.tool_call_id, record.status, record.reason),
+            )
 
 
 ABORT = AbortController()

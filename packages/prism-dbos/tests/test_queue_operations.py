@@ -4,6 +4,8 @@ result deadline the call is ``outcome_unknown`` (``WorkerLost``), with an event 
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -84,3 +86,36 @@ def test_without_a_deadline_queued_calls_are_collected_from_their_workflows(
     assert results_ids(results) == [f"b{i}" for i in range(N)]
     assert [r["error"] for r in results] == [None] * N
     assert each_app.begins() == dict.fromkeys(results_ids(results), 1)
+
+
+def test_a_slow_worker_finishing_after_the_deadline_leaves_one_outcome_row(each_app: App) -> None:
+    args = ["--script", "batch", "--queue", "--concurrency", str(N), "--worker-concurrency", "2"]
+    env = {"PRISM_TEST_N": str(N)}
+    worker = each_app.spawn("worker", *args, "--executor", "worker-a", PRISM_TEST_PAUSE="b1", **env)
+    host = each_app.spawn(
+        "run", *args, "--executor", "host", "--result-deadline", f"{scaled(3.0):g}", **env
+    )
+    each_app.wait_reached("b1")  # the worker holds b1 (alive) past the deadline
+    result = each_app.finish(host)
+    assert tool_results(result)[1]["error"]["name"] == WORKER_LOST
+    each_app.release("b1")  # now it concludes b1 too: a second outcome for the same call
+    deadline = time.monotonic() + scaled(60.0)
+    while each_app.ends()["b1"] == 0 or len(outcomes(each_app, "b1")) < 2:
+        assert time.monotonic() < deadline and worker.poll() is None, "the worker never ended b1"
+        time.sleep(0.05)
+    attempts = outcomes(each_app, "b1")  # what the ledger was asked to store
+    assert {(r["status"], r["reason"]) for r in attempts} == {
+        ("error", OUTCOME_UNKNOWN),
+        ("finished", None),
+    }
+    assert len({r["id"] for r in attempts}) == 1  # one row id per call outcome, everywhere
+    with sqlite3.connect(each_app.log / "ledger.sqlite", timeout=60) as db:
+        stored = db.execute(
+            "SELECT status, reason FROM rows WHERE call = 'b1' AND status != 'started'"
+        ).fetchall()
+    assert stored == [("error", OUTCOME_UNKNOWN)]  # the unique id kept the first outcome only
+
+
+def outcomes(app: App, call_id: str) -> list[dict[str, Any]]:
+    rows = app.rows("ledger.jsonl")
+    return [r for r in rows if r["call"] == call_id and r["status"] != "started"]

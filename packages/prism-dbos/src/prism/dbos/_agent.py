@@ -35,6 +35,7 @@ from ._codec import (
 )
 from ._guard import require_asyncio
 from ._hook import DurableSteps
+from ._ledger import KeyedLedger
 from ._options import NAME_PATTERN, ApprovalOptions, QueueOptions
 from ._toolset import DurableToolset, NameTable, register_toolset
 
@@ -144,6 +145,8 @@ async def _run_workflow(agent_name: str, encoded: list[Plain]) -> Plain:
     run_id = DBOS.workflow_id or ""
     loop = copy.copy(opts.agent)
     loop.provider = _RecordedProvider(agent_name)
+    if opts.agent.ledger is not None:
+        loop.ledger = KeyedLedger(opts.agent.ledger)
     hook = DurableSteps(opts.toolset, opts.agent.session_id, run_id, NEVER_ABORTED)
     options = RunOptions(
         run_id=run_id, step_hook=hook, abort_grace_seconds=opts.toolset.abort_grace_seconds

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from prism.core import AbortSignal, ErrorInfo, ToolResult
 
 from ._codec import Plain, decode_call, decode_result, encode_result
+from ._ledger import CALL_KEY
 from ._toolset import toolset_named
 
 __all__ = [
@@ -80,13 +81,17 @@ async def mark(marker: StepRunner) -> bool:
 
 
 async def run_call_steps(
-    spec: CallSpec, pipeline: StepRunner, signal: AbortSignal, *, interrupted: bool = False
+    spec: CallSpec, pipeline: StepRunner, signal: AbortSignal, *, interrupted: bool, key: str
 ) -> ToolResult:
     """Run (or replay) one queued call's pipeline step in its worker; the recorded result.
-    ``interrupted`` comes from the call's marker (see ``mark``)."""
+    ``interrupted`` comes from the call's marker (see ``mark``); ``key`` names its rows."""
 
     async def body() -> Plain:
-        return encode_result(await _pipeline(spec, interrupted, signal))
+        token = CALL_KEY.set(key)
+        try:
+            return encode_result(await _pipeline(spec, interrupted, signal))
+        finally:
+            CALL_KEY.reset(token)
 
     recorded: Plain = await pipeline(PIPELINE_STEP, body)
     return decode_result(recorded)

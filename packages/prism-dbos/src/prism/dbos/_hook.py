@@ -29,6 +29,7 @@ from ._call import (
     needs_marker,
 )
 from ._codec import Plain, decode_result, encode_call, encode_result
+from ._ledger import CALL_KEY, call_key
 from ._queue import call_workflow, collect, plan_of, register_tool_queue
 from ._toolset import DurableToolset
 
@@ -78,10 +79,14 @@ def _reserved(reservation: StepReservation) -> Any:
 
 
 def _encoded(
-    outcome: Callable[[], Awaitable[ToolResult]],
+    outcome: Callable[[], Awaitable[ToolResult]], key: str
 ) -> Callable[[], Coroutine[Any, Any, Plain]]:
     async def body() -> Plain:
-        return encode_result(await outcome())
+        token = CALL_KEY.set(key)  # the call's ledger rows get ids derived from ``key``
+        try:
+            return encode_result(await outcome())
+        finally:
+            CALL_KEY.reset(token)
 
     return body
 
@@ -101,7 +106,7 @@ class _Batch:
 
     async def record(self, index: int, outcome: Callable[[], Awaitable[ToolResult]]) -> ToolResult:
         """Run ``outcome`` as the call's pipeline step (or replay it): the recorded result."""
-        body = _encoded(outcome)
+        body = _encoded(outcome, call_key(self.specs[index].run_id, self.turn, index))
         if self.used[index]:  # cancelled mid-step by an abort: its leftover result is new
             recorded: Plain = await DBOS.run_step_async({"name": PIPELINE_STEP}, body)
         else:
@@ -234,10 +239,10 @@ class _QueuedBatch(_Batch):
         assert options is not None
         await self._wait_turn(("enqueue", index))
         queue = await DBOS.retrieve_queue_async(options.name) or await register_tool_queue(options)
-        key = None if options.result_deadline_seconds is None else f"{self.turn}:{index}"
+        key, reply = f"{self.turn}:{index}", options.result_deadline_seconds is not None
         handle = await queue.enqueue_async(
-            call_workflow, spec.toolset, spec.session_id, spec.run_id, plan_of(spec), key
+            call_workflow, spec.toolset, spec.session_id, spec.run_id, plan_of(spec), key, reply
         )
         await self._finish(("enqueue", index))
         await self._wait_turn(("collect", index))
-        return await collect(spec, handle, options, key or "")
+        return await collect(spec, handle, options, key)

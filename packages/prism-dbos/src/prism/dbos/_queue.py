@@ -18,6 +18,7 @@ from prism.core import AbortController, ErrorInfo, ToolResult
 
 from ._call import OUTCOME_UNKNOWN, CallSpec, mark, needs_marker, run_call_steps
 from ._codec import Plain, decode_call, decode_result, encode_result
+from ._ledger import CALL_KEY, call_key
 from ._options import QueueOptions
 from ._toolset import toolset_named
 
@@ -103,20 +104,22 @@ def _topic(key: str) -> str:
 
 @DBOS.workflow(name=CALL_WORKFLOW)
 async def call_workflow(
-    toolset: str, session_id: str, run_id: str, plan: Plain, key: str | None
+    toolset: str, session_id: str, run_id: str, plan: Plain, key: str, reply: bool
 ) -> Plain:
-    """One queued call: the same marker and pipeline steps, in the worker that dequeued it;
-    the result (or why it failed) is returned, and sent to the parent run on the call's topic
-    when the parent waits with a deadline (``key``)."""
+    """One queued call (``key`` is ``<turn>:<index>``): the same marker and pipeline steps, in
+    the worker that dequeued it; the result (or why it failed) is returned, and sent to the
+    parent run on the call's topic when the parent waits with a deadline (``reply``)."""
     try:
         spec = CallSpec(toolset, session_id, run_id, plan)
         interrupted = await mark(_step) if needs_marker(spec) else False
         signal = AbortController().signal
-        result = await run_call_steps(spec, _step, signal, interrupted=interrupted)
+        result = await run_call_steps(
+            spec, _step, signal, interrupted=interrupted, key=call_key(run_id, *key.split(":"))
+        )
         message: Plain = {"result": encode_result(result)}
     except Exception as exc:
         message = {"failed": f"{type(exc).__name__}: {exc}"[:2000]}
-    if key is not None:
+    if reply:
         await DBOS.send_async(run_id, message, _topic(key))
     return message
 
@@ -141,13 +144,19 @@ async def collect(spec: CallSpec, handle: Any, options: QueueOptions, key: str) 
     child = handle.get_workflow_id()
     recorded: Plain = await DBOS.run_step_async(
         {"name": "prism.worker_lost"}, _worker_lost, spec.toolset, plan_of(spec),
-        spec.session_id, spec.run_id, child, deadline,
+        spec.session_id, spec.run_id, child, deadline, call_key(spec.run_id, *key.split(":")),
     )  # fmt: skip
     return decode_result(recorded)
 
 
 async def _worker_lost(
-    toolset: str, plan: Plain, session_id: str, run_id: str, child: str, deadline: float
+    toolset: str,
+    plan: Plain,
+    session_id: str,
+    run_id: str,
+    child: str,
+    deadline: float,
+    ledger_key: str,
 ) -> Plain:
     """Step: cancel the queued call (a worker that recovers it later will not run it) and
     conclude it ``outcome_unknown``, with its ``ToolExecutionFailed`` event and ledger row."""
@@ -164,7 +173,11 @@ async def _worker_lost(
         ),
         details={"queued_workflow_id": child, "deadline_seconds": deadline},
     )
-    return encode_result(await ts.unit(call, context).fail(error))
+    token = CALL_KEY.set(ledger_key)  # the same row ids as the worker's conclusion would have
+    try:
+        return encode_result(await ts.unit(call, context).fail(error))
+    finally:
+        CALL_KEY.reset(token)
 
 
 def plan_of(spec: CallSpec) -> Plain:

@@ -25,6 +25,7 @@ from prism.core.events import EventSink
 from prism.core.lowlevel import MAX_ABORT_GRACE_SECONDS, CallUnit, prepare_call
 from prism.core.options import check_count, check_match, check_seconds
 
+from ._ledger import KeyedLedger
 from ._options import NAME_PATTERN, ApprovalOptions, QueueOptions
 
 __all__ = ["DurableToolset", "UnknownToolsetError", "register_toolset", "toolset_named"]
@@ -110,7 +111,8 @@ class DurableToolset:
         return {
             "registry": self.tools, "context": context, "tool_filter": self.tool_filter,
             "middleware": self.middleware, "permission": self.permission,
-            "validate": self.validator, "emit": self.emit, "ledger": self.ledger,
+            "validate": self.validator, "emit": self.emit,
+            "ledger": None if self.ledger is None else KeyedLedger(self.ledger),
             "redactor": self.redactor,
         }  # fmt: skip
 
