@@ -70,7 +70,8 @@ def build_agent() -> DurableAgent:
 
 async def start(url: str) -> None:
     agent = build_agent()
-    launch_dbos(app_name="release", database_url=url)
+    # A named executor id is stable across restarts: the process that recovers uses it too.
+    launch_dbos(app_name="release", database_url=url, executor_id="release-host")
     await agent.start("Release main", run_id=RUN_ID)
     from dbos import DBOS
 
@@ -81,7 +82,8 @@ async def start(url: str) -> None:
 
 async def recover(url: str) -> None:
     agent = build_agent()
-    launch_dbos(app_name="release", database_url=url)  # resumes unfinished runs
+    # The same executor id: launch resumes the unfinished runs the killed process held.
+    launch_dbos(app_name="release", database_url=url, executor_id="release-host")
     result = await agent.result(RUN_ID)
     for message in result.messages:
         if message.role == "tool":
@@ -98,8 +100,8 @@ def main() -> None:
     if command == "start":
         asyncio.run(start(url))
     elif command == "approve":  # no DBOS launch needed: a client writes the decision
-        send_approval(RUN_ID, "t2", True, reason="looks good", database_url=url)
-        print("approved t2")
+        delivery = send_approval(RUN_ID, "t2", True, reason="looks good", database_url=url)
+        print(f"approval of t2: {delivery.value}")
     else:
         asyncio.run(recover(url))
 

@@ -26,7 +26,8 @@ def test_start_crash_approve_recover(tmp_path: Path) -> None:
     assert started.returncode == -9, started.stderr[-2000:]
     assert "awaiting approval" in started.stdout and "deploy ran" not in started.stdout
     approved = step("approve", tmp_path)
-    assert approved.returncode == 0 and "approved t2" in approved.stdout, approved.stderr[-2000:]
+    assert approved.returncode == 0, approved.stderr[-2000:]
+    assert "approval of t2: delivered" in approved.stdout
     recovered = step("recover", tmp_path)
     assert recovered.returncode == 0, recovered.stderr[-2000:]
     out = recovered.stdout

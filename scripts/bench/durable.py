@@ -6,7 +6,9 @@ warm-up batch, the best batch beside it.
 
 1. Per-call overhead of ``durable_dispatch_tool_calls_in_order`` (one call per batch, inside
    one workflow) over plain ``dispatch_tool_call``, on SQLite and on Postgres; peer: the same
-   no-op handler as a raw ``DBOS.run_step_async`` step.
+   no-op handler as a raw ``DBOS.run_step_async`` step. Then per call in one turn of
+   ``BATCH`` calls (one at a time, and 64 at a time), for a side-effecting tool (a marker step
+   before it runs, shared by the calls a batch starts at once) and a read-only one (no marker).
 2. Throughput of one batch of ``--batch`` short calls through a DBOS queue with one and with two
    worker processes on Postgres; peer: the same number of raw DBOS workflows on the same queue,
    served by the same workers, batches interleaved.
@@ -42,10 +44,12 @@ from _common import (
     header,
     markdown_table,
     measure_async,
+    targets_table,
     time_async_calls,
 )
 
 QUEUE = "bench-tools"
+BATCH = 100
 COMMAND = "uv run python scripts/bench/durable.py"
 
 
@@ -71,10 +75,14 @@ async def _noop(arguments: Any, context: Any) -> str:
 
 
 REGISTRY = create_tool_registry(
-    [ToolDefinition(name="noop", execute=_noop, parameters={"type": "object"})]
+    [
+        ToolDefinition(name="noop", execute=_noop, parameters={"type": "object"}),
+        ToolDefinition(name="peek", execute=_noop, parameters={"type": "object"}, read_only=True),
+    ]
 )
 QUEUE_OPTIONS = QueueOptions(name=QUEUE, worker_concurrency=16, polling_interval_seconds=0.05)
 LOCAL = register_toolset(DurableToolset(name="bench", tools=REGISTRY))
+WIDE = register_toolset(DurableToolset(name="bench-wide", tools=REGISTRY, tool_concurrency=64))
 QUEUED = register_toolset(
     DurableToolset(name="bench-q", tools=REGISTRY, tool_concurrency=64, queue=QUEUE_OPTIONS)
 )
@@ -90,6 +98,20 @@ async def durable_calls(n: int) -> int:
         call = ToolCall(id=f"c{i}", name="noop", arguments={})
         await durable_dispatch_tool_calls_in_order([call], toolset=LOCAL)
     return n
+
+
+@DBOS.workflow(name="bench.durable_ro")
+async def durable_read_only(n: int) -> int:
+    for i in range(n):
+        call = ToolCall(id=f"r{i}", name="peek", arguments={})
+        await durable_dispatch_tool_calls_in_order([call], toolset=LOCAL)
+    return n
+
+
+@DBOS.workflow(name="bench.turn")
+async def durable_turn(n: int, tool: str, wide: bool) -> int:
+    calls = [ToolCall(id=f"t{i}", name=tool, arguments={}) for i in range(n)]
+    return len(await durable_dispatch_tool_calls_in_order(calls, toolset=WIDE if wide else LOCAL))
 
 
 @DBOS.workflow(name="bench.raw")
@@ -120,13 +142,13 @@ async def raw_batch(n: int) -> int:
     return n
 
 
-def _workflow_batch(fn: Any, n: int, per: int) -> Batch:
+def _workflow_batch(fn: Any, n: int, per: int, *extra: object) -> Batch:
     """A batch: one workflow of ``n`` (run to completion); its figure is seconds per ``per``."""
 
     async def batch() -> float:
         with SetWorkflowID(f"bench-{os.urandom(6).hex()}"):
             started = time.perf_counter()
-            handle = await DBOS.start_workflow_async(fn, n)
+            handle = await DBOS.start_workflow_async(fn, n, *extra)
             await handle.get_result()
         return (time.perf_counter() - started) / per
 
@@ -155,6 +177,10 @@ async def _overhead(url: str, calls: int, repeats: int) -> dict[str, Figures]:
     subjects = {
         "plain": _plain_batch(calls),
         "durable": _workflow_batch(durable_calls, calls, calls),
+        "durable_ro": _workflow_batch(durable_read_only, calls, calls),
+        "turn": _workflow_batch(durable_turn, BATCH, BATCH, "noop", False),
+        "turn_wide": _workflow_batch(durable_turn, BATCH, BATCH, "noop", True),
+        "turn_ro": _workflow_batch(durable_turn, BATCH, BATCH, "peek", False),
         "raw": _workflow_batch(raw_steps, calls, calls),
     }
     figures = await measure_async(subjects, repeats)
@@ -269,17 +295,40 @@ def main() -> None:
 
 
 def _overhead_table(args: argparse.Namespace, backends: list[tuple[str, str]]) -> str:
-    rows = []
+    rows, targets = [], []
     for label, url in backends:
         f = _run_child("--child", "overhead", "--url", url, "--calls", str(args.calls),
                        "--repeats", str(args.repeats))  # fmt: skip
-        durable, raw = f["durable"], f["raw"]
-        rows.append([label, fmt_us(f["plain"].median), fmt_us(durable.median),
-                     fmt_us(raw.median), fmt_ratio(durable.median / raw.median),
-                     fmt_ratio(durable.best / raw.best)])  # fmt: skip
-    return markdown_table(["backend", "plain dispatch µs", "durable dispatch µs",
-                           "raw DBOS step µs", "durable / raw DBOS", "best batches"],
-                          rows)  # fmt: skip
+        raw = f["raw"]
+        for name, what in _SUBJECTS:
+            ours = f[name]
+            rows.append([label, what, fmt_us(ours.median), fmt_us(raw.median),
+                         fmt_ratio(ours.median / raw.median),
+                         fmt_ratio(ours.best / raw.best)])  # fmt: skip
+        for name, what, bound in _TARGETS:
+            ratio = f[name].median / raw.median
+            targets.append((f"{label}: {what} ÷ raw DBOS step ≤ {bound}×", fmt_ratio(ratio),
+                            ratio <= bound))  # fmt: skip
+    table = markdown_table(["backend", "durable subject", "durable µs per call",
+                            "raw DBOS step µs", "durable / raw", "best batches"],
+                           rows)  # fmt: skip
+    return table + "\n\n" + targets_table(targets)
+
+
+_TARGETS = (
+    ("durable", "one-call turn (side effect)", 2.0),
+    ("turn", f"per call, {BATCH}-call turn (side effect, one at a time)", 1.3),
+    ("turn_wide", f"per call, {BATCH}-call turn (side effect, 64 at a time)", 1.3),
+    ("turn_ro", f"per call, {BATCH}-call turn (read-only)", 1.3),
+)
+_SUBJECTS = (
+    ("plain", "plain in-memory dispatch (no DBOS)"),
+    ("durable", "one-call turn, side-effecting tool"),
+    ("durable_ro", "one-call turn, read-only tool"),
+    ("turn", f"{BATCH}-call turn, side-effecting, one at a time"),
+    ("turn_wide", f"{BATCH}-call turn, side-effecting, 64 at a time"),
+    ("turn_ro", f"{BATCH}-call turn, read-only, one at a time"),
+)
 
 
 def _throughput_table(args: argparse.Namespace, url: str) -> str:

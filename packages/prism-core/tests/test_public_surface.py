@@ -12,7 +12,7 @@ import pytest
 import prism.core
 
 CORE_DIR = Path(prism.core.__file__).parent
-SUBMODULES = ["agent", "functions", "extensions"]
+SUBMODULES = ["agent", "functions", "extensions", "lowlevel"]
 
 
 def _all(tree: ast.Module) -> list[str]:

@@ -127,6 +127,27 @@ class App:
         marker.unlink()
         return next(c for c in self.children if c.pid == pid)
 
+    def release(self, point: str) -> None:
+        """Let a child paused at ``point`` (``PRISM_TEST_PAUSE``) go on."""
+        (self.log / f"release-{point}").touch()
+
+    def line(self, child: Child, prefix: str) -> str:
+        """Wait (bounded) until a running ``child`` printed a line starting with ``prefix``."""
+        deadline = time.monotonic() + CHILD_TIMEOUT
+        while True:
+            out, err = self.output(child)
+            found = [ln for ln in out.splitlines() if ln.startswith(prefix)]
+            if found:
+                return found[-1][len(prefix) :].strip()
+            if child.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"no {prefix!r} line from the child: {err[-3000:]}")
+            time.sleep(0.05)
+
+    def approve(self, call_id: str, *extra: str, run_id: str = "run-1") -> str:
+        """Send a decision from a fresh process; what ``send_approval`` said happened."""
+        out = self.call("approve", "--run-id", run_id, "--call-id", call_id, *extra)
+        return next(ln for ln in out.splitlines() if ln.startswith("DELIVERY ")).split()[1]
+
     def kill(self, child: Child) -> None:
         """``kill -9`` a child and its whole session."""
         child.kill_session()
@@ -272,3 +293,10 @@ def postgres_app(postgres: Postgres, tmp_path: Path) -> Iterator[App]:
         yield app
     finally:
         app.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def each_app(request: pytest.FixtureRequest) -> App:
+    """The same scenario on an embedded SQLite file and on a private PostgreSQL server."""
+    app: App = request.getfixturevalue(f"{request.param}_app")
+    return app

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -35,6 +37,7 @@ from prism.dbos import (
     ApprovalOptions,
     DurableAgent,
     DurableToolset,
+    QueueConflictError,
     QueueOptions,
     durable_dispatch_tool_calls_in_order,
     launch_dbos,
@@ -42,11 +45,12 @@ from prism.dbos import (
     register_toolset,
     send_approval,
 )
-from prism.dbos._codec import encode_result, encode_run
+from prism.dbos.codec import encode_result, encode_run
 
 LOG = Path(os.environ.get("PRISM_TEST_LOG", "."))
 ROLE = os.environ.get("PRISM_TEST_ROLE", "")
 HANG = set(filter(None, os.environ.get("PRISM_TEST_HANG", "").split(",")))
+PAUSE = set(filter(None, os.environ.get("PRISM_TEST_PAUSE", "").split(",")))
 SLOW = float(os.environ.get("PRISM_TEST_SLOW", "0"))
 
 
@@ -67,9 +71,19 @@ async def hang_if_asked(point: str) -> None:
         await asyncio.sleep(3600)
 
 
+async def pause_if_asked(point: str) -> None:
+    """At a chosen point: say so, then wait until the test releases it (bounded)."""
+    if point in PAUSE:
+        (LOG / f"reached-{point}").write_text(str(os.getpid()))
+        deadline = time.monotonic() + 300
+        while not (LOG / f"release-{point}").exists() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+
+
 async def _work(kind: str, ctx: ToolExecutionContext, text: str) -> str:
     append("executions.jsonl", {"tool": kind, "call": ctx.tool_call_id, "at": "begin"})
     await hang_if_asked(ctx.tool_call_id)
+    await pause_if_asked(ctx.tool_call_id)
     if SLOW:
         await asyncio.sleep(SLOW)
     append("executions.jsonl", {"tool": kind, "call": ctx.tool_call_id, "at": "end"})
@@ -110,6 +124,8 @@ SCRIPTS: dict[str, list[list[ToolCall]]] = {
         [_call("c3", "put"), _call("c4", "note")],
     ],
     "approval": [[_call("a1", "lookup"), _call("a2", "deploy")]],
+    "reuse": [[_call("r1", "deploy"), _call("r1", "deploy")], [_call("r1", "deploy")]],
+    "expire": [[_call("e1", "deploy")], [_call("e2", "note")]],
     "batch": [[_call(f"b{i}", "note") for i in range(int(os.environ.get("PRISM_TEST_N", "6")))]],
 }
 
@@ -129,14 +145,43 @@ class ScriptedProvider:
         return ModelResponse(content=(TextContent(text="done"),))
 
 
+async def record_event(event: object) -> None:
+    """The event sink: one line per event (its kind, call and error code)."""
+    call = getattr(event, "call", None)
+    error = getattr(event, "error", None)
+    append(
+        "events.jsonl",
+        {
+            "kind": type(event).__name__,
+            "call": getattr(call, "id", None),
+            "code": getattr(error, "code", None),
+            "name": getattr(error, "name", None),
+        },
+    )
+
+
 class FileLedger:
-    """A ledger that outlives the process: one JSON line per row."""
+    """A ledger that outlives the process: one JSON line per row (every append), and a SQLite
+    table whose primary key is the row id (a uniqueness constraint: a second row with an id
+    already stored raises, which dispatch logs and ignores)."""
 
     def append(self, record: ToolCallRecord) -> None:
         append(
             "ledger.jsonl",
-            {"call": record.tool_call_id, "status": record.status, "reason": record.reason},
-        )
+            {
+                "call": record.tool_call_id, "status": record.status, "reason": record.reason,
+                "id": record.id,
+            },
+        )  # fmt: skip
+        with contextlib.closing(sqlite3.connect(LOG / "ledger.sqlite", timeout=60)) as db, db:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS rows (id TEXT PRIMARY KEY, call TEXT, status TEXT,"
+                " reason TEXT)"
+            )
+            db.execute(
+                "INSERT INTO rows VALUES (?, ?, ?, ?)",
+                (record.id, record.tool_call_id, record.status, record.reason),
+            )
 
 
 ABORT = AbortController()
@@ -183,6 +228,7 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
             global_concurrency=args.global_concurrency,
             worker_concurrency=args.worker_concurrency,
             polling_interval_seconds=0.1,
+            result_deadline_seconds=args.result_deadline or None,  # 0: no deadline
         )
     return DurableAgent(
         name="test-agent",
@@ -191,6 +237,7 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
         tools=[note, lookup, put, deploy],
         loop=LoopOptions(tool_concurrency=args.concurrency),
         ledger=FileLedger(),
+        emit=record_event,
         approval=approval,
         queue=queue,
         limits=RunLimits(max_tool_rounds=args.max_rounds),
@@ -200,32 +247,61 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
 async def _launch(args: argparse.Namespace, agent: DurableAgent) -> None:
     host_only = args.role == "run" and agent.options.toolset.queue is not None
     launch_dbos(
-        app_name="prism-test", database_url=args.db, executor_id=args.executor,
+        app_name="prism-test", database_url=args.db,
+        executor_id=None if args.executor == "default" else args.executor,
         listen_queues=not host_only,
     )  # fmt: skip
     if agent.options.toolset.queue is not None:
         await register_tool_queue(agent.options.toolset.queue)
 
 
+async def _register_queues(args: argparse.Namespace) -> None:
+    """Register the tool queue with ``--worker-concurrency``, again, then with one more."""
+    wanted = QueueOptions(name="prism-test-queue", worker_concurrency=args.worker_concurrency)
+    changed = QueueOptions(name="prism-test-queue", worker_concurrency=args.worker_concurrency + 1)
+    for label, options in (("first", wanted), ("again", wanted), ("changed", changed)):
+        try:
+            queue = await register_tool_queue(options)
+        except QueueConflictError as exc:
+            print(f"{label.upper()} conflict: {exc}", flush=True)
+            continue
+        held = await asyncio.to_thread(lambda q=queue: q.worker_concurrency)
+        print(f"{label.upper()} ok {held}", flush=True)
+
+
+def _approve(args: argparse.Namespace) -> int:
+    """Send a decision; with ``--expect``, again until that is what happened (bounded)."""
+    deadline = time.monotonic() + 60
+    while True:
+        delivery = send_approval(args.run_id, args.call_id, args.approved, database_url=args.db)
+        if not args.expect or delivery == args.expect or time.monotonic() > deadline:
+            print(f"DELIVERY {delivery.value}", flush=True)
+            return 0
+        time.sleep(0.1)
+
+
 async def main_async(args: argparse.Namespace) -> int:
     agent = build_agent(args)
     if args.role == "approve":
-        send_approval(args.run_id, args.call_id, args.approved, database_url=args.db)
-        return 0
+        return _approve(args)
     if args.role == "await-approval":
         from dbos import DBOSClient
 
-        client = DBOSClient(system_database_url=args.db)
-        try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                event = client.get_event(args.run_id, AWAITING_APPROVAL_EVENT, timeout_seconds=1)
-                if event:
-                    print(json.dumps(event))
-                    return 0
-            return 1
-        finally:
-            client.destroy()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:  # the run's process may not have created the database yet
+                client = DBOSClient(system_database_url=args.db)
+                try:
+                    event = client.get_event(args.run_id, AWAITING_APPROVAL_EVENT, 1)
+                finally:
+                    client.destroy()
+            except Exception:
+                time.sleep(0.1)
+                continue
+            if event:
+                print(json.dumps(event))
+                return 0
+        return 1
     await _launch(args, agent)
     if args.role == "abort":
         with SetWorkflowID(args.run_id):
@@ -233,7 +309,13 @@ async def main_async(args: argparse.Namespace) -> int:
         print("RESULT " + json.dumps({"results": await handle.get_result()}), flush=True)
         DBOS.destroy()
         return 0
+    if args.role == "queues":
+        await _register_queues(args)
+        DBOS.destroy()
+        return 0
     if args.role == "worker":
+        pending = await DBOS.list_workflows_async(status="PENDING", executor_id=DBOS.executor_id)
+        print("RECOVERING " + json.dumps([w.workflow_id for w in pending]), flush=True)
         await asyncio.sleep(3600)
         return 0
     if args.role == "run":
@@ -248,7 +330,8 @@ async def main_async(args: argparse.Namespace) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument(
-        "role", choices=["run", "recover", "worker", "approve", "await-approval", "abort"]
+        "role",
+        choices=["run", "recover", "worker", "approve", "await-approval", "abort", "queues"],
     )
     parser.add_argument("--db", required=True)
     parser.add_argument("--run-id", default="run-1")
@@ -260,8 +343,10 @@ def main() -> int:
     parser.add_argument("--queue", action="store_true")
     parser.add_argument("--global-concurrency", type=int, default=None)
     parser.add_argument("--worker-concurrency", type=int, default=None)
-    parser.add_argument("--executor", default=None)
+    parser.add_argument("--executor", default="test-host", help="'default': leave it unnamed")
+    parser.add_argument("--expect", default="")
     parser.add_argument("--max-rounds", type=int, default=8)
+    parser.add_argument("--result-deadline", type=float, default=3600.0)
     args = parser.parse_args()
     return asyncio.run(main_async(args))
 

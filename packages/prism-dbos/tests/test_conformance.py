@@ -1,13 +1,10 @@
-"""The threat rows prism-dbos owns (E13–E15), run through the prism-conformance pytest plugin.
+"""The threat rows prism-dbos owns (E13–E15: durable execution), against ``DurableAgent``.
 
-Durable execution is asyncio-based: the rows' trio half only reports ``skipped``, which
-``conformance/tests/test_rows_dbos.py`` checks; here they run on asyncio against ``DurableAgent``.
+Not marked ``slow``: the README's local command (``pytest -m "not slow"``) runs them too.
+asyncio only: DBOS drives its workflows on asyncio, and on trio these rows report "skipped"
+by design (``conformance/tests/test_rows_dbos.py`` checks that), so they are not collected.
 """
 
-import pytest
-
 from prism.conformance import make_conformance_tests
-
-pytestmark = pytest.mark.slow
 
 test_conformance = make_conformance_tests(package="prism-dbos", backends=("asyncio",))

@@ -32,11 +32,12 @@ def test_an_approval_sent_from_another_process_after_a_restart_resumes_the_run(
 ) -> None:
     first = sqlite_app.spawn("run", *APPROVAL, "--approval-timeout", "600")
     awaiting = wait_for_request(sqlite_app)
-    assert awaiting == {"call_id": "a2", "name": "deploy", "arguments": {"text": "a2"}}
+    assert awaiting["call_id"] == "a2" and awaiting["index"] == 1
+    assert (awaiting["name"], awaiting["arguments"]) == ("deploy", {"text": "a2"})
     sqlite_app.kill(first)
     recovering = sqlite_app.spawn("recover", *APPROVAL, "--approval-timeout", "600")
     assert wait_for_request(sqlite_app)["call_id"] == "a2"
-    sqlite_app.call("approve", "--run-id", "run-1", "--call-id", "a2", "--approved")
+    assert sqlite_app.approve("a2", "--approved") == "delivered"
     result = sqlite_app.finish(recovering)
     results = tool_results(result)
     assert [r["tool_call_id"] for r in results] == ["a1", "a2"]

@@ -38,7 +38,7 @@ from prism.dbos import (
     QueueOptions,
     durable_dispatch_tool_calls_in_order,
 )
-from prism.dbos._codec import (
+from prism.dbos.codec import (
     decode_messages,
     decode_result,
     encode_messages,

@@ -140,11 +140,14 @@ async def main_async(args: argparse.Namespace) -> int:
         tools=[app.tool("side"), app.tool("peek", read_only=True), app.tool("deploy")],
         loop=LoopOptions(tool_concurrency=1), ledger=Ledger(app), approval=approval,
     )  # fmt: skip
-    durable.launch_dbos(app_name="prism-conformance", database_url=args.db)
+    # A named executor: the recovering process takes over the runs of the one that died.
+    durable.launch_dbos(
+        app_name="prism-conformance", database_url=args.db, executor_id="conformance-host"
+    )
     if args.role == "run":
         await agent.start("go", run_id=args.run_id)
     result = await agent.result(args.run_id)
-    from prism.dbos._codec import encode_run
+    from prism.dbos.codec import encode_run
 
     print("RESULT " + json.dumps(encode_run(result)), flush=True)
     from dbos import DBOS

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from ._outcomes import blocked_outcome, error_info_from
 from ._permission import PermissionPolicy
 from ._redact import Redactor
 from ._registry import ToolRegistry
+from ._steps import CallUnit, StepHook, check_step_hook
 from ._types import ErrorInfo, ToolCall, ToolDefinition, ToolExecutionContext
 from ._validation import ToolValidator
 from .events import EventSink
@@ -58,6 +60,15 @@ class RunOptions:
     validate: ToolValidator | None = None
     limits: RunLimits | None = None
     abort_grace_seconds: float = 5.0
+    run_id: str | None = None
+    """The run's id in events, ledger rows and tool contexts (default: a random one)."""
+    step_hook: StepHook | None = None
+    """Runs each tool call as a unit of its own (``prism.core.lowlevel``)."""
+
+    def __post_init__(self) -> None:
+        if self.run_id is not None and (type(self.run_id) is not str or not self.run_id):
+            raise ValueError(f"RunOptions.run_id must be a non-empty str, got {self.run_id!r}")
+        check_step_hook("RunOptions.step_hook", self.step_hook)
 
 
 class AgentSettings(TypedDict, total=False):
@@ -138,7 +149,10 @@ class Agent:
         options = options or RunOptions()
         signal = options.signal or NEVER_ABORTED
         context = ToolExecutionContext(
-            session_id=self.session_id, run_id=os.urandom(16).hex(), tool_call_id="", signal=signal
+            session_id=self.session_id,
+            run_id=options.run_id or os.urandom(16).hex(),
+            tool_call_id="",
+            signal=signal,
         )
         settings: DispatchSettings = (
             {
@@ -207,6 +221,7 @@ class _Run:
             tool_concurrency=self.concurrency,
             signal=self.signal,
             abort_grace_seconds=self.options.abort_grace_seconds,
+            step_hook=self.options.step_hook,
             **self.settings,
         )
         self.messages.extend(ToolMessage(result=r) for r in results)
@@ -214,9 +229,16 @@ class _Run:
     async def refuse(self, calls: tuple[ToolCall, ...], max_rounds: int) -> None:
         """Answer every call of a turn beyond the limit with ``tool_round_limit``."""
         message = f"Tool round limit reached ({max_rounds} rounds); this call was not run"
-        for call in calls:
+        hook = self.options.step_hook
+        steps = None if hook is None else await hook.open_batch(calls)
+        for index, call in enumerate(calls):
             report = self.dispatch.reporter(self.dispatch.context)
-            result = await blocked_outcome(report, call, "tool_round_limit", message)
+            refuse = functools.partial(blocked_outcome, report, call, "tool_round_limit", message)
+            if steps is None:
+                result = await refuse()
+            else:
+                unit = CallUnit(call, index, None, True, report, refuse)
+                result = await steps.run(unit)
             self.messages.append(ToolMessage(result=result))
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import functools
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Unpack
 
@@ -18,7 +19,8 @@ from ._outcomes import (
     unprocessable_outcome,
 )
 from ._reporting import CallReporter
-from ._types import ErrorInfo, ToolCall, ToolExecutionContext, ToolResult
+from ._steps import BatchSteps, CallUnit, StepHook, check_step_hook
+from ._types import ErrorInfo, ToolCall, ToolDefinition, ToolExecutionContext, ToolResult
 from .options import check_count, check_seconds
 
 __all__ = ["LoopOptions", "dispatch_tool_calls_in_order", "resolve_tool_concurrency"]
@@ -64,6 +66,7 @@ async def dispatch_tool_calls_in_order(
     tool_concurrency: int = 1,
     signal: AbortSignal | None = None,
     abort_grace_seconds: float = 5.0,
+    step_hook: StepHook | None = None,
     **settings: Unpack[DispatchSettings],
 ) -> tuple[ToolResult, ...]:
     """Dispatch ``calls`` with at most ``tool_concurrency`` in flight; results in call order.
@@ -76,6 +79,7 @@ async def dispatch_tool_calls_in_order(
     """
     check_count("tool_concurrency", tool_concurrency, cap=MAX_TOOL_CONCURRENCY)
     grace = check_seconds("abort_grace_seconds", abort_grace_seconds, cap=MAX_ABORT_GRACE_SECONDS)
+    check_step_hook("step_hook", step_hook)
     opts = DispatchOptions(settings)
     base = opts.context
     batch_signal = _batch_signal(signal, base)
@@ -84,8 +88,11 @@ async def dispatch_tool_calls_in_order(
         return ()
     exclusive = any(_is_exclusive(opts, slot.call) for slot in slots)
     limit = 1 if exclusive else min(tool_concurrency, len(slots))
-    await _run_slots(slots, opts, base, batch_signal, limit, grace)
-    return tuple([await _finish(slot, batch_signal) for slot in slots])
+    steps = None if step_hook is None else await step_hook.open_batch([s.call for s in slots])
+    await _run_slots(slots, opts, base, batch_signal, limit, grace, steps)
+    return tuple(
+        [await _finish(i, slot, opts, batch_signal, steps) for i, slot in enumerate(slots)]
+    )
 
 
 def _batch_signal(signal: AbortSignal | None, base: ToolExecutionContext | None) -> AbortSignal:
@@ -131,20 +138,26 @@ async def _run_slots(
     signal: AbortSignal,
     limit: int,
     grace: float,
+    steps: BatchSteps | None,
 ) -> None:
     """Workers pull calls in order; a watcher cancels stragglers ``grace`` after an abort."""
-    pending = iter(slots)
+    pending = iter(enumerate(slots))
     in_flight: dict[int, _backend.MoveOnScope] = {}
     done = AbortController()
 
     async def worker() -> None:
-        for slot in pending:
+        for index, slot in pending:
             if signal.aborted:
                 return
             async with _backend.move_on_after() as scope:
                 in_flight[id(slot)] = scope
                 try:
-                    slot.result = await _run_one(slot, opts, base, signal)
+                    if steps is None:
+                        slot.result = await _run_one(slot, opts, base, signal)
+                    else:
+                        run = functools.partial(_run_one, slot, opts, base, signal)
+                        unit = _unit(index, slot, opts, run, slot.middleware_error is not None)
+                        slot.result = await steps.run(unit)
                 finally:
                     del in_flight[id(slot)]
 
@@ -188,10 +201,40 @@ async def _run_one(
         return await unprocessable_outcome(slot.report, slot.call, exc)
 
 
-async def _finish(slot: _Slot, signal: AbortSignal) -> ToolResult:
+def _tool(opts: DispatchOptions, call: ToolCall) -> ToolDefinition | None:
+    try:
+        return opts.registry.get(call.name)
+    except Exception:
+        return None
+
+
+def _unit(
+    index: int,
+    slot: _Slot,
+    opts: DispatchOptions,
+    run: Callable[[], Awaitable[ToolResult]],
+    refused: bool,
+) -> CallUnit:
+    return CallUnit(slot.call, index, _tool(opts, slot.call), refused, slot.report, run)
+
+
+async def _finish(
+    index: int,
+    slot: _Slot,
+    opts: DispatchOptions,
+    signal: AbortSignal,
+    steps: BatchSteps | None,
+) -> ToolResult:
     """The slot's result, or an ``aborted`` one for a call that never completed."""
     if slot.result is not None:
         return slot.result
+    if steps is not None:
+        aborted = functools.partial(_safe_aborted, slot, signal)
+        return await steps.run(_unit(index, slot, opts, aborted, True))
+    return await _safe_aborted(slot, signal)
+
+
+async def _safe_aborted(slot: _Slot, signal: AbortSignal) -> ToolResult:
     try:
         return await _aborted(slot, signal)
     except Exception as exc:

@@ -2,44 +2,41 @@
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Unpack
 
 from dbos import DBOS, SetWorkflowID, WorkflowHandleAsync
-from prism.core import ErrorInfo, ToolCall
+from prism.core import ErrorInfo
 from prism.core.agent import (
     Agent,
     AgentSettings,
-    AssistantMessage,
     Message,
     ModelRequest,
+    ModelResponse,
+    RunOptions,
     RunResult,
-    RunStatus,
-    ToolMessage,
     resolve_tool_concurrency,
 )
 from prism.core.events import EventSink
+from prism.core.lowlevel import NEVER_ABORTED, error_info_from
 from prism.core.options import check_match
 
-from ._batch import durable_dispatch_tool_calls_in_order
 from ._codec import (
     Plain,
-    decode_call,
     decode_messages,
     decode_response,
-    decode_result,
     decode_run,
-    encode_call,
     encode_messages,
     encode_response,
-    encode_result,
     encode_run,
 )
 from ._guard import require_asyncio
+from ._hook import DurableSteps
+from ._ledger import KeyedLedger
 from ._options import NAME_PATTERN, ApprovalOptions, QueueOptions
-from ._seam import NEVER_ABORTED, blocked_outcome, error_info_from
 from ._toolset import DurableToolset, NameTable, register_toolset
 
 __all__ = ["RUN_WORKFLOW", "DurableAgent", "DurableAgentOptions"]
@@ -142,41 +139,44 @@ _AGENTS = NameTable[DurableAgent](_unknown_agent)
 
 @DBOS.workflow(name=RUN_WORKFLOW)
 async def _run_workflow(agent_name: str, encoded: list[Plain]) -> Plain:
-    """The run: generate (a step), dispatch the turn durably, repeat; ends like ``Agent.run``."""
-    agent = agent_named(agent_name)
-    opts = agent.options
-    messages = decode_messages(encoded)
-    max_rounds = opts.agent.limits.max_tool_rounds
-    rounds = 0
-    while True:
+    """The run: core's agent loop, with each model request a step and prism-dbos as the step
+    hook of every tool call (ends like ``Agent.run``)."""
+    opts = agent_named(agent_name).options
+    run_id = DBOS.workflow_id or ""
+    loop = copy.copy(opts.agent)
+    loop.provider = _RecordedProvider(agent_name)
+    if opts.agent.ledger is not None:
+        loop.ledger = KeyedLedger(opts.agent.ledger)
+    hook = DurableSteps(opts.toolset, opts.agent.session_id, run_id, NEVER_ABORTED)
+    options = RunOptions(
+        run_id=run_id, step_hook=hook, abort_grace_seconds=opts.toolset.abort_grace_seconds
+    )
+    result = await loop.run(decode_messages(encoded), options=options, emit=opts.toolset.emit)
+    return encode_run(result)
+
+
+class _RecordedProvider:
+    """The agent's provider with each request recorded as a step (a replay asks nothing)."""
+
+    def __init__(self, agent_name: str) -> None:
+        self.agent_name = agent_name
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        messages = encode_messages(list(request.messages))
         outcome: Plain = await DBOS.run_step_async(
-            {"name": "prism.model"}, _generate, agent_name, encode_messages(messages)
+            {"name": "prism.model"}, _generate, self.agent_name, messages
         )
         if outcome.get("error") is not None:
-            error = ErrorInfo(**outcome["error"])
-            return encode_run(_result(messages, "failed", "error", error))
-        response = decode_response(outcome["response"])
-        calls = tuple(response.tool_calls)
-        messages.append(AssistantMessage(content=response.content, tool_calls=calls))
-        if not calls:
-            return encode_run(_result(messages, "succeeded", "stop"))
-        if rounds >= max_rounds:
-            refused: list[Plain] = await DBOS.run_step_async(
-                {"name": "prism.refuse"}, _refuse, agent_name, [encode_call(c) for c in calls]
-            )
-            messages.extend(ToolMessage(result=decode_result(r)) for r in refused)
-            return encode_run(_result(messages, "succeeded", "tool_round_limit"))
-        results = await durable_dispatch_tool_calls_in_order(
-            calls, toolset=opts.toolset, session_id=opts.agent.session_id
-        )
-        messages.extend(ToolMessage(result=r) for r in results)
-        rounds += 1
+            raise _recorded_failure(ErrorInfo(**outcome["error"]))
+        return decode_response(outcome["response"])
 
 
-def _result(
-    messages: list[Message], status: RunStatus, finish: str, error: ErrorInfo | None = None
-) -> RunResult:
-    return RunResult(messages=tuple(messages), status=status, finish_reason=finish, error=error)
+def _recorded_failure(info: ErrorInfo) -> Exception:
+    """An exception core's loop describes as ``info`` again (same name, message and code)."""
+    kind = type(info.name or "ProviderError", (Exception,), {})
+    failure: Exception = kind(info.message)
+    failure.code = info.code  # type: ignore[attr-defined]
+    return failure
 
 
 async def _generate(agent_name: str, encoded: list[Plain]) -> Plain:
@@ -191,20 +191,3 @@ async def _generate(agent_name: str, encoded: list[Plain]) -> Plain:
         info = error_info_from(exc)
         return {"error": {"message": info.message, "code": info.code, "name": info.name}}
     return {"response": encode_response(response)}
-
-
-async def _refuse(agent_name: str, calls: list[Plain]) -> list[Plain]:
-    """Step: answer every call of a turn beyond the round limit with ``tool_round_limit``."""
-    opts = agent_named(agent_name).options
-    ts = opts.toolset
-    message = (
-        f"Tool round limit reached ({opts.agent.limits.max_tool_rounds} rounds); this call was "
-        "not run"
-    )
-    out: list[Plain] = []
-    for data in calls:
-        call: ToolCall = decode_call(data)
-        context = ts.context(opts.agent.session_id, DBOS.workflow_id or "", call.id, NEVER_ABORTED)
-        report = ts.dispatch_options(context).reporter(context)
-        out.append(encode_result(await blocked_outcome(report, call, "tool_round_limit", message)))
-    return out

@@ -1,24 +1,19 @@
 """Durable batch dispatch: one model turn's calls inside a DBOS workflow, results in call order.
 
-Same contract as ``prism.core.dispatch_tool_calls_in_order`` (order, bounded concurrency, an
-exclusive tool serializes its turn, one abort policy), with every call recorded as steps.
+It is ``prism.core.dispatch_tool_calls_in_order`` itself (order, bounded concurrency, an
+exclusive tool serializes its turn, one abort policy) with prism-dbos as its step hook, so
+every call is recorded as steps.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from typing import Any
 
-from dbos import DBOS, StepReservation
-from prism.core import AbortSignal, ToolCall, ToolResult
+from prism.core import AbortSignal, ToolCall, ToolResult, dispatch_tool_calls_in_order
+from prism.core.lowlevel import NEVER_ABORTED
 
-from ._approval import AWAITING_APPROVAL_EVENT, await_decision
-from ._call import CallSpec, run_call_steps
-from ._codec import Plain, decode_call, encode_call
 from ._guard import require_workflow
-from ._queue import run_queued
-from ._seam import NEVER_ABORTED, MoveOnScope, error_info_from, run_call_middleware
+from ._hook import DurableSteps
 from ._toolset import DurableToolset, toolset_named
 
 __all__ = ["durable_dispatch_tool_calls_in_order"]
@@ -40,104 +35,9 @@ async def durable_dispatch_tool_calls_in_order(
     run_id = require_workflow("durable_dispatch_tool_calls_in_order")
     ts = toolset if isinstance(toolset, DurableToolset) else toolset_named(toolset)
     signal = signal or NEVER_ABORTED
-    if not calls:
-        return ()
-    encoded = [encode_call(c) for c in calls]
-    plans: list[Plain] = await DBOS.run_step_async({"name": "prism.plan"}, _plan, ts.name, encoded)
-    if ts.approval is not None:
-        await _approvals(ts, plans)
-    specs = [CallSpec(ts.name, session_id, run_id, p) for p in plans]
-    exclusive = any(_exclusive(ts, s) for s in specs)
-    limit = 1 if exclusive else min(ts.tool_concurrency, len(specs))
-    if ts.queue is not None:
-        return await run_queued(specs, ts.queue, limit, signal)
-    return await _run_local(specs, limit, signal, ts.abort_grace_seconds)
-
-
-async def _plan(toolset_name: str, calls: list[Plain]) -> list[Plain]:
-    """Step: the ``tool_call`` middleware of every call, first (exclusivity needs final names)."""
-    middleware = toolset_named(toolset_name).middleware
-    plans: list[Plain] = []
-    for data in calls:
-        call = decode_call(data)
-        try:
-            plans.append({"call": encode_call(await run_call_middleware(call, middleware))})
-        except Exception as exc:
-            info = error_info_from(exc)
-            message = f"tool_call middleware failed: {info.name}: {info.message}"
-            plans.append({"call": data, "middleware_error": message})
-    return plans
-
-
-async def _approvals(ts: DurableToolset, plans: list[Plain]) -> None:
-    """Wait, in call order, for each call that needs a decision; record refusals in its plan."""
-    assert ts.approval is not None
-    waited = False
-    for plan in plans:
-        if plan.get("middleware_error") is not None:
-            continue
-        name = plan["call"]["name"]
-        if ts.approval.needs_approval(name, ts.tool(name)):
-            waited = True
-            denial = await await_decision(plan, ts.approval)
-            if denial is not None:
-                plan["denial"] = denial
-    if waited:
-        await DBOS.set_event_async(AWAITING_APPROVAL_EVENT, None)
-
-
-def _exclusive(ts: DurableToolset, spec: CallSpec) -> bool:
-    tool = ts.tool(spec.call["name"])
-    return tool is not None and tool.exclusive
-
-
-def _reserved(reservation: StepReservation) -> Any:
-    async def run(name: str, fn: Any, *args: Any) -> Any:
-        return await reservation.run_async({"name": name}, fn, *args)
-
-    return run
-
-
-async def _run_local(
-    specs: list[CallSpec], limit: int, signal: AbortSignal, grace: float
-) -> tuple[ToolResult, ...]:
-    """Workers pull calls in order; step ids are reserved first so replay matches them."""
-    steps = [(_reserved(DBOS.reserve_step()), _reserved(DBOS.reserve_step())) for _ in specs]
-    results: list[ToolResult | None] = [None] * len(specs)
-    pending = iter(range(len(specs)))
-    scopes: dict[int, MoveOnScope] = {}
-
-    async def worker() -> None:
-        for i in pending:
-            if signal.aborted:
-                return
-            marker, pipeline = steps[i]
-            results[i] = await run_call_steps(specs[i], marker, pipeline, signal, scopes)
-
-    async def watcher(done: asyncio.Event) -> None:
-        aborted = asyncio.ensure_future(signal.wait())
-        finished = asyncio.ensure_future(done.wait())
-        await asyncio.wait({aborted, finished}, return_when=asyncio.FIRST_COMPLETED)
-        if not done.is_set():
-            try:
-                await asyncio.wait_for(done.wait(), grace)
-            except TimeoutError:
-                for scope in list(scopes.values()):
-                    scope.cancel()
-        for task in (aborted, finished):
-            task.cancel()
-
-    done = asyncio.Event()
-    async with asyncio.TaskGroup() as outer:
-        if signal is not NEVER_ABORTED:
-            outer.create_task(watcher(done))
-        async with asyncio.TaskGroup() as workers:
-            for _ in range(limit):
-                workers.create_task(worker())
-        done.set()
-    for i, spec in enumerate(specs):
-        if results[i] is None:
-            spec.aborted = True
-            _, pipeline = steps[i]
-            results[i] = await run_call_steps(spec, pipeline, pipeline, signal)
-    return tuple(r for r in results if r is not None)
+    context = ts.context(session_id, run_id, "", signal)
+    return await dispatch_tool_calls_in_order(
+        calls, tool_concurrency=ts.tool_concurrency, signal=signal,
+        abort_grace_seconds=ts.abort_grace_seconds,
+        step_hook=DurableSteps(ts, session_id, run_id, signal), **ts.settings(context),
+    )  # fmt: skip

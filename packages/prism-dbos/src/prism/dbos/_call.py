@@ -1,9 +1,11 @@
-"""One call's durable unit: a ``started`` marker step, then the whole pipeline as one step.
+"""One call's durable unit: a ``started`` marker step, then the whole pipeline as one step
+(here: as a queue worker runs it; ``_hook`` does the same for calls run in the run's process).
 
 Replay returns the recorded result without running gates or handler, so events and ledger rows
 are emitted once. A marker recorded by an earlier process with no result after it means the
-process died inside the pipeline: the call is re-run only if its tool is read-only or
-idempotent; otherwise its result is ``outcome_unknown``.
+process died inside the pipeline: the call's result is then ``outcome_unknown``. Read-only and
+idempotent calls are re-run after a crash anyway, so they get no marker (one step per call);
+the calls a batch starts at once share one marker.
 """
 
 from __future__ import annotations
@@ -12,26 +14,20 @@ import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from prism.core import AbortSignal, ErrorInfo, ToolCall, ToolExecutionContext, ToolResult
+from prism.core import AbortSignal, ErrorInfo, ToolResult
 
 from ._codec import Plain, decode_call, decode_result, encode_result
-from ._seam import (
-    CallReporter,
-    DispatchOptions,
-    MoveOnScope,
-    aborted_outcome,
-    blocked_outcome,
-    failed_outcome,
-    move_on_after,
-    run_dispatch,
-)
+from ._ledger import CALL_KEY
 from ._toolset import toolset_named
 
 __all__ = [
     "OUTCOME_UNKNOWN",
     "OUTCOME_UNKNOWN_MESSAGE",
+    "PIPELINE_STEP",
     "CallSpec",
     "StepRunner",
+    "mark",
+    "needs_marker",
     "run_call_steps",
 ]
 
@@ -48,98 +44,67 @@ class StepRunner(Protocol):
 
 
 class CallSpec:
-    """A planned call: ids, the call itself, and why it is refused before running (if so)."""
+    """A planned call: ids, the call itself (after its ``tool_call`` middleware), and the
+    approval's denial once decided."""
 
-    __slots__ = ("aborted", "call", "denial", "middleware_error", "run_id", "session_id", "toolset")
+    __slots__ = ("call", "denial", "run_id", "session_id", "toolset")
 
-    def __init__(
-        self, toolset: str, session_id: str, run_id: str, plan: Plain, aborted: bool = False
-    ) -> None:
+    def __init__(self, toolset: str, session_id: str, run_id: str, plan: Plain) -> None:
         self.toolset = toolset
         self.session_id = session_id
         self.run_id = run_id
         self.call: Plain = plan["call"]
-        self.middleware_error: str | None = plan.get("middleware_error")
-        self.denial: str | None = plan.get("denial")
-        self.aborted = aborted
-
-    def refused(self) -> bool:
-        """Whether the call is blocked without executing (no marker needed)."""
-        return self.aborted or self.middleware_error is not None or self.denial is not None
+        self.denial: str | None = None
 
 
 def _echo(token: str) -> str:
     return token
 
 
+def needs_marker(spec: CallSpec) -> bool:
+    """Whether an interrupted run of ``spec`` must not be repeated: it is not refused and its
+    tool is neither read-only nor idempotent (those are re-run, so they need no marker)."""
+    if spec.denial is not None:
+        return False
+    try:
+        tool = toolset_named(spec.toolset).tool(spec.call["name"])
+    except Exception:  # a name that cannot be looked up: the call is blocked, never run
+        return False
+    return tool is not None and not (tool.read_only or tool.idempotent)
+
+
+async def mark(marker: StepRunner) -> bool:
+    """Record a fresh attempt token; ``True`` when an earlier attempt's token was recorded
+    (the process that wrote it died before the calls it covers recorded their results)."""
+    attempt = os.urandom(16).hex()
+    return bool(await marker(MARKER_STEP, _echo, attempt) != attempt)
+
+
 async def run_call_steps(
-    spec: CallSpec,
-    marker: StepRunner,
-    pipeline: StepRunner,
-    signal: AbortSignal,
-    scopes: dict[int, MoveOnScope] | None = None,
+    spec: CallSpec, pipeline: StepRunner, signal: AbortSignal, *, interrupted: bool, key: str
 ) -> ToolResult:
-    """Run (or replay) one call's marker and pipeline steps; the recorded result."""
-    interrupted = False
-    if not spec.refused():
-        attempt = os.urandom(16).hex()
-        interrupted = await marker(MARKER_STEP, _echo, attempt) != attempt
+    """Run (or replay) one queued call's pipeline step in its worker; the recorded result.
+    ``interrupted`` comes from the call's marker (see ``mark``); ``key`` names its rows."""
 
     async def body() -> Plain:
-        return encode_result(await _pipeline(spec, interrupted, signal, scopes))
+        token = CALL_KEY.set(key)
+        try:
+            return encode_result(await _pipeline(spec, interrupted, signal))
+        finally:
+            CALL_KEY.reset(token)
 
     recorded: Plain = await pipeline(PIPELINE_STEP, body)
     return decode_result(recorded)
 
 
-async def _pipeline(
-    spec: CallSpec, interrupted: bool, signal: AbortSignal, scopes: dict[int, MoveOnScope] | None
-) -> ToolResult:
+async def _pipeline(spec: CallSpec, interrupted: bool, signal: AbortSignal) -> ToolResult:
     toolset = toolset_named(spec.toolset)
     call = decode_call(spec.call)
-    context = toolset.context(spec.session_id, spec.run_id, call.id, signal)
-    opts = toolset.dispatch_options(context)
-    report = opts.reporter(context)
-    if spec.middleware_error is not None:
-        return await blocked_outcome(report, call, "middleware_failed", spec.middleware_error)
-    if spec.denial is not None:
-        return await blocked_outcome(report, call, "permission_denied", spec.denial)
-    if spec.aborted:
-        return await aborted_outcome(report, call, signal.reason)
-    tool = toolset.tool(call.name)
+    unit = toolset.unit(call, toolset.context(spec.session_id, spec.run_id, call.id, signal))
+    tool = unit.tool
     if interrupted and not (tool is not None and (tool.read_only or tool.idempotent)):
         unknown = ErrorInfo(
             code=OUTCOME_UNKNOWN, name="OutcomeUnknown", message=OUTCOME_UNKNOWN_MESSAGE
         )
-        return await failed_outcome(report, call, unknown)
-    if scopes is None:
-        return await run_dispatch(call, opts, report, context, call_middleware_done=True)
-    return await _cancellable(spec, call, opts, report, context, scopes)
-
-
-async def _cancellable(
-    spec: CallSpec,
-    call: ToolCall,
-    opts: DispatchOptions,
-    report: CallReporter,
-    context: ToolExecutionContext,
-    scopes: dict[int, MoveOnScope],
-) -> ToolResult:
-    """Run the pipeline under a scope the batch's abort watcher may cancel after its grace."""
-    result: ToolResult | None = None
-    async with move_on_after() as scope:
-        scopes[id(spec)] = scope
-        try:
-            result = await run_dispatch(call, opts, report, context, call_middleware_done=True)
-        finally:
-            scopes.pop(id(spec), None)
-    if result is not None:
-        return result
-    reason = context.signal.reason
-    if report.started_execution:
-        suffix = f": {reason}" if reason else ""
-        error = ErrorInfo(
-            code="aborted", name="Cancelled", message=f"Tool call cancelled after abort{suffix}"
-        )
-        return await failed_outcome(report, call, error)
-    return await aborted_outcome(report, call, reason)
+        return await unit.fail(unknown)
+    return await unit.run()

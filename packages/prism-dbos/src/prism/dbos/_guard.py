@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dbos import DBOS
-
-from ._seam import current_backend
+from prism.core.lowlevel import current_backend
 
 __all__ = ["DurableBackendError", "require_asyncio", "require_workflow"]
 

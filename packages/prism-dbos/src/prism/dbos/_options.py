@@ -27,7 +27,8 @@ class DbosBackendOptions:
     """Where DBOS keeps its history: a SQLite file (embedded) or a Postgres URL (shared).
 
     ``executor_id`` names this process among the workers of one database; a restarted
-    worker that keeps its id recovers the workflows it was running. Workers only run queued
+    worker that keeps its id recovers the workflows it was running. Two live processes must
+    never share one (the second would recover the first's live runs). Workers only run queued
     calls of their own ``app_version`` (by default DBOS derives it from the registered
     workflow code): set it when hosts and workers load different code.
     """
@@ -93,13 +94,17 @@ class QueueOptions:
     """A DBOS queue for tool calls: workers sharing the database execute them.
 
     ``global_concurrency`` bounds calls in flight across all workers, ``worker_concurrency``
-    those in one worker process.
+    those in one worker process. ``result_deadline_seconds`` is how long a turn waits for one
+    queued call's result (queueing included, durable across restarts): past it the call's
+    result is ``outcome_unknown`` (a lost worker never stalls the run). ``None`` waits without
+    a deadline (two fewer writes per call; a lost worker's calls then wait for its restart).
     """
 
     name: str = "prism-tools"
     global_concurrency: int | None = None
     worker_concurrency: int | None = None
     polling_interval_seconds: float = 1.0
+    result_deadline_seconds: float | None = 3600.0
 
     def __post_init__(self) -> None:
         check_match("QueueOptions.name", self.name, NAME_PATTERN)
@@ -113,3 +118,9 @@ class QueueOptions:
             cap=60.0,
             minimum=0.01,
         )
+        if self.result_deadline_seconds is not None:
+            check_seconds(
+                "QueueOptions.result_deadline_seconds",
+                self.result_deadline_seconds,
+                cap=MAX_APPROVAL_TIMEOUT_SECONDS,
+            )

@@ -9,10 +9,12 @@ from typing import Generic, TypeVar
 
 from prism.core import (
     AbortSignal,
+    DispatchSettings,
     MiddlewareRegistry,
     PermissionPolicy,
     Redactor,
     RunLedger,
+    ToolCall,
     ToolDefinition,
     ToolExecutionContext,
     ToolFilter,
@@ -20,10 +22,11 @@ from prism.core import (
     ToolValidator,
 )
 from prism.core.events import EventSink
+from prism.core.lowlevel import MAX_ABORT_GRACE_SECONDS, CallUnit, prepare_call
 from prism.core.options import check_count, check_match, check_seconds
 
+from ._ledger import KeyedLedger
 from ._options import NAME_PATTERN, ApprovalOptions, QueueOptions
-from ._seam import MAX_ABORT_GRACE_SECONDS, DispatchOptions
 
 __all__ = ["DurableToolset", "UnknownToolsetError", "register_toolset", "toolset_named"]
 
@@ -103,16 +106,19 @@ class DurableToolset:
         """The tool ``name`` resolves to, if any."""
         return self.tools.get(name)
 
-    def dispatch_options(self, context: ToolExecutionContext) -> DispatchOptions:
-        """Core's dispatch options for one call under ``context``."""
-        return DispatchOptions(
-            {
-                "registry": self.tools, "context": context, "tool_filter": self.tool_filter,
-                "middleware": self.middleware, "permission": self.permission,
-                "validate": self.validator, "emit": self.emit, "ledger": self.ledger,
-                "redactor": self.redactor,
-            }
-        )  # fmt: skip
+    def settings(self, context: ToolExecutionContext) -> DispatchSettings:
+        """Core's dispatch settings (the gates) for calls under ``context``."""
+        return {
+            "registry": self.tools, "context": context, "tool_filter": self.tool_filter,
+            "middleware": self.middleware, "permission": self.permission,
+            "validate": self.validator, "emit": self.emit,
+            "ledger": None if self.ledger is None else KeyedLedger(self.ledger),
+            "redactor": self.redactor,
+        }  # fmt: skip
+
+    def unit(self, call: ToolCall, context: ToolExecutionContext) -> CallUnit:
+        """``call`` (after its ``tool_call`` middleware) ready to run, fail or be refused."""
+        return prepare_call(call, **self.settings(context))
 
     def context(
         self, session_id: str, run_id: str, call_id: str, signal: AbortSignal
