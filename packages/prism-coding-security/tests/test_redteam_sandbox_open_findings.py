@@ -1,0 +1,391 @@
+"""Open red-team findings against the host-run, git-directory and credential lists (issue 26).
+
+Each test starts from a working attack with real bwrap, real tools and real files, and asserts the
+SAFE behaviour, so it fails today. A control in each test proves the attack is live (the same
+setup with a path the lists do cover is refused, or the host really runs what was planted).
+Remove the skip mark once a finding is fixed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+import pytest
+
+from prism.coding_security import (
+    BubblewrapSandbox,
+    SandboxUnavailableError,
+    create_coding_approval_policy,
+)
+from prism.coding_tools import ExecResult, create_coding_tools
+from prism.core import AbortController, ToolDefinition, ToolExecutionContext, ToolResult
+from prism.core.testing import scaled
+
+RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]
+pytestmark = [
+    pytest.mark.skip(reason="open red-team findings, see report"),
+    pytest.mark.anyio,
+]
+
+
+def _context() -> ToolExecutionContext:
+    return ToolExecutionContext(
+        session_id="s", run_id="r", tool_call_id="c", signal=AbortController().signal
+    )
+
+
+def _tools(root: Path) -> dict[str, ToolDefinition]:
+    """The coding tools under the default policy with no approval callback (asks = denies)."""
+    policy = create_coding_approval_policy(roots=[root])
+    return {tool.name: tool for tool in create_coding_tools(root, execution_policy=policy)}
+
+
+async def _run(tool: ToolDefinition, arguments: dict[str, object]) -> ToolResult:
+    with anyio.fail_after(scaled(30)):
+        return await tool.execute(arguments, _context())
+
+
+def _make_venv(root: Path) -> Path:
+    """A real virtual environment (no pip) in ``root/.venv``; returns its site-packages."""
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")],
+        check=True,
+        timeout=scaled(120),
+    )
+    found = list((root / ".venv" / "lib").glob("python3*/site-packages"))
+    assert len(found) == 1
+    return found[0]
+
+
+def _host_python_runs(root: Path, marker: Path) -> bool:
+    """Start the workspace venv's python on the host, as the user's next ``pytest`` would."""
+    marker.unlink(missing_ok=True)
+    subprocess.run(
+        [str(root / ".venv" / "bin" / "python"), "-c", "pass"],
+        check=False,
+        timeout=scaled(60),
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    return marker.exists()
+
+
+# --- F1: the scan-limit overflow keeps every plant below the root's first level ----------------
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_flood_past_the_scan_limit_does_not_leave_a_pth_the_host_runs(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    site = _make_venv(root)
+    marker = host_dir / "pwned-by-pth"
+    plant = f"import os; open({str(marker)!r}, 'w').close()\n"
+    relative = site.relative_to(root) / "zz-evil.pth"
+    sandbox = BubblewrapSandbox(root=root, protected_scan_limit=200)
+    command = (
+        f"printf %s {shlex.quote(plant)} > {shlex.quote(str(relative))}; "
+        "mkdir flood; for i in $(seq 400); do : > flood/f$i; done"
+    )
+    with pytest.raises(SandboxUnavailableError, match="untrusted"):
+        await run_sandboxed(sandbox, command, root)
+    # The error is raised, but the plant stays on disk: the host's next Python start runs it.
+    assert not (root / relative).exists()
+    assert not _host_python_runs(root, marker)
+
+
+# --- F2: a bare repository whose HEAD is a symbolic link is not recognised as a git directory ---
+
+
+def _bare_repo_with_symlinked_head(root: Path) -> Path:
+    bare = root / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True, timeout=scaled(30))
+    (bare / "HEAD").unlink()
+    (bare / "HEAD").symlink_to("refs/heads/main")  # git still accepts it (validate_headref)
+    check = subprocess.run(
+        ["git", "-C", str(bare), "rev-parse", "--is-bare-repository"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=scaled(30),
+    )
+    assert check.stdout.strip() == "true"
+    return bare
+
+
+def _host_pushes(root: Path, bare: Path) -> None:
+    """The user's next ``git push`` to the workspace remote, on the host."""
+    clone = root.parent / "clone"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(root.parent), "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (
+        ["init", "-q", "-b", "main", str(clone)],
+        ["-C", str(clone), "commit", "-q", "--allow-empty", "-m", "x"],
+        ["-C", str(clone), "push", "-q", str(bare), "main"],
+    ):
+        subprocess.run(["git", *args], check=True, timeout=scaled(60), env=env)
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_bare_repository_with_a_symlinked_head_keeps_its_hooks_read_only(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    bare = _bare_repo_with_symlinked_head(root)
+    marker = host_dir / "pwned-by-post-receive"
+    hook = f"#!/bin/sh\ntouch {marker}\n"
+    command = (
+        f"printf %s {shlex.quote(hook)} > remote.git/hooks/post-receive; "
+        "chmod +x remote.git/hooks/post-receive"
+    )
+    await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    _host_pushes(root, bare)
+    assert not marker.exists(), "the host ran a hook planted by a sandboxed command"
+    # The write tool (policy) lets the same plant through without approval too.
+    written = await _run(
+        _tools(root)["write"], {"path": "remote.git/hooks/pre-receive", "content": hook}
+    )
+    assert written.error is not None
+
+
+# --- F3: the module a protected .pth imports is not protected ------------------------------------
+
+DISTUTILS_PTH = (
+    "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; "
+    "enabled = os.environ.get(var, 'local') == 'local'; "
+    "enabled and __import__('_distutils_hack').add_shim(); \n"
+)
+"""setuptools' ``distutils-precedence.pth``, present in every venv that has setuptools."""
+
+
+def _venv_with_setuptools_shim(root: Path) -> Path:
+    site = _make_venv(root)
+    (site / "distutils-precedence.pth").write_text(DISTUTILS_PTH)
+    (site / "_distutils_hack").mkdir()
+    (site / "_distutils_hack" / "__init__.py").write_text("def add_shim():\n    pass\n")
+    return site
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_the_module_a_pth_imports_at_every_start_stays_read_only(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    site = _venv_with_setuptools_shim(root)
+    marker = host_dir / "pwned-by-shim"
+    assert not _host_python_runs(root, marker)
+    shim = site.relative_to(root) / "_distutils_hack" / "__init__.py"
+    payload = f"import os; open({str(marker)!r}, 'w').close()\n"
+    command = f"printf %s {shlex.quote(payload)} >> {shlex.quote(str(shim))}"
+    _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    # control: the .pth itself is protected inside the same sandbox
+    pth = site.relative_to(root) / "distutils-precedence.pth"
+    await run_sandboxed(BubblewrapSandbox(root=root), f"echo x >> {shlex.quote(str(pth))}", root)
+    assert (site / "distutils-precedence.pth").read_text() == DISTUTILS_PTH
+    assert not _host_python_runs(root, marker), output
+
+
+async def test_the_write_tool_asks_before_rewriting_a_module_a_pth_imports(
+    host_dir: Path,
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    site = _venv_with_setuptools_shim(root)
+    marker = host_dir / "pwned-by-shim"
+    tools = _tools(root)
+    shim = str(site.relative_to(root) / "_distutils_hack" / "__init__.py")
+    payload = f"import os\ndef add_shim():\n    open({str(marker)!r}, 'w').close()\n"
+    control = await _run(
+        tools["write"],
+        {"path": str(site.relative_to(root) / "distutils-precedence.pth"), "content": "x"},
+    )
+    assert control.error is not None  # the .pth is on the list
+    written = await _run(tools["write"], {"path": shim, "content": payload})
+    assert written.error is not None
+    assert not _host_python_runs(root, marker)
+
+
+# --- F4: host-run configuration files missing from HOST_EXECUTED_PATHS ---------------------------
+
+MISSING_HOST_RUN: dict[str, str] = {
+    "mise.local.toml": "mise: [hooks] enter / [env] _.source run when the user enters",
+    ".mise.local.toml": "mise: local config, same hooks",
+    ".config/mise/config.toml": "mise: project config location, same hooks",
+    "mise/config.toml": "mise: project config location, same hooks",
+    ".lintstagedrc.json": "lint-staged: commands run by the husky pre-commit hook",
+    "lint-staged.config.js": "lint-staged: JavaScript run by the husky pre-commit hook",
+    "commitlint.config.js": "commitlint: JavaScript run by the husky commit-msg hook",
+    ".huskyrc.json": "husky v4: hook commands",
+    ".simple-git-hooks.json": "simple-git-hooks: hook commands",
+    "lefthook.toml": "lefthook: same role as lefthook.yml (toml/json are accepted)",
+    "lefthook.json": "lefthook: same role as lefthook.yml",
+    "bunfig.toml": "bun: preload scripts run at every bun run/test",
+    ".yarn/releases/yarn-4.1.0.cjs": "yarnPath's program: runs for every yarn command",
+    ".yarn/plugins/plugin.cjs": "yarn plugins load at every yarn command",
+    ".pixi/envs/default/bin/python": "pixi environment interpreter (conda layout, no pyvenv.cfg)",
+    ".pixi/envs/default/etc/conda/activate.d/x.sh": "sourced by pixi shell / pixi run",
+    "node_modules/.bin/jest": "npm test / npx run it (as .venv/bin for Python)",
+    "rust-toolchain.toml": "rustup: toolchain.path names the rustc/cargo every cargo runs",
+    ".envrc.local": "sourced by the common `source_env_if_exists .envrc.local` in .envrc",
+}
+"""Relative path -> why the user's machine runs it later (none of them is refused today)."""
+
+
+@pytest.mark.parametrize("relative", sorted(MISSING_HOST_RUN))
+async def test_the_write_tool_asks_before_planting_other_host_run_files(
+    host_dir: Path, relative: str
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    tools = _tools(root)
+    control = await _run(tools["write"], {"path": "mise.toml", "content": "[hooks]\n"})
+    assert control.error is not None  # the listed sibling needs approval (denied here)
+    written = await _run(tools["write"], {"path": relative, "content": "x = 1\n"})
+    assert written.error is not None, MISSING_HOST_RUN[relative]
+    assert not (root / relative).exists()
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_the_sandbox_removes_other_host_run_files_it_creates(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    plants = [*sorted(MISSING_HOST_RUN), "mise.toml"]
+    command = "; ".join(
+        f"mkdir -p $(dirname {shlex.quote(p)}) && echo PWNED > {shlex.quote(p)}" for p in plants
+    )
+    await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    assert not (root / "mise.toml").exists()  # control: a listed entry is removed
+    survivors = [p for p in plants if (root / p).exists()]
+    assert survivors == []
+
+
+# --- F5: start-up files of the user's home when the home is a root -------------------------------
+
+HOME_START_UP = [
+    ".bash_aliases",  # sourced by Debian/Ubuntu's default ~/.bashrc
+    ".config/fish/config.fish",
+    ".local/bin/git",  # first on PATH via Debian/Ubuntu's default ~/.profile: shadows git
+    ".config/systemd/user/default.target.wants/evil.service",
+    ".config/autostart/evil.desktop",
+    ".config/environment.d/10-evil.conf",  # LD_PRELOAD etc. for the user session
+    ".ipython/profile_default/startup/00-evil.py",
+]
+
+
+@pytest.mark.parametrize("relative", HOME_START_UP)
+async def test_the_write_tool_asks_before_planting_in_a_home_that_is_a_root(
+    host_dir: Path, monkeypatch: pytest.MonkeyPatch, relative: str
+) -> None:
+    home = host_dir / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    tools = _tools(home)
+    control = await _run(tools["write"], {"path": "~/.bashrc", "content": "x\n"})
+    assert control.error is not None
+    written = await _run(tools["write"], {"path": f"~/{relative}", "content": "x\n"})
+    assert written.error is not None
+    assert not (home / relative).exists()
+
+
+# --- F6: credential stores missing from CREDENTIAL_LOCATIONS -------------------------------------
+
+MISSING_CREDENTIALS = [
+    ".gemini/oauth_creds.json",  # Gemini CLI OAuth (Claude and Codex are listed)
+    ".config/github-copilot/apps.json",  # GitHub Copilot OAuth token
+    ".config/github-copilot/hosts.json",
+    ".pulumi/credentials.json",
+    ".config/containers/auth.json",  # podman/buildah/skopeo registry passwords
+    ".wrangler/config/default.toml",  # Cloudflare OAuth token
+    ".config/configstore/firebase-tools.json",
+    ".sentryclirc",
+    ".config/stripe/config.toml",
+    ".config/hcloud/cli.toml",
+    ".ngrok2/ngrok.yml",  # ngrok v2 location (v3's ~/.config/ngrok is listed)
+    ".config/helm/repositories.yaml",
+    ".bash_history",  # `export TOKEN=…` typed by the user
+]
+
+
+@pytest.fixture
+def secret_home(host_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = host_dir / "home"
+    for index, relative in enumerate([".npmrc", *MISSING_CREDENTIALS]):
+        (home / relative).parent.mkdir(parents=True, exist_ok=True)
+        (home / relative).write_text(f"token=SECRET-{index:03d}-zq\n")
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_other_credential_stores_are_masked_in_the_sandbox(
+    secret_home: Path, host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    command = "; ".join(
+        f"cat {shlex.quote(str(secret_home / p))}" for p in [".npmrc", *MISSING_CREDENTIALS]
+    )
+    _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    assert "SECRET-000" not in output  # control: ~/.npmrc is masked
+    leaked = [p for i, p in enumerate(MISSING_CREDENTIALS, 1) if f"SECRET-{i:03d}" in output]
+    assert leaked == []
+
+
+async def test_the_read_tool_refuses_other_credential_stores(secret_home: Path) -> None:
+    tools = _tools(secret_home)  # the home is the workspace root
+    control = await _run(tools["read"], {"path": "~/.npmrc"})
+    assert control.error is not None
+    leaked = []
+    for relative in MISSING_CREDENTIALS:
+        result = await _run(tools["read"], {"path": f"~/{relative}"})
+        if result.error is None:
+            leaked.append(relative)
+    assert leaked == []
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_credentials_under_a_relocated_xdg_config_home_are_masked(
+    host_dir: Path, monkeypatch: pytest.MonkeyPatch, run_sandboxed: RunSandbox
+) -> None:
+    home = host_dir / "home"
+    xdg = home / "xdg"  # XDG_CONFIG_HOME set by the user: gh, glab, rclone, git follow it
+    for relative in ("gh/hosts.yml", "git/credentials", "rclone/rclone.conf"):
+        (xdg / relative).parent.mkdir(parents=True)
+        (xdg / relative).write_text(f"oauth_token: XDG-SECRET-{relative}\n")
+    (home / ".config" / "gh").mkdir(parents=True)
+    (home / ".config" / "gh" / "hosts.yml").write_text("oauth_token: DEFAULT-SECRET\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    root = host_dir / "ws"
+    root.mkdir()
+    command = f"cat {home}/.config/gh/hosts.yml; cat {xdg}/gh/hosts.yml {xdg}/git/credentials"
+    _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    assert "DEFAULT-SECRET" not in output  # control
+    assert "XDG-SECRET" not in output
+
+
+# --- F7: a non-UTF-8 file name makes exec raise instead of returning ------------------------------
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_removed_plant_with_a_non_utf8_name_is_reported_not_raised(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    command = "mkdir $'\\xff' && echo 'echo pwned' > $'\\xff'/.envrc"
+    result, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    assert not os.path.lexists(os.fsencode(root) + b"/\xff/.envrc")  # noqa: ASYNC240
+    assert "removed" in output
+    assert result.exit_code == 0
