@@ -389,3 +389,118 @@ async def test_a_removed_plant_with_a_non_utf8_name_is_reported_not_raised(
     assert not os.path.lexists(os.fsencode(root) + b"/\xff/.envrc")  # noqa: ASYNC240
     assert "removed" in output
     assert result.exit_code == 0
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_bare_repository_made_during_the_command_with_a_symlinked_head_is_removed(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    marker = host_dir / "pwned-by-post-receive"
+    command = (
+        "mkdir -p r.git/objects r.git/refs/heads r.git/hooks && ln -s refs/heads/main r.git/HEAD"
+        f" && printf '#!/bin/sh\\ntouch {marker}\\n' > r.git/hooks/post-receive"
+        " && chmod +x r.git/hooks/post-receive"
+    )
+    _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    assert (root / "r.git" / "hooks" / "post-receive").exists() is False, output
+    if (root / "r.git").exists():
+        _host_pushes(root, root / "r.git")
+    assert not marker.exists()
+
+
+# --- F8: the target of a symlinked hook or host-executed entry is writable ------------------------
+
+
+def _commit_on_host(root: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(root.parent), "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    subprocess.run(
+        ["git", "-C", str(root), "commit", "-q", "--allow-empty", "-m", "x"],
+        check=False,
+        timeout=scaled(60),
+        env=env,
+    )
+
+
+def _repo_with_symlinked_hook(root: Path) -> None:
+    """The common layout: hooks kept in the tree, ``.git/hooks/pre-commit`` a symlink to one."""
+    subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=scaled(30))
+    (root / "scripts").mkdir()
+    (root / "scripts" / "pre-commit.sh").write_text("#!/bin/sh\ntrue\n")
+    (root / "scripts" / "pre-commit.sh").chmod(0o755)
+    (root / ".git" / "hooks" / "pre-commit").symlink_to("../../scripts/pre-commit.sh")
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_the_script_a_git_hook_symlink_points_to_stays_read_only(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    _repo_with_symlinked_hook(root)
+    marker = host_dir / "pwned-by-hook"
+    _commit_on_host(root)
+    assert not marker.exists()
+    command = f"echo 'touch {marker}' >> scripts/pre-commit.sh"
+    await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    _commit_on_host(root)  # the user's next commit runs .git/hooks/pre-commit
+    assert not marker.exists()
+
+
+async def test_the_write_tool_asks_before_writing_through_a_hook_or_envrc_symlink(
+    host_dir: Path,
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    _repo_with_symlinked_hook(root)
+    (root / "tools").mkdir()
+    (root / "tools" / "envrc.sh").write_text("export A=1\n")
+    (root / ".envrc").symlink_to("tools/envrc.sh")  # the sandbox binds this target read-only
+    (root / "app").mkdir()
+    tools = _tools(root)
+    control = await _run(tools["write"], {"path": "app/.envrc", "content": "x\n"})
+    assert control.error is not None  # a plain .envrc needs approval (denied here)
+    for target in (".envrc", "tools/envrc.sh", "scripts/pre-commit.sh"):
+        written = await _run(tools["write"], {"path": target, "content": "touch /tmp/x\n"})
+        assert written.error is not None, target
+    assert (root / "tools" / "envrc.sh").read_text() == "export A=1\n"
+
+
+# --- F9: a protected module runs from a planted __pycache__ entry --------------------------------
+
+_PYC = """
+import importlib._bootstrap_external as be, os, sys
+source = sys.argv[1]
+stat = os.stat(source)
+code = compile(sys.argv[2], os.path.abspath(source), "exec")
+cache = os.path.join(os.path.dirname(source), "__pycache__")
+os.makedirs(cache, exist_ok=True)
+name = "sitecustomize." + sys.implementation.cache_tag + ".pyc"
+with open(os.path.join(cache, name), "wb") as out:
+    out.write(be._code_to_timestamp_pyc(code, stat.st_mtime, stat.st_size))
+"""
+"""Bytecode whose header matches the protected source's mtime and size: Python runs it instead."""
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_protected_sitecustomize_cannot_be_replaced_through_its_bytecode_cache(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    site = _make_venv(root)
+    (site / "sitecustomize.py").write_text("# a tool's start-up hook, on the list\n")
+    marker = host_dir / "pwned-by-pyc"
+    assert not _host_python_runs(root, marker)
+    source = str((site / "sitecustomize.py").relative_to(root))
+    payload = f"open({str(marker)!r}, 'w').close()"
+    control = f"echo x >> {shlex.quote(source)}"  # the source itself is read-only
+    command = (
+        f"{control}; python3 -c {shlex.quote(_PYC)} {shlex.quote(source)} {shlex.quote(payload)}"
+    )
+    _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    assert "Read-only file system" in output
+    assert not _host_python_runs(root, marker)
