@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -504,3 +505,48 @@ async def test_a_protected_sitecustomize_cannot_be_replaced_through_its_bytecode
     _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
     assert "Read-only file system" in output
     assert not _host_python_runs(root, marker)
+
+
+# --- F10: with the home as a root, missing credential files can be created as code --------------
+
+
+def _ssh_runs_proxy_command(config: Path) -> None:
+    """The user's next ssh (a ``git push`` over ssh) reads ``~/.ssh/config`` on the host."""
+    subprocess.run(
+        ["ssh", "-F", str(config), "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", "h", "true"],
+        capture_output=True,
+        check=False,
+        timeout=scaled(30),
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_sandboxed_command_cannot_create_credential_configs_that_run_code(
+    host_dir: Path, monkeypatch: pytest.MonkeyPatch, run_sandboxed: RunSandbox
+) -> None:
+    if shutil.which("ssh") is None:
+        pytest.skip("no ssh client to show the planted ProxyCommand running")
+    home = host_dir / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    marker = host_dir / "pwned-by-ssh-config"
+    plants = {
+        ".ssh/config": f"Host *\n  ProxyCommand sh -c 'touch {marker}'\n",
+        ".ssh/authorized_keys": "ssh-ed25519 AAAAC3Nza attacker\n",
+        ".aws/config": f"[default]\ncredential_process = sh -c 'touch {marker}'\n",
+        ".kube/config": "users:\n- name: u\n  user:\n    exec:\n      command: /tmp/evil\n",
+        ".docker/config.json": '{"credsStore": "evil"}\n',
+        ".bashrc": "touch /tmp/evil\n",  # control: on the host-executed list, removed
+    }
+    command = "; ".join(
+        f"mkdir -p ~/{Path(p).parent} && printf %s {shlex.quote(body)} > ~/{p}"
+        for p, body in plants.items()
+    )
+    await run_sandboxed(BubblewrapSandbox(root=home), command, home)
+    assert not (home / ".bashrc").exists()
+    if (home / ".ssh" / "config").exists():
+        _ssh_runs_proxy_command(home / ".ssh" / "config")
+    assert not marker.exists(), "the host's next ssh ran the planted ProxyCommand"
+    survivors = [p for p in plants if (home / p).exists()]
+    assert survivors == []
