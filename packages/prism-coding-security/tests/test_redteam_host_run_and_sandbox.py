@@ -313,3 +313,20 @@ async def test_the_read_tool_refuses_credentials_by_every_path(npm_home: Path) -
         result = await _run(tools["read"], {"path": path})
         assert result.error is not None, path
         assert "SECRET" not in json.dumps([str(c) for c in result.content]), path
+
+
+async def test_the_write_tool_refuses_to_create_credential_configs_in_a_home_root(
+    host_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = host_dir / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    tools = _tools(home)
+    control = await _run(tools["write"], {"path": "notes.txt", "content": "x\n"})
+    assert control.error is None  # plain files in the home root are writable
+    for relative in (".ssh/config", ".aws/config", ".kube/config", ".docker/config.json"):
+        result = await _run(
+            tools["write"], {"path": f"~/{relative}", "content": "ProxyCommand x\n"}
+        )
+        assert result.error is not None, relative
+        assert not (home / relative).exists()
