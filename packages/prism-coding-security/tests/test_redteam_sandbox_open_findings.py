@@ -550,3 +550,36 @@ async def test_a_sandboxed_command_cannot_create_credential_configs_that_run_cod
     assert not marker.exists(), "the host's next ssh ran the planted ProxyCommand"
     survivors = [p for p in plants if (home / p).exists()]
     assert survivors == []
+
+
+# --- F11: shell writes to host-executed paths that are asked about instead of denied ------------
+
+SPELLINGS = [
+    "cat payload 1<>{site}/evil.pth",  # read-write redirection: creates and writes the file
+    "cp -t {site} evil.pth",  # target directory first
+]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_every_shell_spelling_of_a_pth_write_is_denied(host_dir: Path, spelling: str) -> None:
+    from prism.coding_security import analyze_command
+
+    root = host_dir / "ws"
+    root.mkdir()
+    site = _make_venv(root)
+    relative = site.relative_to(root)
+    (root / "payload").write_text("import os\n")
+    (root / "evil.pth").write_text("import os\n")
+    (site / "evil.pth").write_text("/nonexistent\n")  # an existing .pth (a glob can match it)
+    command = spelling.format(site=relative)
+    control = analyze_command(
+        f"cat payload > {relative}/evil.pth", cwd=str(root), roots=[str(root)], home=None
+    )
+    assert control.decision == "deny"  # docs: a shell write to a host-executed path is denied
+    # bash really writes the .pth with this spelling (run on a scratch copy)
+    scratch = host_dir / "scratch"
+    shutil.copytree(root, scratch, symlinks=True)
+    subprocess.run(["bash", "-c", command], cwd=scratch, check=True, timeout=scaled(30))
+    assert "import os" in (scratch / relative / "evil.pth").read_text()
+    verdict = analyze_command(command, cwd=str(root), roots=[str(root)], home=None)
+    assert verdict.decision == "deny", verdict
