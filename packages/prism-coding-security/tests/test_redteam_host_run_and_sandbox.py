@@ -330,3 +330,46 @@ async def test_the_write_tool_refuses_to_create_credential_configs_in_a_home_roo
         )
         assert result.error is not None, relative
         assert not (home / relative).exists()
+
+
+DENIED_SPELLINGS = [
+    "echo x > .ENVRC",
+    "echo x > ./sub/../sub/.envrc",
+    "echo x > $'\\x2eenvrc'",
+    "echo x > .env''rc",
+    "echo x > .env\\rc",
+    "echo x>sub/.envrc",
+    ">sub/.envrc echo x",
+    "cat a &>sub/.envrc",
+    "cat a 3>sub/.envrc",
+    "{ cat a; } > sub/.envrc",
+    "(cat a) > sub/.envrc",
+    "cat a | tee -a .husky/pre-commit",
+    "sort -o sub/.envrc a",
+    "git log -1 --output sub/.envrc",
+    "ln -s a sub/.envrc",
+    "install a sub/.envrc",
+    "cd sub && echo x > .envrc",
+    "echo x > {site}/*.pth",
+    "cat a >> {glob}/ok.pth",
+    "cp a {site}/x.pth",
+    "echo x > {site}/sitecustomize.py",
+    "cat a > .venv/bin/activate",
+]
+
+
+async def test_shell_spellings_of_host_executed_writes_are_denied(
+    venv_root: tuple[Path, Path, Path],
+) -> None:
+    from prism.coding_security import analyze_command
+
+    root, site, _ = venv_root
+    (root / "a").write_text("import os\n")
+    (root / "sub").mkdir()
+    (site / "ok.pth").write_text("/nonexistent\n")
+    relative = str(site.relative_to(root))
+    glob = relative.replace("packages", "packag?s")
+    for spelling in DENIED_SPELLINGS:
+        command = spelling.replace("{site}", relative).replace("{glob}", glob)
+        verdict = analyze_command(command, cwd=str(root), roots=[str(root)], home=None)
+        assert verdict.decision == "deny", (command, verdict)
