@@ -18,7 +18,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from prism.coding_security import BubblewrapSandbox, create_coding_approval_policy
+from prism.coding_security import (
+    BubblewrapSandbox,
+    analyze_command,
+    create_coding_approval_policy,
+)
 from prism.coding_tools import ExecResult, create_coding_tools
 from prism.core import AbortController, ToolDefinition, ToolExecutionContext, ToolResult
 from prism.core.testing import scaled
@@ -361,8 +365,6 @@ DENIED_SPELLINGS = [
 async def test_shell_spellings_of_host_executed_writes_are_denied(
     venv_root: tuple[Path, Path, Path],
 ) -> None:
-    from prism.coding_security import analyze_command
-
     root, site, _ = venv_root
     (root / "a").write_text("import os\n")
     (root / "sub").mkdir()

@@ -22,9 +22,11 @@ import pytest
 from prism.coding_security import (
     BubblewrapSandbox,
     SandboxUnavailableError,
+    analyze_command,
     create_coding_approval_policy,
+    create_sandbox_bash_operations,
 )
-from prism.coding_tools import ExecResult, create_coding_tools
+from prism.coding_tools import ExecResult, ShellOptions, create_coding_tools
 from prism.core import AbortController, ToolDefinition, ToolExecutionContext, ToolResult
 from prism.core.testing import scaled
 
@@ -562,8 +564,6 @@ SPELLINGS = [
 
 @pytest.mark.parametrize("spelling", SPELLINGS)
 def test_every_shell_spelling_of_a_pth_write_is_denied(host_dir: Path, spelling: str) -> None:
-    from prism.coding_security import analyze_command
-
     root = host_dir / "ws"
     root.mkdir()
     site = _make_venv(root)
@@ -583,3 +583,35 @@ def test_every_shell_spelling_of_a_pth_write_is_denied(host_dir: Path, spelling:
     assert "import os" in (scratch / relative / "evil.pth").read_text()
     verdict = analyze_command(command, cwd=str(root), roots=[str(root)], home=None)
     assert verdict.decision == "deny", verdict
+
+
+# --- F12: a credential tracked by a dotfiles repository leaves through git's object store -------
+
+
+def _dotfiles_repo(home: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", ".npmrc", ".bashrc"], ["commit", "-qm", "dotfiles"]):
+        subprocess.run(["git", "-C", str(home), *args], check=True, timeout=scaled(30), env=env)
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_tracked_credential_is_not_printed_by_allowlisted_git(
+    host_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = host_dir / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".npmrc").write_text("//registry.npmjs.org/:_authToken=NPM-SECRET-77\n")
+    (home / ".bashrc").write_text("# rc\n")
+    _dotfiles_repo(home)  # the home is a dotfiles repository, as with `git init ~`
+    policy = create_coding_approval_policy(roots=[home])
+    shell = ShellOptions(operations=create_sandbox_bash_operations(BubblewrapSandbox(root=home)))
+    tools = create_coding_tools(home, execution_policy=policy, shell=shell)
+    run = next(tool for tool in tools if tool.name == "shell")
+    control = await _run(run, {"command": "cat .npmrc"})
+    assert control.error is not None and "credential" in control.error.message
+    for command in ("git show HEAD:.npmrc", "git log -p", "git show"):
+        result = await _run(run, {"command": command})
+        assert "NPM-SECRET" not in str(result.content), command
