@@ -207,6 +207,9 @@ for kind in (2, 3, 2 | 0x80000, 2 | 0x800):  # DGRAM, RAW (= DGRAM for AF_UNIX),
                          ctypes.c_long(0), pair)
         out[f"socketpair {kind} {high}"] = r if r >= 0 else -ctypes.get_errno()
 out["x32 socket"] = call(0x40000000 | 41, 40, 1, 0)
+for protocol in (4, 12, 16):  # netlink sock_diag (lists host sockets), netfilter, generic
+    for high in (0, 1):
+        out[f"netlink {protocol} {high}"] = call(41, 16, 3, (high << 32) | protocol)
 print("PROBE " + json.dumps(out))
 """
 
@@ -229,6 +232,7 @@ async def test_socket_arguments_with_high_bits_or_raw_pairs_are_refused(
 ) -> None:
     live = _probe_results(_output_of([sys.executable, "-c", _PROBE]))
     assert live["socket 1 1"] >= 0 and live["socketpair 3 1"] >= 0  # the host kernel opens them
+    assert live["netlink 4 0"] >= 0
     sandbox = BubblewrapSandbox(root=host_dir, network=network)
     _, output = await run_sandboxed(sandbox, f"python3 -c {shlex.quote(_PROBE)}", host_dir)
     inside = _probe_results(output)
