@@ -615,3 +615,44 @@ async def test_a_tracked_credential_is_not_printed_by_allowlisted_git(
     for command in ("git show HEAD:.npmrc", "git log -p", "git show"):
         result = await _run(run, {"command": command})
         assert "NPM-SECRET" not in str(result.content), command
+
+
+# --- F13: a protected path that is a symlink is written through without approval ----------------
+
+SYMLINKED: dict[str, tuple[str, str]] = {
+    ".git/hooks/pre-commit": (".git/hooks/pre-commit", "../../scripts/pre-commit.sh"),
+    ".vscode/tasks.json": (".vscode", "shared/vscode"),
+    ".pre-commit-config.yaml": (".pre-commit-config.yaml", "cfg/pre-commit.yaml"),
+    ".husky/pre-commit": (".husky", "hooks"),
+    ".envrc": (".envrc", "tools/envrc.sh"),
+}
+"""Path the tool is asked to write -> (the symlink in the workspace, its target)."""
+
+
+def _git_init(directory: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(directory)], check=True, timeout=scaled(30))
+
+
+@pytest.mark.parametrize("path", sorted(SYMLINKED))
+async def test_the_write_and_edit_tools_do_not_write_through_a_symlinked_protected_path(
+    host_dir: Path, path: str
+) -> None:
+    root = host_dir / "ws"
+    plain = host_dir / "plain"
+    for base in (root, plain):
+        base.mkdir()
+        _git_init(base)
+    for directory in ("scripts", "shared/vscode", "cfg", "hooks", "tools"):
+        (root / directory).mkdir(parents=True)
+    link, target = SYMLINKED[path]
+    (root / link).parent.mkdir(parents=True, exist_ok=True)
+    (root / link).symlink_to(target)
+    (root / path).write_text("original\n")
+    control = await _run(_tools(plain)["write"], {"path": path, "content": "x\n"})
+    assert control.error is not None  # the same path, not a symlink, is refused
+    tools = _tools(root)
+    written = await _run(tools["write"], {"path": path, "content": "PWNED\n"})
+    edit = {"path": path, "edits": [{"old_text": "original", "new_text": "PWNED"}]}
+    edited = await _run(tools["edit"], edit)
+    assert written.error is not None and edited.error is not None
+    assert (root / path).read_text() == "original\n"
