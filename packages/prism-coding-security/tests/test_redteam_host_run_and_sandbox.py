@@ -379,3 +379,28 @@ async def test_shell_spellings_of_host_executed_writes_are_denied(
         command = spelling.replace("{site}", relative).replace("{glob}", glob)
         verdict = analyze_command(command, cwd=str(root), roots=[str(root)], home=None)
         assert verdict.decision == "deny", (command, verdict)
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_the_targets_of_symlinked_host_executed_entries_are_read_only_in_the_sandbox(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    for directory in ("shared/vscode", "cfg", "hk"):
+        (root / directory).mkdir(parents=True)
+    (root / "shared" / "vscode" / "tasks.json").write_text("orig\n")
+    (root / ".vscode").symlink_to("shared/vscode")
+    (root / "cfg" / "pc.yaml").write_text("orig\n")
+    (root / ".pre-commit-config.yaml").symlink_to("cfg/pc.yaml")
+    (root / "hk" / "pre-commit").write_text("orig\n")
+    (root / ".husky").symlink_to("hk")
+    (root / "plain.txt").write_text("orig\n")
+    command = (
+        "echo PWN >> shared/vscode/tasks.json; echo PWN > shared/vscode/launch.json; "
+        "echo PWN >> cfg/pc.yaml; echo PWN >> hk/pre-commit; echo PWN > hk/pre-push; "
+        "echo PWN >> plain.txt"
+    )
+    _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    assert (root / "plain.txt").read_text() == "orig\nPWN\n"  # control: the root is writable
+    planted = [p for p in root.rglob("*") if p.is_file() and "PWN" in p.read_text()]
+    assert planted == [root / "plain.txt"], output
