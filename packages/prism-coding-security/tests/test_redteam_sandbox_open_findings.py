@@ -656,3 +656,28 @@ async def test_the_write_and_edit_tools_do_not_write_through_a_symlinked_protect
     edited = await _run(tools["edit"], edit)
     assert written.error is not None and edited.error is not None
     assert (root / path).read_text() == "original\n"
+
+
+# --- F14: renaming a credential's parent directory unmasks it for every later command -----------
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_renamed_credential_directory_stays_masked_in_the_next_command(
+    host_dir: Path, monkeypatch: pytest.MonkeyPatch, run_sandboxed: RunSandbox
+) -> None:
+    home = host_dir / "home"
+    (home / ".config" / "gh").mkdir(parents=True)
+    (home / ".config" / "gh" / "hosts.yml").write_text("oauth_token: GH-SECRET-1\n")
+    (home / ".docker").mkdir()
+    (home / ".docker" / "config.json").write_text('{"auths": {"r": {"auth": "DOCKER-SECRET-2"}}}\n')
+    monkeypatch.setenv("HOME", str(home))
+    sandbox = BubblewrapSandbox(root=home)  # the home is the workspace root
+    _, masked = await run_sandboxed(sandbox, "cat .config/gh/hosts.yml .docker/config.json", home)
+    assert "SECRET" not in masked  # control: both are masked where they are
+    # The mount points move with their renamed parents inside the command; on the host the
+    # files are just renamed, and the next command (or the read tool) sees them unmasked.
+    await run_sandboxed(sandbox, "mv .config .cfg; mv .docker .dk", home)
+    _, second = await run_sandboxed(sandbox, "cat .cfg/gh/hosts.yml .dk/config.json", home)
+    assert "SECRET" not in second
+    read = await _run(_tools(home)["read"], {"path": ".cfg/gh/hosts.yml"})
+    assert "GH-SECRET" not in str(read.content)
