@@ -681,3 +681,30 @@ async def test_a_renamed_credential_directory_stays_masked_in_the_next_command(
     assert "SECRET" not in second
     read = await _run(_tools(home)["read"], {"path": ".cfg/gh/hosts.yml"})
     assert "GH-SECRET" not in str(read.content)
+
+
+# --- F15: the sandbox's own clean-up deletes a repository whose parent was renamed ---------------
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_renaming_a_project_directory_does_not_delete_its_git_history(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    (root / "proj").mkdir(parents=True)
+    (root / "proj" / "a.txt").write_text("work\n")
+    _dotfiles_style_commit(root / "proj")
+    # an ordinary refactor an agent may run (or be tricked into): no plant, only a rename
+    _, output = await run_sandboxed(BubblewrapSandbox(root=root), "mv proj proj2", root)
+    assert (root / "proj2" / "a.txt").exists()
+    assert (root / "proj2" / ".git" / "HEAD").exists(), output  # today: removed with history
+
+
+def _dotfiles_style_commit(directory: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(directory), "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "history"]):
+        subprocess.run(
+            ["git", "-C", str(directory), *args], check=True, timeout=scaled(30), env=env
+        )
