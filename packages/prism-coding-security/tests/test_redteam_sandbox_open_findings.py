@@ -693,14 +693,14 @@ async def test_renaming_a_project_directory_does_not_delete_its_git_history(
     root = host_dir / "ws"
     (root / "proj").mkdir(parents=True)
     (root / "proj" / "a.txt").write_text("work\n")
-    _dotfiles_style_commit(root / "proj")
+    _commit_all(root / "proj")
     # an ordinary refactor an agent may run (or be tricked into): no plant, only a rename
     _, output = await run_sandboxed(BubblewrapSandbox(root=root), "mv proj proj2", root)
     assert (root / "proj2" / "a.txt").exists()
     assert (root / "proj2" / ".git" / "HEAD").exists(), output  # today: removed with history
 
 
-def _dotfiles_style_commit(directory: Path) -> None:
+def _commit_all(directory: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(directory), "GIT_CONFIG_NOSYSTEM": "1"}
     env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
     env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
