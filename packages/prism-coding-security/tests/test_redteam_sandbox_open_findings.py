@@ -708,3 +708,48 @@ def _commit_all(directory: Path) -> None:
         subprocess.run(
             ["git", "-C", str(directory), *args], check=True, timeout=scaled(30), env=env
         )
+
+
+# --- F16: a credential managed by a dotfiles symlink farm (GNU stow) is readable -----------------
+
+
+@pytest.fixture
+def stow_home(host_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``~/.npmrc`` and ``~/.ssh`` are symlinks into ``~/dotfiles`` (stow's layout)."""
+    home = host_dir / "home"
+    (home / "dotfiles" / "npm").mkdir(parents=True)
+    (home / "dotfiles" / "npm" / ".npmrc").write_text("_authToken=STOW-SECRET-1\n")
+    (home / ".npmrc").symlink_to("dotfiles/npm/.npmrc")
+    (home / "dotfiles" / "ssh").mkdir()
+    (home / "dotfiles" / "ssh" / "id_ed25519").write_text("STOW-SECRET-2\n")
+    (home / ".ssh").symlink_to("dotfiles/ssh")
+    (home / ".pypirc").write_text("password = PLAIN-SECRET-3\n")  # a regular file: the control
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *(".npmrc", "~/.npmrc", "{home}/.npmrc", "dotfiles/npm/.npmrc"),
+        *(".ssh/id_ed25519", "~/.ssh/id_ed25519", "dotfiles/ssh/id_ed25519"),
+    ],
+)
+async def test_the_read_tool_refuses_a_symlinked_credential_by_any_name(
+    stow_home: Path, path: str
+) -> None:
+    tools = _tools(stow_home)  # the home is the workspace root
+    control = await _run(tools["read"], {"path": ".pypirc"})
+    assert control.error is not None and "PLAIN-SECRET" not in str(control.content)
+    result = await _run(tools["read"], {"path": path.replace("{home}", str(stow_home))})
+    assert result.error is not None
+    assert "STOW-SECRET" not in str(result.content)
+
+
+def test_the_shell_policy_does_not_allow_reading_a_symlinked_credential(stow_home: Path) -> None:
+    home = str(stow_home)
+    control = analyze_command("cat .pypirc", cwd=home, roots=[home], home=home)
+    assert control.decision == "deny"
+    for command in ("cat dotfiles/npm/.npmrc", "cat dotfiles/ssh/id_ed25519"):
+        verdict = analyze_command(command, cwd=home, roots=[home], home=home)
+        assert verdict.decision == "deny", (command, verdict)
