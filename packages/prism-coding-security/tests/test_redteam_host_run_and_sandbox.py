@@ -404,3 +404,26 @@ async def test_the_targets_of_symlinked_host_executed_entries_are_read_only_in_t
     assert (root / "plain.txt").read_text() == "orig\nPWN\n"  # control: the root is writable
     planted = [p for p in root.rglob("*") if p.is_file() and "PWN" in p.read_text()]
     assert planted == [root / "plain.txt"], output
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_removing_new_protected_entries_never_follows_their_symlinks_out(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    victim = host_dir / "victim"  # host files outside the root, reachable by a symlink
+    (victim / "sub").mkdir(parents=True)
+    (victim / "precious.txt").write_text("keep\n")
+    (victim / "sub" / "b.txt").write_text("keep\n")
+    target = shlex.quote(str(victim))
+    command = (
+        f"ln -s {target} .vscode; mkdir .husky && ln -s {target} .husky/x; "
+        f"mkdir -p g/refs && echo 'ref: refs/heads/main' > g/HEAD && ln -s {target} g/objects; "
+        "mkdir -p g2/objects g2/refs && echo 'ref: refs/heads/main' > g2/HEAD"
+        f" && ln -s {target} g2/hooks; mkdir -p d/.venv && ln -s {target} d/.venv/bin"
+    )
+    _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    for removed in (".vscode", ".husky", "g", "g2", "d/.venv/bin"):
+        assert f"removed {root / removed}:" in output, removed  # control: the removal ran
+    assert sorted(p.name for p in victim.rglob("*")) == ["b.txt", "precious.txt", "sub"]
