@@ -68,6 +68,7 @@ def _guard(app: Asgi, authorize: Authorize) -> Asgi:
 
 def http_app(server: McpToolServer, options: HttpOptions) -> Asgi:
     """The ASGI app (Starlette) serving ``server`` with the options' guards."""
+    server.lowlevel.list_changed_over_http = not options.stateless  # no channel to announce on
     app: Asgi = server.lowlevel.streamable_http_app(
         streamable_http_path=options.path,
         json_response=options.json_response,
