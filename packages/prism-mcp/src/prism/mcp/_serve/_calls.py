@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 
-from mcp import types
+from mcp import MCPError, types
 from mcp.server.context import ServerRequestContext
 from prism.core import AbortController, ToolCall, ToolExecutionContext, ToolPipeline
 
@@ -73,6 +73,9 @@ async def call_tool(
     if scope.cancelled_caught:
         controller.abort("the call ran past its deadline")
         return _error(f"tool {params.name!r} timed out after {timeout} s", "timeout")
+    if result.error is not None and result.error.code == "unknown_tool":
+        # The spec's answer to an unknown tool is a protocol error, not a tool result.
+        raise MCPError(code=types.INVALID_PARAMS, message=result.error.message, data=params.name)
     legacy = ctx.protocol_version.startswith(_LEGACY_PREFIX)
     return to_call_result(
         result, max_bytes=options.max_result_bytes, structured_objects_only=legacy
