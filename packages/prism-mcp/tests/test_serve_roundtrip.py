@@ -177,8 +177,8 @@ async def test_tools_are_listed_with_schemas_and_hints(kit: Kit, tmp_path: Path)
     assert echo.description == "Echo text"
     assert echo.parameters == {"type": "object", "properties": {"text": {"type": "string"}}}
     annotations: Any = echo.metadata.get("mcp_annotations")
-    assert annotations["destructive_hint"] is True  # no side-effect hint: assume the worst
-    assert annotations["read_only_hint"] is False
+    assert annotations["destructiveHint"] is True  # no side-effect hint: assume the worst
+    assert annotations["readOnlyHint"] is False
 
 
 @pytest.mark.parametrize(("fallback", "runs"), [("yes", True), ("no", False), (None, False)])

@@ -129,7 +129,7 @@ REGISTRY = create_tool_registry(
         ToolDefinition(name="echo", execute=echo, description="Echo text",
                        parameters={"type": "object", "properties": {"text": {"type": "string"}}}),
         ToolDefinition(name="everything", execute=everything),
-        ToolDefinition(name="stats", execute=stats),
+        ToolDefinition(name="stats", execute=stats, read_only=True),
         ToolDefinition(name="fail", execute=fail),
         ToolDefinition(name="steps", execute=steps),
         ToolDefinition(name="hang", execute=hang),
