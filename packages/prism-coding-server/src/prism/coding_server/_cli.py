@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 
 import anyio
 
@@ -16,12 +17,24 @@ from ._options import CodingServerOptions
 __all__ = ["main", "parse_options"]
 
 
+def _version() -> str:
+    try:
+        return version("prism-coding-server")
+    except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
+        return "unknown"
+
+
+def _listening(url: str) -> None:
+    print(f"prism-coding-server: listening on {url}", file=sys.stderr, flush=True)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="prism-coding-server",
         description="Serve shell/read/write/edit confined to --root over MCP, under Prism's "
         "coding policy, with the shell in a bubblewrap sandbox when available.",
     )
+    parser.add_argument("--version", action="version", version=f"prism-coding-server {_version()}")
     parser.add_argument(
         "--root",
         action="append",
@@ -91,7 +104,8 @@ async def _serve(options: CodingServerOptions) -> None:
     print(f"prism-coding-server: {built.sandbox_note}", file=sys.stderr)
     try:
         if options.transport == "http":
-            await serve_tools(built.server, transport="http", http=HttpOptions(port=options.port))
+            http = HttpOptions(port=options.port)
+            await serve_tools(built.server, transport="http", http=http, on_listening=_listening)
         else:
             await serve_tools(built.server)
     finally:

@@ -72,11 +72,6 @@ class ChangeAnnouncer:
         self._connections[key] = connection
         connection.exit_stack.callback(self._connections.pop, key, None)
 
-    @property
-    def live_connections(self) -> int:
-        """How many handshake-era connections would hear an announcement now."""
-        return len(self._connections)
-
     async def announce(self) -> None:
         """One ``list_changed`` to every listener and connection; a stuck one is skipped."""
         await self.bus.publish(ToolsListChanged())

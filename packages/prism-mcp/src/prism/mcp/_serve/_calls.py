@@ -72,7 +72,10 @@ async def call_tool(
         CURRENT_REQUEST.reset(token)
     if scope.cancelled_caught:
         controller.abort("the call ran past its deadline")
-        return _error(f"tool {params.name!r} timed out after {timeout} s", "timeout")
+        return _error(
+            f"tool {params.name!r} timed out after {timeout} s (ServeOptions.call_timeout_seconds)",
+            "timeout",
+        )
     if result.error is not None and result.error.code == "unknown_tool":
         # The spec's answer to an unknown tool is a protocol error, not a tool result.
         raise MCPError(code=types.INVALID_PARAMS, message=result.error.message, data=params.name)

@@ -7,6 +7,8 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Literal
 
+import anyio
+
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
@@ -79,15 +81,31 @@ def http_app(server: McpToolServer, options: HttpOptions) -> Asgi:
     return app if options.authorize is None else _guard(app, options.authorize)
 
 
-async def run_http(server: McpToolServer, options: HttpOptions) -> None:
-    """Serve over Streamable HTTP with uvicorn until cancelled."""
+async def run_http(
+    server: McpToolServer,
+    options: HttpOptions,
+    *,
+    on_listening: Callable[[str], None] | None = None,
+) -> None:
+    """Serve over Streamable HTTP with uvicorn until cancelled; ``on_listening`` gets the URL
+    once the socket is bound (with the real port when ``options.port`` is 0)."""
     import uvicorn
 
     config = uvicorn.Config(
         http_app(server, options), host=options.host, port=options.port, log_level="warning",
         lifespan="on",
     )  # fmt: skip
-    await uvicorn.Server(config).serve()
+    listener = uvicorn.Server(config)
+    if on_listening is None:
+        await listener.serve()
+        return
+    async with anyio.create_task_group() as group:
+        group.start_soon(listener.serve)
+        while not listener.started:  # uvicorn has no start event; it sets this flag
+            await anyio.sleep(0.01)
+        host, port = listener.servers[0].sockets[0].getsockname()[:2]
+        shown = f"[{host}]" if ":" in host else host
+        on_listening(f"http://{shown}:{port}{options.path}")
 
 
 async def serve_tools(
@@ -95,11 +113,15 @@ async def serve_tools(
     *,
     transport: Literal["stdio", "http"] = "stdio",
     http: HttpOptions | None = None,
+    on_listening: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve until the client leaves (stdio) or the task is cancelled (HTTP, asyncio only)."""
+    """Serve until the client leaves (stdio) or the task is cancelled (HTTP, asyncio only).
+
+    ``on_listening`` (HTTP) is called with the URL once the listener is bound."""
     if transport == "stdio":
         await run_stdio(server)
     elif transport == "http":
-        await run_http(server, http if http is not None else HttpOptions())
+        options = http if http is not None else HttpOptions()
+        await run_http(server, options, on_listening=on_listening)
     else:
         raise ValueError(f"transport: expected 'stdio' or 'http', got {transport!r}")
