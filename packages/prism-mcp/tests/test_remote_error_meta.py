@@ -35,7 +35,8 @@ async def test_a_remote_error_keeps_its_meta(kit: Kit, transport: str) -> None:
                 plain = await kit.call(bridge, "fetch_fails")
     assert result.error is not None and result.error.code == MCP_TOOL_ERROR
     assert result.error.message == "slow down"
-    assert result.error.details is not None and result.error.details["mcp_meta"]["com.example/error"] == RETRY
+    assert result.error.details is not None
+    assert result.error.details["mcp_meta"]["com.example/error"] == RETRY
     assert plain.error is not None and plain.error.details is not None
     assert "com.example/error" not in plain.error.details.get("mcp_meta", {})
 
