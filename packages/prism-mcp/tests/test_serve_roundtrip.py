@@ -155,8 +155,10 @@ async def test_a_tool_added_while_connected_is_announced(
     with anyio.fail_after(scaled(60)):
         async with served(kit, transport, tmp_path) as bridge:
             assert "late" not in [t.name for t in bridge.tools]
+            # on 2026-07-28 the announcement rides a listen stream the bridge opens after connecting
+            assert await kit.until(lambda: bridge.list_changed_mode != "ttl", scaled(10))
             await kit.call(bridge, "add_tool", {"name": "late"})
-            assert await kit.until(lambda: bridge.stale, 10)
+            assert await kit.until(lambda: bridge.stale, scaled(10))
             names = [t.name for t in await bridge.refresh()]
     assert "late" in names
 
