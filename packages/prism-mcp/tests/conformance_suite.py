@@ -20,11 +20,12 @@ ROOT = Path(__file__).resolve().parents[3]
 SETUP = ROOT / "scripts" / "mcp-conformance-setup.py"
 
 
-def install_suite() -> tuple[Path, Path]:
-    """(node 22 binary, suite entry point); skips with the reason when npm is unreachable."""
+def install_suite(suite: str = "stable") -> tuple[Path, Path]:
+    """(node 22 binary, entry point of the ``stable`` or ``alpha`` suite); skips with the reason
+    when npm is unreachable."""
     try:
         done = subprocess.run(
-            [sys.executable, str(SETUP), "--timeout", "240"],
+            [sys.executable, str(SETUP), "--timeout", "240", "--suite", suite],
             capture_output=True,
             text=True,
             timeout=300,

@@ -70,16 +70,7 @@ SCENARIOS = (
 
 _NO_RESOURCES = "a tool server offers no resources; Prism serves a tool registry only"
 _NO_PROMPTS = "a tool server offers no prompts; Prism serves a tool registry only"
-_NO_ELICIT = (
-    "served tools cannot ask the user for arbitrary input; elicitation is used only for "
-    "execution-policy approvals (a yes/no question), which the Prism bridge tests cover"
-)
 UNSUPPORTED: dict[str, str] = {
-    "logging-set-level": (
-        "Prism tools report through progress and Prism events, not MCP log messages; the server "
-        "does not declare the logging capability"
-    ),
-    "tools-call-with-logging": "same as logging-set-level: no MCP log messages from tools",
     "completion-complete": (
         "argument completion is for prompts and resource templates (none served)"
     ),
@@ -87,9 +78,6 @@ UNSUPPORTED: dict[str, str] = {
         "served tools cannot call the client's model; a tool sees only its arguments and "
         "execution context, so it cannot spend the user's model budget"
     ),
-    "tools-call-elicitation": _NO_ELICIT,
-    "elicitation-sep1034-defaults": _NO_ELICIT,
-    "elicitation-sep1330-enums": _NO_ELICIT,
     "server-sse-polling": (
         "needs a tool that closes its own SSE stream mid-call and an event store to resume it "
         "(SEP-1699); the server keeps each call on one stream and stores no events"

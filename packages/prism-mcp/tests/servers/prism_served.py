@@ -29,7 +29,15 @@ from prism.core import (
     create_static_permission_policy,
     create_tool_registry,
 )
-from prism.mcp.server import HttpOptions, McpApproval, McpToolServer, ServeOptions, serve_tools
+from prism.mcp.server import (
+    HttpOptions,
+    McpApproval,
+    McpToolServer,
+    ServeOptions,
+    ask_client,
+    log_to_client,
+    serve_tools,
+)
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="  # noqa: E501
 MARKERS = Path(os.environ.get("PRISM_SERVED_MARKERS", "/nonexistent"))
@@ -118,6 +126,25 @@ class AskTheUser:
         return ExecutionDecision(allowed=approved, reason=None if approved else "the user said no")
 
 
+async def chatty(args: Any, ctx: ToolExecutionContext) -> dict[str, bool]:
+    sent = {}
+    for level in ("debug", "info", "warning"):
+        sent[level] = await log_to_client(level, {"step": level}, logger="chatty")  # type: ignore[arg-type]
+    return sent
+
+
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+async def ask_name(args: Any, ctx: ToolExecutionContext) -> str:
+    answer = await ask_client("What is your name?", NAME_FORM, timeout_seconds=10)
+    if answer is None:
+        return "no one to ask"
+    if answer.action != "accept" or answer.content is None:
+        return f"the user chose {answer.action}"
+    return f"hello {answer.content['name']}"
+
+
 async def deploy(args: Any, ctx: ToolExecutionContext) -> str:
     await assert_execution_allowed(AskTheUser(), ExecutionAction(kind="deploy", operation="prod"))
     mark("deployed")
@@ -136,6 +163,8 @@ REGISTRY = create_tool_registry(
         ToolDefinition(name="big", execute=big),
         ToolDefinition(name="noisy", execute=noisy),
         ToolDefinition(name="deploy", execute=deploy),
+        ToolDefinition(name="chatty", execute=chatty),
+        ToolDefinition(name="ask_name", execute=ask_name),
         ToolDefinition(name="rm", execute=echo),
     ]
 )  # fmt: skip

@@ -4,6 +4,7 @@ ledger). See docs/mcp-server.md.
 """
 
 from ._serve._approval import McpApproval
+from ._serve._client_io import LogLevel, ask_client, log_to_client
 from ._serve._options import Authorize, HttpOptions, ServeOptions
 from ._serve._results import ERROR_META_KEY
 from ._serve._run import http_app, run_http, run_stdio, serve_tools
@@ -13,10 +14,13 @@ __all__ = [
     "ERROR_META_KEY",
     "Authorize",
     "HttpOptions",
+    "LogLevel",
     "McpApproval",
     "McpToolServer",
     "ServeOptions",
+    "ask_client",
     "http_app",
+    "log_to_client",
     "run_http",
     "run_stdio",
     "serve_tools",

@@ -18,7 +18,7 @@ from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 
-__all__ = ["AnnouncingServer", "ChangeAnnouncer"]
+__all__ = ["AnnouncingServer", "ChangeAnnouncer", "connection_of"]
 
 _SEND_BOUND_SECONDS = 5.0
 _TRACKED_METHODS = frozenset({"notifications/initialized", "tools/list", "tools/call"})
@@ -44,7 +44,7 @@ class AnnouncingServer(Server[Any]):
         )
 
 
-def _connection(ctx: ServerRequestContext[Any, Any]) -> Connection | None:
+def connection_of(ctx: ServerRequestContext[Any, Any]) -> Connection | None:
     # The SDK exposes the connection only on the per-request session; pinned by the tests.
     connection = getattr(ctx.session, "_connection", None)
     return connection if isinstance(connection, Connection) else None
@@ -62,7 +62,7 @@ class ChangeAnnouncer:
     ) -> HandlerResult:
         result = await call_next(ctx)
         if ctx.method in _TRACKED_METHODS and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            connection = _connection(ctx)
+            connection = connection_of(ctx)
             if connection is not None and id(connection) not in self._connections:
                 self._track(connection)
         return result

@@ -16,6 +16,7 @@ from prism.core import ToolDefinition, ToolPipeline
 
 from ._announce import AnnouncingServer, ChangeAnnouncer
 from ._calls import call_tool
+from ._client_io import set_log_level
 from ._options import ServeOptions
 
 __all__ = ["McpToolServer"]
@@ -72,6 +73,11 @@ class McpToolServer:
             on_subscriptions_listen=ListenHandler(self._announcer.bus),
         )
         self.lowlevel.middleware.append(self._announcer)
+        # served tools may log to the client (log_to_client); registered here, not through the
+        # constructor, which warns that logging is deprecated at 2026-07-28 (still in 2025-11-25)
+        self.lowlevel.add_request_handler(
+            "logging/setLevel", types.SetLevelRequestParams, set_log_level
+        )
 
     def initialization_options(self) -> Any:
         """What ``Server.run`` needs: capabilities including ``tools.listChanged``."""
