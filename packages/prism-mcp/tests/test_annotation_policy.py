@@ -3,7 +3,9 @@ written from docs/mcp.md reads a real server's hints: it fails closed, never ope
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from typing import Any
 
 import anyio
 import pytest
@@ -16,7 +18,7 @@ from prism.core import (
     create_tool_registry,
 )
 from prism.core.testing import scaled
-from prism.mcp import StdioTransport, connect_mcp_tools
+from prism.mcp import StdioTransport, StreamableHttpTransport, connect_mcp_tools
 
 from .conftest import SERVERS, Kit
 
@@ -40,16 +42,24 @@ class RefuseDestructiveTools:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_a_policy_written_from_the_docs_reads_a_real_servers_hints(
-    kit: Kit, mode: str
+    kit: Kit, mode: str, transport: str
 ) -> None:
-    served = StdioTransport(
-        sys.executable, args=(str(SERVERS / "prism_served.py"), "stdio"), env=kit.env
-    )
+    served = str(SERVERS / "prism_served.py")
     with anyio.fail_after(scaled(60)):
-        async with connect_mcp_tools(
-            server_id="p", transport=served, name_prefix="", protocol_mode=mode
-        ) as bridge:
+        async with contextlib.AsyncExitStack() as stack:
+            if transport == "stdio":
+                target: Any = StdioTransport(sys.executable, args=(served, "stdio"), env=kit.env)
+            else:
+                target = StreamableHttpTransport(
+                    await stack.enter_async_context(kit.http_script(served))
+                )
+            bridge = await stack.enter_async_context(
+                connect_mcp_tools(
+                    server_id="p", transport=target, name_prefix="", protocol_mode=mode
+                )
+            )
             tools = {tool.name: tool for tool in bridge.tools}
             pipeline = ToolPipeline(
                 registry=create_tool_registry(bridge.tools),
