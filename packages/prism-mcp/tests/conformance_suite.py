@@ -134,3 +134,37 @@ def check_server_scenario(
         f"{c.get('id')}: {c.get('status')} {c.get('errorMessage', '')}" for c in failed
     )
     assert passed, f"{scenario} failed (exit {done.returncode}):\n{detail}\n{done.stderr[-3000:]}"
+
+
+CLIENT = ROOT / "scripts" / "mcp-conformance-client.py"
+
+
+def check_client_scenario(
+    suite: tuple[Path, Path], scenario: str, tmp_path: Path, unsupported: dict[str, str]
+) -> None:
+    """Let the suite drive ``scripts/mcp-conformance-client.py`` through one client scenario;
+    it must pass, or fail when ``unsupported`` lists it."""
+    node, entry = suite
+    wrapper = tmp_path / "client"  # the suite splits --command on spaces; this path has none
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{CLIENT}" "$@"\n')
+    wrapper.chmod(0o755)
+    command = [str(node), str(entry), "client", "--command", str(wrapper), "--scenario", scenario]
+    done = subprocess.run(
+        [*command, "--timeout", "45000", "-o", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=node_env(suite),
+        check=False,
+        cwd=tmp_path,
+    )
+    checks = all_checks(tmp_path / "out")
+    failed = failed_checks(tmp_path / "out")
+    passed = done.returncode == 0 and not failed and bool(checks)
+    if scenario in unsupported:
+        assert not passed, f"{scenario} now passes: remove it from UNSUPPORTED and the docs"
+        return
+    detail = "\n".join(
+        f"{c.get('id')}: {c.get('status')} {c.get('errorMessage', '')}" for c in failed
+    )
+    assert passed, f"{scenario} failed (exit {done.returncode}):\n{detail}\n{done.stderr[-3000:]}"
