@@ -44,3 +44,27 @@ async def test_an_unknown_tool_is_invalid_params_over_http(kit: Kit, mode: str) 
     assert error.code == types.INVALID_PARAMS
     assert "no_such_tool" in error.message
     assert known.is_error is False
+
+
+async def test_a_tool_the_filter_hides_is_unknown_too() -> None:
+    from prism.core import ToolDefinition, ToolFilter, ToolPipeline, create_tool_registry
+    from prism.mcp.server import McpToolServer
+
+    async def run(args: object, ctx: object) -> str:
+        return "ran"
+
+    tools = [ToolDefinition(name=n, execute=run) for n in ("shown", "hidden")]
+    pipeline = ToolPipeline(
+        registry=create_tool_registry(tools), tool_filter=ToolFilter(deny=["hidden"])
+    )
+    server = McpToolServer(pipeline)
+    with anyio.fail_after(scaled(30)):
+        async with Client(server.lowlevel, mode="legacy") as client:
+            listed = [tool.name for tool in (await client.list_tools()).tools]
+            with pytest.raises(MCPError) as hidden:
+                await client.call_tool("hidden", {})
+            with pytest.raises(MCPError) as missing:
+                await client.call_tool("missing", {})
+    assert listed == ["shown"]
+    assert hidden.value.code == missing.value.code == types.INVALID_PARAMS
+    assert hidden.value.message == "Unknown tool: hidden"  # same answer as a missing tool
