@@ -171,6 +171,15 @@ async def run(url: str, scenario: str) -> None:
             result = await call(bridge, remote, arguments)
             if result.error is not None:
                 raise SystemExit(f"{remote} failed: {result.error.code}: {result.error.message}")
+        elif scenario == "sep-2322-client-request-state":
+            for tool in bridge.tools:  # each answers with an input-required result first
+                result = await call(bridge, tool.name.removeprefix(bridge.name_prefix), {})
+                log.info("%s -> %s", tool.name, result.error or "ok")
+        elif scenario == "http-invalid-tool-headers":
+            await call(bridge, "valid_tool", {"region": "us-west1"})  # the invalid ones are gone
+        elif scenario == "json-schema-2020-12-preservation":
+            listed = next(t for t in bridge.tools if t.name.endswith("json_schema_2020_12_tool"))
+            await call(bridge, "json_schema_echo", {"schema": listed.parameters})  # as kept
         elif scenario.startswith("auth/") and bridge.tools:
             remote = bridge.tools[0].name.removeprefix(bridge.name_prefix)
             result = await call(bridge, remote, {})  # a tool error is the server's business

@@ -23,7 +23,14 @@ from prism.core import (
     ToolResult,
     create_tool_registry,
 )
-from prism.mcp.server import HttpOptions, McpToolServer, ServeOptions, serve_tools
+from prism.mcp.server import (
+    HttpOptions,
+    McpToolServer,
+    ServeOptions,
+    ask_client,
+    log_to_client,
+    serve_tools,
+)
 
 PNG = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAF"
@@ -83,6 +90,60 @@ async def progress(args: Any, ctx: ToolExecutionContext) -> str:
     return "Progress test completed"
 
 
+async def with_logging(args: Any, ctx: ToolExecutionContext) -> str:
+    for step, level in enumerate(("info", "info", "info")):
+        await log_to_client(level, f"Tool execution step {step + 1}", logger="conformance")  # type: ignore[arg-type]
+        await anyio.sleep(0.05)
+    return "Logging test completed"
+
+
+async def _ask(message: str, properties: dict[str, Any], required: list[str]) -> str:
+    schema = {"type": "object", "properties": properties, "required": required}
+    answer = await ask_client(message, schema, timeout_seconds=30)
+    if answer is None:
+        return "no one could be asked"
+    return f"User response: action={answer.action}, content={answer.content}"
+
+
+async def elicitation(args: Any, ctx: ToolExecutionContext) -> str:
+    properties = {
+        "username": {"type": "string", "description": "User's response"},
+        "email": {"type": "string", "description": "User's email address"},
+    }
+    return await _ask(str(args.get("message", "Please provide your information")), properties,
+                      ["username", "email"])  # fmt: skip
+
+
+async def elicitation_defaults(args: Any, ctx: ToolExecutionContext) -> str:
+    properties = {
+        "name": {"type": "string", "description": "User name", "default": "John Doe"},
+        "age": {"type": "integer", "description": "User age", "default": 30},
+        "score": {"type": "number", "description": "User score", "default": 95.5},
+        "status": {"type": "string", "description": "User status",
+                   "enum": ["active", "inactive", "pending"], "default": "active"},
+        "verified": {"type": "boolean", "description": "Verification status", "default": True},
+    }  # fmt: skip
+    return await _ask("Please review and update the form fields with defaults", properties, [])
+
+
+def _titled(values: list[str]) -> list[dict[str, str]]:
+    return [{"const": value, "title": value.replace("value", "Option ")} for value in values]
+
+
+async def elicitation_enums(args: Any, ctx: ToolExecutionContext) -> str:
+    options = ["option1", "option2", "option3"]
+    values = ["value1", "value2", "value3"]
+    properties = {
+        "untitledSingle": {"type": "string", "enum": options},
+        "titledSingle": {"type": "string", "oneOf": _titled(values)},
+        "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                       "enumNames": ["Option One", "Option Two", "Option Three"]},
+        "untitledMulti": {"type": "array", "items": {"type": "string", "enum": options}},
+        "titledMulti": {"type": "array", "items": {"anyOf": _titled(values)}},
+    }  # fmt: skip
+    return await _ask("Please select options from the enum fields", properties, [])
+
+
 async def schema_2020_12(args: Any, ctx: ToolExecutionContext) -> str:
     return f"received {sorted(args)}"
 
@@ -116,6 +177,21 @@ REGISTRY = create_tool_registry(
         _tool("test_multiple_content_types", mixed, "Returns text, image and resource"),
         _tool("test_error_handling", error, "Always fails"),
         _tool("test_tool_with_progress", progress, "Reports progress 0, 50, 100 of 100"),
+        _tool("test_tool_with_logging", with_logging, "Sends log messages while it runs"),
+        _tool(
+            "test_elicitation",
+            elicitation,
+            "Asks the user for input",
+            {"type": "object", "properties": {"message": {"type": "string"}}},
+        ),
+        _tool(
+            "test_elicitation_sep1034_defaults",
+            elicitation_defaults,
+            "Asks with default values (SEP-1034)",
+        ),
+        _tool(
+            "test_elicitation_sep1330_enums", elicitation_enums, "Asks with enum schemas (SEP-1330)"
+        ),
         _tool(
             "json_schema_2020_12_tool",
             schema_2020_12,

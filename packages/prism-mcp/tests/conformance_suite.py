@@ -6,11 +6,16 @@ Node 22 and the suite on first use; the caller skips only when npm is unreachabl
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +25,12 @@ ROOT = Path(__file__).resolve().parents[3]
 SETUP = ROOT / "scripts" / "mcp-conformance-setup.py"
 
 
-def install_suite() -> tuple[Path, Path]:
-    """(node 22 binary, suite entry point); skips with the reason when npm is unreachable."""
+def install_suite(suite: str = "stable") -> tuple[Path, Path]:
+    """(node 22 binary, entry point of the ``stable`` or ``alpha`` suite); skips with the reason
+    when npm is unreachable."""
     try:
         done = subprocess.run(
-            [sys.executable, str(SETUP), "--timeout", "240"],
+            [sys.executable, str(SETUP), "--timeout", "240", "--suite", suite],
             capture_output=True,
             text=True,
             timeout=300,
@@ -74,3 +80,91 @@ def all_checks(out: Path) -> list[dict[str, Any]]:
     for path in out.rglob("checks.json"):
         checks.extend(json.loads(path.read_text()))
     return checks
+
+
+SERVER = ROOT / "scripts" / "mcp-conformance-server.py"
+
+
+@contextlib.contextmanager
+def conformance_server(port: int) -> Iterator[str]:
+    """``scripts/mcp-conformance-server.py`` on 127.0.0.1:``port``; its group is killed after."""
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER), str(port)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, "the conformance server exited"
+            assert time.monotonic() < deadline, "the conformance server did not listen in 30 s"
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+def check_server_scenario(
+    suite: tuple[Path, Path], url: str, scenario: str, out: Path, unsupported: dict[str, str]
+) -> None:
+    """Run one server scenario; it must pass, or fail when ``unsupported`` lists it."""
+    node, entry = suite
+    done = subprocess.run(
+        [str(node), str(entry), "server", "--url", url, "--scenario", scenario, "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=75,
+        env=node_env(suite),
+        check=False,
+        cwd=out.parent,
+    )
+    checks = all_checks(out)
+    failed = failed_checks(out)
+    passed = done.returncode == 0 and not failed and bool(checks)
+    if scenario in unsupported:
+        assert not passed, f"{scenario} now passes: remove it from UNSUPPORTED and the docs"
+        return
+    detail = "\n".join(
+        f"{c.get('id')}: {c.get('status')} {c.get('errorMessage', '')}" for c in failed
+    )
+    assert passed, f"{scenario} failed (exit {done.returncode}):\n{detail}\n{done.stderr[-3000:]}"
+
+
+CLIENT = ROOT / "scripts" / "mcp-conformance-client.py"
+
+
+def check_client_scenario(
+    suite: tuple[Path, Path], scenario: str, tmp_path: Path, unsupported: dict[str, str]
+) -> None:
+    """Let the suite drive ``scripts/mcp-conformance-client.py`` through one client scenario;
+    it must pass, or fail when ``unsupported`` lists it."""
+    node, entry = suite
+    wrapper = tmp_path / "client"  # the suite splits --command on spaces; this path has none
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{CLIENT}" "$@"\n')
+    wrapper.chmod(0o755)
+    command = [str(node), str(entry), "client", "--command", str(wrapper), "--scenario", scenario]
+    done = subprocess.run(
+        [*command, "--timeout", "45000", "-o", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=node_env(suite),
+        check=False,
+        cwd=tmp_path,
+    )
+    checks = all_checks(tmp_path / "out")
+    failed = failed_checks(tmp_path / "out")
+    passed = done.returncode == 0 and not failed and bool(checks)
+    if scenario in unsupported:
+        assert not passed, f"{scenario} now passes: remove it from UNSUPPORTED and the docs"
+        return
+    detail = "\n".join(
+        f"{c.get('id')}: {c.get('status')} {c.get('errorMessage', '')}" for c in failed
+    )
+    assert passed, f"{scenario} failed (exit {done.returncode}):\n{detail}\n{done.stderr[-3000:]}"

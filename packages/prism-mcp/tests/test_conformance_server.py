@@ -8,29 +8,18 @@ reason, which docs/mcp.md repeats. Skipped only when npm is unreachable.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from .conformance_suite import (
-    ROOT,
-    all_checks,
-    failed_checks,
+    check_server_scenario,
+    conformance_server,
     install_suite,
     listed_scenarios,
-    node_env,
 )
 from .conftest import free_port
-
-SERVER = ROOT / "scripts" / "mcp-conformance-server.py"
 
 SCENARIOS = (
     "server-initialize",
@@ -70,16 +59,7 @@ SCENARIOS = (
 
 _NO_RESOURCES = "a tool server offers no resources; Prism serves a tool registry only"
 _NO_PROMPTS = "a tool server offers no prompts; Prism serves a tool registry only"
-_NO_ELICIT = (
-    "served tools cannot ask the user for arbitrary input; elicitation is used only for "
-    "execution-policy approvals (a yes/no question), which the Prism bridge tests cover"
-)
 UNSUPPORTED: dict[str, str] = {
-    "logging-set-level": (
-        "Prism tools report through progress and Prism events, not MCP log messages; the server "
-        "does not declare the logging capability"
-    ),
-    "tools-call-with-logging": "same as logging-set-level: no MCP log messages from tools",
     "completion-complete": (
         "argument completion is for prompts and resource templates (none served)"
     ),
@@ -87,12 +67,10 @@ UNSUPPORTED: dict[str, str] = {
         "served tools cannot call the client's model; a tool sees only its arguments and "
         "execution context, so it cannot spend the user's model budget"
     ),
-    "tools-call-elicitation": _NO_ELICIT,
-    "elicitation-sep1034-defaults": _NO_ELICIT,
-    "elicitation-sep1330-enums": _NO_ELICIT,
     "server-sse-polling": (
-        "needs a tool that closes its own SSE stream mid-call and an event store to resume it "
-        "(SEP-1699); the server keeps each call on one stream and stores no events"
+        "needs an event store to resume a stream with Last-Event-ID (SEP-1699); the SDK's store "
+        "is keyed by the request id every session reuses, so one store would replay one "
+        "session's events to another; each call stays on one stream"
     ),
     **{name: _NO_RESOURCES for name in SCENARIOS if name.startswith("resources-")},
     **{name: _NO_PROMPTS for name in SCENARIOS if name.startswith("prompts-")},
@@ -109,27 +87,8 @@ def suite() -> tuple[Path, Path]:
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
     """The conformance server on a free 127.0.0.1 port; its process group is killed after."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, str(SERVER), str(port)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert proc.poll() is None, "the conformance server exited"
-            assert time.monotonic() < deadline, "the conformance server did not listen in 30 s"
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
-                break
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
+    with conformance_server(free_port()) as url:
+        yield url
 
 
 def test_the_scenario_list_is_the_suites(suite: tuple[Path, Path]) -> None:
@@ -146,24 +105,4 @@ def test_every_unsupported_scenario_is_a_suite_scenario() -> None:
 def test_server_scenario(
     suite: tuple[Path, Path], server_url: str, scenario: str, tmp_path: Path
 ) -> None:
-    node, entry = suite
-    done = subprocess.run(
-        [str(node), str(entry), "server", "--url", server_url, "--scenario", scenario,
-         "-o", str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        timeout=75,
-        env=node_env(suite),
-        check=False,
-        cwd=tmp_path,
-    )  # fmt: skip
-    checks = all_checks(tmp_path / "out")
-    failed = failed_checks(tmp_path / "out")
-    passed = done.returncode == 0 and not failed and bool(checks)
-    if scenario in UNSUPPORTED:
-        assert not passed, f"{scenario} now passes: remove it from UNSUPPORTED and the docs"
-        return
-    detail = "\n".join(
-        f"{c.get('id')}: {c.get('status')} {c.get('errorMessage', '')}" for c in failed
-    )
-    assert passed, f"{scenario} failed (exit {done.returncode}):\n{detail}\n{done.stderr[-3000:]}"
+    check_server_scenario(suite, server_url, scenario, tmp_path / "out", UNSUPPORTED)

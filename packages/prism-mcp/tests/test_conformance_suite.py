@@ -8,22 +8,11 @@ repository (``scripts/mcp-conformance-setup.py``); the test skips only when npm 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from .conformance_suite import (
-    ROOT,
-    all_checks,
-    failed_checks,
-    install_suite,
-    listed_scenarios,
-    node_env,
-)
-
-CLIENT = ROOT / "scripts" / "mcp-conformance-client.py"
+from .conformance_suite import check_client_scenario, install_suite, listed_scenarios
 
 SCENARIOS = (
     "initialize",
@@ -83,28 +72,4 @@ def test_the_scenario_list_is_the_suites(suite: tuple[Path, Path]) -> None:
 @pytest.mark.timeout(150)
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_client_scenario(suite: tuple[Path, Path], scenario: str, tmp_path: Path) -> None:
-    node, entry = suite
-    wrapper = tmp_path / "client"  # the suite splits --command on spaces; this path has none
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{CLIENT}" "$@"\n')
-    wrapper.chmod(0o755)
-    env = node_env(suite)
-    command = [str(node), str(entry), "client", "--command", str(wrapper), "--scenario", scenario]
-    done = subprocess.run(
-        [*command, "--timeout", "45000", "-o", str(tmp_path / "out")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        check=False,
-        cwd=tmp_path,
-    )
-    checks = all_checks(tmp_path / "out")
-    failed = failed_checks(tmp_path / "out")
-    passed = done.returncode == 0 and not failed and checks
-    if scenario in UNSUPPORTED:
-        assert not passed, f"{scenario} now passes: remove it from UNSUPPORTED and the docs"
-        return
-    detail = "\n".join(
-        f"{c.get('id')}: {c.get('status')} {c.get('errorMessage', '')}" for c in failed
-    )
-    assert passed, f"{scenario} failed (exit {done.returncode}):\n{detail}\n{done.stderr[-3000:]}"
+    check_client_scenario(suite, scenario, tmp_path, UNSUPPORTED)

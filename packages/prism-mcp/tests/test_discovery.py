@@ -225,4 +225,5 @@ async def test_a_listing_page_over_the_read_cap_says_so(kit) -> None:
             pass
     message = str(caught.value)
     assert "larger than the read cap of 265536 bytes" in message, message
+    assert "max_result_bytes=100000" in message, message  # the option that raises it
     assert "another call" not in message

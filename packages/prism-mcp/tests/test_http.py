@@ -74,6 +74,7 @@ async def test_http_results_over_the_cap_are_refused_before_buffering(kit, peak_
                     grew = peak_rss.growth()
                     small = await kit.call(bridge, "echo", {"text": "still fine"})
                 assert _code(big) == MCP_RESULT_TOO_LARGE, mode
+                assert "max_result_bytes" in big.error.message, big.error.message
                 assert grew < 2 * CAP + 48 * 2**20, f"{mode}: RSS grew {grew >> 20} MiB"
                 assert small.value == {"result": "still fine"}
 
@@ -92,6 +93,7 @@ async def test_http_json_server_bodies_are_capped(kit) -> None:
             big = await kit.call(bridge, "huge", {"n_bytes": 2_000_000})
             small = await kit.call(bridge, "huge", {"n_bytes": 1000})
     assert _code(big) == MCP_RESULT_TOO_LARGE
+    assert "max_result_bytes" in big.error.message, big.error.message
     assert small.value == {"result": "x" * 1000}
 
 

@@ -155,8 +155,10 @@ async def test_a_tool_added_while_connected_is_announced(
     with anyio.fail_after(scaled(60)):
         async with served(kit, transport, tmp_path) as bridge:
             assert "late" not in [t.name for t in bridge.tools]
+            # on 2026-07-28 the announcement rides a listen stream the bridge opens after connecting
+            assert await kit.until(lambda: bridge.list_changed_mode != "ttl", scaled(10))
             await kit.call(bridge, "add_tool", {"name": "late"})
-            assert await kit.until(lambda: bridge.stale, 10)
+            assert await kit.until(lambda: bridge.stale, scaled(10))
             names = [t.name for t in await bridge.refresh()]
     assert "late" in names
 
@@ -177,8 +179,8 @@ async def test_tools_are_listed_with_schemas_and_hints(kit: Kit, tmp_path: Path)
     assert echo.description == "Echo text"
     assert echo.parameters == {"type": "object", "properties": {"text": {"type": "string"}}}
     annotations: Any = echo.metadata.get("mcp_annotations")
-    assert annotations["destructive_hint"] is True  # no side-effect hint: assume the worst
-    assert annotations["read_only_hint"] is False
+    assert annotations["destructiveHint"] is True  # no side-effect hint: assume the worst
+    assert annotations["readOnlyHint"] is False
 
 
 @pytest.mark.parametrize(("fallback", "runs"), [("yes", True), ("no", False), (None, False)])

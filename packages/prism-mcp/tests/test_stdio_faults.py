@@ -162,7 +162,7 @@ async def test_a_crash_mid_call_is_a_lost_connection_then_a_fresh_one(kit) -> No
             crashed = await kit.call(bridge, "crash")
             after = await _pgid(kit, bridge)
     assert _code(crashed) == MCP_CONNECTION_LOST
-    assert "exited (3)" in crashed.error.message
+    assert "exited with code 3" in crashed.error.message
     assert after != first
 
 

@@ -36,6 +36,8 @@ from prism.mcp.server import (
     McpToolServer,
     ServeOptions,
     SessionLimits,
+    ask_client,
+    log_to_client,
     serve_tools,
 )
 
@@ -126,6 +128,25 @@ class AskTheUser:
         return ExecutionDecision(allowed=approved, reason=None if approved else "the user said no")
 
 
+async def chatty(args: Any, ctx: ToolExecutionContext) -> dict[str, bool]:
+    sent = {}
+    for level in ("debug", "info", "warning"):
+        sent[level] = await log_to_client(level, {"step": level}, logger="chatty")  # type: ignore[arg-type]
+    return sent
+
+
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+async def ask_name(args: Any, ctx: ToolExecutionContext) -> str:
+    answer = await ask_client("What is your name?", NAME_FORM, timeout_seconds=10)
+    if answer is None:
+        return "no one to ask"
+    if answer.action != "accept" or answer.content is None:
+        return f"the user chose {answer.action}"
+    return f"hello {answer.content['name']}"
+
+
 async def deploy(args: Any, ctx: ToolExecutionContext) -> str:
     await assert_execution_allowed(AskTheUser(), ExecutionAction(kind="deploy", operation="prod"))
     mark("deployed")
@@ -137,13 +158,15 @@ REGISTRY = create_tool_registry(
         ToolDefinition(name="echo", execute=echo, description="Echo text",
                        parameters={"type": "object", "properties": {"text": {"type": "string"}}}),
         ToolDefinition(name="everything", execute=everything),
-        ToolDefinition(name="stats", execute=stats),
+        ToolDefinition(name="stats", execute=stats, read_only=True),
         ToolDefinition(name="fail", execute=fail),
         ToolDefinition(name="steps", execute=steps),
         ToolDefinition(name="hang", execute=hang),
         ToolDefinition(name="big", execute=big),
         ToolDefinition(name="noisy", execute=noisy),
         ToolDefinition(name="deploy", execute=deploy),
+        ToolDefinition(name="chatty", execute=chatty),
+        ToolDefinition(name="ask_name", execute=ask_name),
         ToolDefinition(name="rm", execute=echo),
     ]
 )  # fmt: skip

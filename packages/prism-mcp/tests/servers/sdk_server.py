@@ -113,6 +113,16 @@ def fetch_fails() -> CallToolResult:
     return CallToolResult(content=[TextContent(text="fetch failed")], is_error=True)
 
 
+@mcp.tool()
+def rate_limited() -> CallToolResult:
+    """An error result whose ``_meta`` says why and when to retry."""
+    return CallToolResult(
+        content=[TextContent(text="slow down")],
+        is_error=True,
+        _meta={"com.example/error": {"code": "rate_limited", "retryAfterSeconds": 2}},
+    )
+
+
 _calls = 0
 
 

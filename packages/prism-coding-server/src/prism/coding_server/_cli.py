@@ -6,6 +6,7 @@ import argparse
 import signal
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 
 import anyio
 
@@ -19,12 +20,24 @@ from ._options import CodingServerOptions
 __all__ = ["main", "parse_options"]
 
 
+def _version() -> str:
+    try:
+        return version("prism-coding-server")
+    except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
+        return "unknown"
+
+
+def _listening(url: str) -> None:
+    _say(f"listening on {url}")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="prism-coding-server",
         description="Serve shell/read/write/edit confined to --root over MCP, under Prism's "
         "coding policy, with the shell in a bubblewrap sandbox when available.",
     )
+    parser.add_argument("--version", action="version", version=f"prism-coding-server {_version()}")
     parser.add_argument(
         "--root",
         action="append",
@@ -104,7 +117,9 @@ async def _serve(options: CodingServerOptions) -> None:
             with http_access(options) as access:
                 for note in access.notes:
                     _say(note)
-                await serve_tools(built.server, transport="http", http=access.http)
+                await serve_tools(
+                    built.server, transport="http", http=access.http, on_listening=_listening
+                )
         else:
             await serve_tools(built.server)
     finally:

@@ -27,7 +27,7 @@ from ._errors import (
     clip,
 )
 from ._http import CallMarks, current_call, describe_status
-from ._limits import read_cap
+from ._limits import cap_note, read_cap
 from ._listing import build_definitions
 from ._options import McpBridgeOptions, ToolsChangedCallback
 from ._stdio import INJECTED_TOO_LARGE
@@ -336,7 +336,7 @@ class McpToolBridge:
         )
         if too_large:
             cap = read_cap(self.options.max_result_bytes)
-            text = f"a tools/list page was larger than the read cap of {cap} bytes"
+            text = f"a tools/list page was larger than {cap_note(cap)}"
             return _ListFault(MCP_RESULT_TOO_LARGE, text)
         if isinstance(exc, MCPError) and exc.code == types.CONNECTION_CLOSED:
             return _ListFault(MCP_CONNECTION_LOST, f"{exc.message} ({conn.reason()})")

@@ -154,6 +154,8 @@ class Connection:
         elif self._error is not None:
             oauth = getattr(self._transport, "oauth", None)
             text = redact_text(oauth, _describe(self._error))
+            if self.proc is not None and self.proc.pid is not None and not self._connected:
+                text += f" ({self.proc.describe_exit()})"  # a server that died at start
         elif self.proc is not None and self.dead:
             text = self.proc.describe_exit()
         elif self.session_lost:

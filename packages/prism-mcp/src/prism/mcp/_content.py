@@ -24,7 +24,10 @@ from prism.core._render import for_assistant
 
 from ._errors import MCP_RESULT_TOO_LARGE, MCP_TOOL_ERROR, clip
 
-__all__ = ["error_result", "map_call_result"]
+__all__ = ["MAX_ERROR_META_BYTES", "error_result", "map_call_result"]
+
+MAX_ERROR_META_BYTES = 16_384
+"""A remote error's ``_meta`` larger than this (as JSON) is left out of ``error.details``."""
 
 
 def _size(text: str | None) -> int:
@@ -82,13 +85,29 @@ def error_result(
     return ToolResult(tool_call_id=call_id, name=name, error=error)
 
 
+def _error_details(meta: dict[str, Any] | None, details: Mapping[str, Any]) -> dict[str, Any]:
+    """``details`` plus the remote error's ``_meta`` (its code, retry hints) as ``mcp_meta``."""
+    out = dict(details)
+    if not meta:
+        return out
+    encoded = pydantic_core.to_json(meta, fallback=str)
+    if len(encoded) > MAX_ERROR_META_BYTES:
+        out["mcp_meta_omitted"] = (
+            f"the error's _meta is {len(encoded)} bytes, over {MAX_ERROR_META_BYTES}"
+        )
+    else:
+        out["mcp_meta"] = pydantic_core.from_json(encoded)
+    return out
+
+
 def _tool_error(
-    content: list[Content], details: Mapping[str, Any]
+    content: list[Content], details: Mapping[str, Any], meta: dict[str, Any] | None = None
 ) -> tuple[list[Content], ErrorInfo]:
     """The error of an ``isError`` result: its text said once, in ``error.message``.
 
     Text blocks move into the message; when they are too long for it (8 KiB) they stay in the
-    content and the message says so, so the text is never rendered twice.
+    content and the message says so, so the text is never rendered twice. The result's
+    ``_meta`` is kept on ``error.details["mcp_meta"]``.
     """
     texts = [c for c in content if isinstance(c, TextContent) and for_assistant(c)]
     said = "\n".join(t.text for t in texts).strip()
@@ -100,7 +119,8 @@ def _tool_error(
         content = [c for c in content if not any(c is t for t in texts)]
     else:
         message = f"MCP tool {tool!r} reported an error (its text is in the content)"
-    return content, ErrorInfo(message=message, code=MCP_TOOL_ERROR, details=dict(details))
+    error_details = _error_details(meta, details)
+    return content, ErrorInfo(message=message, code=MCP_TOOL_ERROR, details=error_details)
 
 
 def map_call_result(
@@ -134,7 +154,7 @@ def map_call_result(
         return error_result(call_id, name, MCP_RESULT_TOO_LARGE, message, details)
     error = None
     if result.is_error:
-        content, error = _tool_error(content, details)
+        content, error = _tool_error(content, details, result.meta)
     return ToolResult(
         tool_call_id=call_id,
         name=name,

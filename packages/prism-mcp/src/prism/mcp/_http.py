@@ -22,7 +22,7 @@ from http import HTTPStatus
 import httpx2
 
 from ._deep import shallow_tools
-from ._limits import complexity_problem
+from ._limits import cap_note, complexity_problem
 from ._transports import StreamableHttpTransport
 
 __all__ = [
@@ -112,12 +112,14 @@ class _BodyCap(httpx2.AsyncByteStream):
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         if self._length is not None and self._length.isdigit() and int(self._length) > self._cap:
-            raise _refuse(self._marks, f"a response of {self._length} bytes")
+            raise _refuse(
+                self._marks, f"a response of {self._length} bytes, over {cap_note(self._cap)}"
+            )
         buf = bytearray()
         async for chunk in self._inner:
             buf += chunk
             if len(buf) > self._cap:
-                raise _refuse(self._marks, f"a response of more than {self._cap} bytes")
+                raise _refuse(self._marks, f"a response larger than {cap_note(self._cap)}")
         problem = complexity_problem(buf, self._cap)
         if problem is not None:
             raise _refuse(self._marks, f"a response too complex to parse safely: {problem}")
@@ -145,7 +147,9 @@ class _SSECap(httpx2.AsyncByteStream):
         out: list[bytes] = []
         for event in _BOUNDARY.split(events):
             if len(event) > self._cap + SSE_SLACK_BYTES:
-                raise _refuse(self._marks, f"an event of {len(event)} bytes")
+                raise _refuse(
+                    self._marks, f"an event of {len(event)} bytes, over {cap_note(self._cap)}"
+                )
             problem = complexity_problem(event, self._cap)
             if problem is not None:
                 raise _refuse(self._marks, f"an event too complex to parse safely: {problem}")
@@ -172,7 +176,7 @@ class _SSECap(httpx2.AsyncByteStream):
                 del pending[:cut]
                 yield self._check(complete)
             if len(pending) > self._cap + SSE_SLACK_BYTES:
-                raise _refuse(self._marks, f"an event of more than {self._cap} bytes")
+                raise _refuse(self._marks, f"an event larger than {cap_note(self._cap)}")
         if pending:
             yield self._check(bytes(pending))
 

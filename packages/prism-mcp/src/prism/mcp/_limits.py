@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["READ_SLACK_BYTES", "complexity_problem", "head_id", "read_cap", "tail_id"]
+__all__ = ["READ_SLACK_BYTES", "cap_note", "complexity_problem", "head_id", "read_cap", "tail_id"]
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _SCALAR = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null')
@@ -36,6 +36,12 @@ def read_cap(max_result_bytes: int) -> int:
     return 2 * max_result_bytes + READ_SLACK_BYTES
 
 
+def cap_note(cap: int) -> str:
+    """The read cap with the option that sets it, so an error says what to raise."""
+    bound = (cap - READ_SLACK_BYTES) // 2
+    return f"the read cap of {cap} bytes (2 * max_result_bytes={bound} + 64 KiB)"
+
+
 def _limits(cap: int) -> tuple[int, int]:
     return max(1_024, cap // 64), max(4_096, cap // 8)
 
@@ -58,9 +64,14 @@ def complexity_problem(data: bytes | bytearray, cap: int) -> str | None:
     containers = stripped.count(b"{") + stripped.count(b"[")
     values = stripped.count(b",")
     if containers > max_containers:
-        return f"it holds {containers} JSON objects/arrays (limit {max_containers})"
+        return (
+            f"it holds {containers} JSON objects/arrays (limit {max_containers}, "
+            "which grows with max_result_bytes)"
+        )
     if values > max_values:
-        return f"it holds {values} JSON values (limit {max_values})"
+        return (
+            f"it holds {values} JSON values (limit {max_values}, which grows with max_result_bytes)"
+        )
     return None
 
 

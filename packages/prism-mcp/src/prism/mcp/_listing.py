@@ -59,7 +59,9 @@ def _metadata(server_id: str, tool: types.Tool) -> MappingProxyType[str, object]
     if tool.title:
         meta["mcp_title"] = tool.title
     if tool.annotations is not None:
-        meta["mcp_annotations"] = tool.annotations.model_dump(exclude_none=True)
+        meta["mcp_annotations"] = tool.annotations.model_dump(
+            mode="json", by_alias=True, exclude_none=True
+        )  # the spec's camelCase keys, as documented
     if tool.output_schema is not None:
         meta["mcp_output_schema"] = tool.output_schema
     return MappingProxyType(meta)

@@ -26,7 +26,7 @@ from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
 from ._deep import shallow_tools
-from ._limits import READ_SLACK_BYTES, RequestId, complexity_problem, head_id, tail_id
+from ._limits import RequestId, cap_note, complexity_problem, head_id, tail_id
 from ._stderr import drain_stderr, read_rest, stderr_pipe
 from ._transports import StdioTransport
 
@@ -41,6 +41,8 @@ _SPACE = re.compile(rb"[ \t\r\n]*")  # matched in place: a line may be megabytes
 _HEAD = 1_024
 _TAIL = 256
 _STDERR_TAIL = 4_096
+_EXIT_TAIL_BYTES = 1_024
+_EXIT_TAIL_LINES = 5
 _MAX_SERVER_REQUESTS = 16
 _KILL_WAIT_SECONDS = 2.0
 
@@ -62,11 +64,17 @@ class StdioProcess:
         return bytes(self._stderr[-limit:]).decode("utf-8", "replace").strip()
 
     def describe_exit(self) -> str:
-        """One sentence on how the server ended, with its stderr tail when it left one."""
+        """One sentence on how the server ended: its exit code and the last lines of stderr."""
         code = self.returncode
-        text = "the server closed its stdout" if code is None else f"the server exited ({code})"
-        tail = self.stderr_tail(512)
-        return f"{text}; stderr: {tail}" if tail else text
+        if code is None:
+            text = "the server closed its stdout"
+        elif code < 0:
+            text = f"the server was killed by signal {-code}"
+        else:
+            text = f"the server exited with code {code}"
+        lines = self.stderr_tail(_EXIT_TAIL_BYTES).splitlines()[-_EXIT_TAIL_LINES:]
+        tail = " | ".join(line.strip() for line in lines if line.strip())
+        return f"{text}; last lines of its stderr: {tail}" if tail else f"{text} (no stderr)"
 
     def keep_stderr(self, data: bytes) -> None:
         """Keep the last bytes only; whatever falls out of the tail is dropped unread."""
@@ -127,11 +135,7 @@ class _LineReader:
             await self._too_large(rid)
 
     async def _too_large(self, rid: RequestId) -> None:
-        bound = (self.cap - READ_SLACK_BYTES) // 2
-        message = (
-            f"the server sent a message larger than the read cap of {self.cap} bytes "
-            f"(2 * max_result_bytes={bound} + 64 KiB)"
-        )
+        message = f"the server sent a message larger than {cap_note(self.cap)}"
         await self.emit(_error(rid, INJECTED_TOO_LARGE, message, self.proc.nonce))
 
     async def _end_line(self) -> None:

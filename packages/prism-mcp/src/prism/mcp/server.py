@@ -12,6 +12,7 @@ from ._serve._auth import (
     remove_token_file,
     write_token_file,
 )
+from ._serve._client_io import LogLevel, ask_client, log_to_client
 from ._serve._options import Authorize, HttpOptions, ServeOptions, SessionLimits
 from ._serve._results import ERROR_META_KEY
 from ._serve._run import http_app, run_http, run_stdio, serve_tools
@@ -23,12 +24,15 @@ __all__ = [
     "Authorize",
     "BearerTokens",
     "HttpOptions",
+    "LogLevel",
     "McpApproval",
     "McpToolServer",
     "NoApproverError",
     "ServeOptions",
     "SessionLimits",
+    "ask_client",
     "http_app",
+    "log_to_client",
     "new_token",
     "read_token_file",
     "remove_token_file",

@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 
-from mcp import types
+from mcp import MCPError, types
 from mcp.server.context import ServerRequestContext
 from prism.core import AbortController, ToolCall, ToolExecutionContext, ToolPipeline
 
@@ -18,6 +18,7 @@ from ._results import ERROR_META_KEY, to_call_result
 __all__ = ["call_tool"]
 
 _LEGACY_PREFIX = "2025-"
+_NOT_SERVED = frozenset({"unknown_tool", "tool_denied"})
 _ids = itertools.count(1)
 
 
@@ -72,7 +73,15 @@ async def call_tool(
         CURRENT_REQUEST.reset(token)
     if scope.cancelled_caught:
         controller.abort("the call ran past its deadline")
-        return _error(f"tool {params.name!r} timed out after {timeout} s", "timeout")
+        return _error(
+            f"tool {params.name!r} timed out after {timeout} s (ServeOptions.call_timeout_seconds)",
+            "timeout",
+        )
+    if result.error is not None and result.error.code in _NOT_SERVED:
+        # The spec's answer to an unknown tool is a protocol error, not a tool result; a tool
+        # the filter hides is not listed, so it is unknown too (its existence is not revealed).
+        message = f"Unknown tool: {params.name}"
+        raise MCPError(code=types.INVALID_PARAMS, message=message, data=params.name)
     legacy = ctx.protocol_version.startswith(_LEGACY_PREFIX)
     return to_call_result(
         result, max_bytes=options.max_result_bytes, structured_objects_only=legacy

@@ -60,7 +60,10 @@ def _resource(block: ResourceContent) -> types.EmbeddedResource:
 
 def too_large(result: ToolResult, size: int, limit: int) -> types.CallToolResult:
     """The error a client gets instead of a result over ``max_result_bytes``."""
-    message = f"the result of {result.name!r} is {size} bytes, over this server's limit of {limit}"
+    message = (
+        f"the result of {result.name!r} is {size} bytes, over this server's limit of {limit} "
+        "(ServeOptions.max_result_bytes)"
+    )
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=message)],
         is_error=True,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
+import anyio
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -52,6 +54,7 @@ def http_app(server: McpToolServer, options: HttpOptions) -> Starlette:
     """The ASGI app (Starlette) serving ``server`` with the options' guards: bearer
     authentication (401 with ``WWW-Authenticate: Bearer``), Host/Origin checks, bounded
     sessions."""
+    server.lowlevel.list_changed_over_http = not options.stateless  # no channel to announce on
     manager = BoundedSessionManager(
         server.lowlevel,
         options.sessions,
@@ -82,15 +85,31 @@ def http_app(server: McpToolServer, options: HttpOptions) -> Starlette:
     )
 
 
-async def run_http(server: McpToolServer, options: HttpOptions) -> None:
-    """Serve over Streamable HTTP with uvicorn until cancelled."""
+async def run_http(
+    server: McpToolServer,
+    options: HttpOptions,
+    *,
+    on_listening: Callable[[str], None] | None = None,
+) -> None:
+    """Serve over Streamable HTTP with uvicorn until cancelled; ``on_listening`` gets the URL
+    once the socket is bound (with the real port when ``options.port`` is 0)."""
     import uvicorn
 
     config = uvicorn.Config(
         http_app(server, options), host=options.host, port=options.port, log_level="warning",
         lifespan="on",
     )  # fmt: skip
-    await uvicorn.Server(config).serve()
+    listener = uvicorn.Server(config)
+    if on_listening is None:
+        await listener.serve()
+        return
+    async with anyio.create_task_group() as group:
+        group.start_soon(listener.serve)
+        while not listener.started:  # uvicorn has no start event; it sets this flag
+            await anyio.sleep(0.01)
+        host, port = listener.servers[0].sockets[0].getsockname()[:2]
+        shown = f"[{host}]" if ":" in host else host
+        on_listening(f"http://{shown}:{port}{options.path}")
 
 
 async def serve_tools(
@@ -98,12 +117,15 @@ async def serve_tools(
     *,
     transport: Literal["stdio", "http"] = "stdio",
     http: HttpOptions | None = None,
+    on_listening: Callable[[str], None] | None = None,
 ) -> None:
     """Serve until the client leaves (stdio) or the task is cancelled (HTTP, asyncio only).
-    HTTP needs ``http`` with authentication (``HttpOptions()`` alone raises, saying so)."""
+    HTTP needs ``http`` with authentication (``HttpOptions()`` alone raises, saying so);
+    ``on_listening`` (HTTP) is called with the URL once the listener is bound."""
     if transport == "stdio":
         await run_stdio(server)
     elif transport == "http":
-        await run_http(server, http if http is not None else HttpOptions())
+        options = http if http is not None else HttpOptions()
+        await run_http(server, options, on_listening=on_listening)
     else:
         raise ValueError(f"transport: expected 'stdio' or 'http', got {transport!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -12,11 +11,12 @@ import anyio
 from mcp import types
 from mcp.server import NotificationOptions, Server
 from mcp.server.context import ServerRequestContext
-from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import ListenHandler
 from prism.core import ToolDefinition, ToolPipeline
 
+from ._announce import AnnouncingServer, ChangeAnnouncer
 from ._calls import call_tool
+from ._client_io import set_log_level
 from ._options import ServeOptions
 
 __all__ = ["McpToolServer"]
@@ -59,19 +59,24 @@ class McpToolServer:
         pipeline.visible_tools()  # fail now if the registry cannot list
         self.pipeline = pipeline
         self.options = options if options is not None else ServeOptions()
-        self._bus = InMemorySubscriptionBus()
-        self._sessions: weakref.WeakSet[ServerSession] = weakref.WeakSet()
+        self._announcer = ChangeAnnouncer()
         self._changed: list[anyio.Event] = []
         subscribe = getattr(pipeline.registry, "subscribe", None)
         self._unsubscribe = subscribe(self._registry_changed) if callable(subscribe) else None
-        self.lowlevel: Server[Any] = Server(
+        self.lowlevel: AnnouncingServer = AnnouncingServer(
             self.options.name,
             version=self.options.version,
             instructions=self.options.instructions,
             lifespan=self._lifespan,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
-            on_subscriptions_listen=ListenHandler(self._bus),
+            on_subscriptions_listen=ListenHandler(self._announcer.bus),
+        )
+        self.lowlevel.middleware.append(self._announcer)
+        # served tools may log to the client (log_to_client); registered here, not through the
+        # constructor, which warns that logging is deprecated at 2026-07-28 (still in 2025-11-25)
+        self.lowlevel.add_request_handler(
+            "logging/setLevel", types.SetLevelRequestParams, set_log_level
         )
 
     def initialization_options(self) -> Any:
@@ -81,7 +86,6 @@ class McpToolServer:
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        self._sessions.add(ctx.session)
         return types.ListToolsResult(
             tools=[describe_tool(t) for t in self.pipeline.visible_tools()]
         )
@@ -89,7 +93,6 @@ class McpToolServer:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        self._sessions.add(ctx.session)
         return await call_tool(self.pipeline, self.options, ctx, params)
 
     def _registry_changed(self) -> None:
@@ -114,13 +117,7 @@ class McpToolServer:
                 await event.wait()
             finally:
                 self._changed.remove(event)
-            await self._bus.publish(ToolsListChanged())
-            for session in list(self._sessions):
-                with anyio.move_on_after(5):
-                    try:
-                        await session.send_tool_list_changed()
-                    except Exception:  # a session that went away
-                        self._sessions.discard(session)
+            await self._announcer.announce()
 
     def close(self) -> None:
         """Stop listening to the registry."""
