@@ -68,6 +68,8 @@ _.seccomp_filter  # SandboxCapabilities field, public
 _.unix_sockets_blocked  # SandboxCapabilities field, public
 _.protected_paths_readonly  # SandboxCapabilities field, public
 _.secrets_masked  # SandboxCapabilities field, public
+_.whitespace_split  # shlex.shlex setting read by the lexer (_script_digest: split like the shell)
+_.commenters  # shlex.shlex setting read by the lexer (`a#b` is one word in bash)
 
 # prism-mcp
 _.__getattr__  # prism.mcp's lazy module attribute (McpToolBridge loads the SDK on first use)

@@ -103,10 +103,74 @@ def _remembering(**options: Any) -> Any:
     return _RemembersDenials(create_coding_approval_policy(**options))
 
 
+class _NoCeiling:
+    """A broken policy: hands git back without ``GIT_CEILING_DIRECTORIES``."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def check(self, action: ExecutionAction) -> ExecutionDecision:
+        decision: ExecutionDecision = await maybe_awaited(self.inner.check(action))
+        command = (decision.modified or {}).get("command")
+        if not isinstance(command, str) or "GIT_CEILING_DIRECTORIES" not in command:
+            return decision
+        head, _, tail = command.partition("export GIT_CEILING_DIRECTORIES=")
+        stripped = head + tail.split("; ", 1)[1]
+        return dataclasses.replace(decision, modified={"command": stripped})
+
+
+class _NameCache:
+    """A broken policy: remembers approvals by command text, whatever the script holds now."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.approved: set[str | None] = set()
+
+    async def check(self, action: ExecutionAction) -> ExecutionDecision:
+        if action.command in self.approved:
+            return ExecutionDecision(allowed=True, reason="approved before (by name)")
+        decision: ExecutionDecision = await maybe_awaited(self.inner.check(action))
+        if decision.allowed:
+            self.approved.add(action.command)
+        return decision
+
+
+@dataclasses.dataclass
+class _RawRequest:
+    """What a broken policy asks with: a prompt line carrying the command's raw bytes."""
+
+    action: ExecutionAction
+    signal: Any
+
+    def describe(self) -> str:
+        return f"shell {self.action.command}"
+
+
+def _wrapped(wrapper: Callable[[Any], Any]) -> Callable[..., Any]:
+    def factory(**options: Any) -> Any:
+        from prism.coding_security import create_coding_approval_policy
+
+        return wrapper(create_coding_approval_policy(**options))
+
+    return factory
+
+
+def _raw_prompt(**options: Any) -> Any:
+    from prism.coding_security import create_coding_approval_policy
+
+    approve = options.get("approve")
+    if approve is not None:
+        options["approve"] = lambda request: approve(_RawRequest(request.action, request.signal))
+    return create_coding_approval_policy(**options)
+
+
 @pytest.mark.parametrize(
     ("row", "subjects", "message"),
     [
         ("11", lambda: _with_policy(lambda **_: _AllowAll()), "side effect happened"),
+        ("11", lambda: _with_policy(_wrapped(_NoCeiling)), "read the enclosing one"),
+        ("14", lambda: _with_policy(_wrapped(_NameCache)), "rewritten script"),
+        ("14", lambda: _with_policy(_raw_prompt), "raw control characters"),
         ("12", lambda: _with_policy(lambda **_: _AllowAll()), "side effect happened"),
         ("13", lambda: _with_policy(lambda **_: _AllowAll()), "must be denied"),
         (

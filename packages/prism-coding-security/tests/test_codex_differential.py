@@ -1,9 +1,10 @@
 """A differential against the command-safety rules of OpenAI Codex, from our own data file.
 
 ``data/codex_differential.jsonl`` lists commands with what Codex decides (``auto``: approved
-without asking; ``ask``: not known safe; ``dangerous``: flagged) and what Prism decides. Prism is
-never looser: nothing Codex asks about or flags is allowed. Where Codex auto-approves, Prism
-allows too unless its own reason holds (paths outside the workspace); the file records each.
+without asking; ``ask``: not known safe; ``dangerous``: flagged) and what Prism decides. Nothing
+Codex flags is allowed; what Codex asks about is allowed only on rows marked ``read_only`` (a
+read-only command whose options Prism's allowlist proves read-only; docs/security.md). Where
+Codex auto-approves, Prism allows too unless its own reason holds; the file records each.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def test_prism_matches_the_recorded_verdict(row: dict[str, Any], root: str) -> N
     home = str(Path(root).parent / "home")
     verdict = analyze_command(row["cmd"], cwd=root, roots=[root], home=home)
     assert verdict.decision == row["prism"], verdict.reason
-    if row["codex"] in ("ask", "dangerous"):
+    if row["codex"] == "dangerous" or (row["codex"] == "ask" and not row.get("read_only")):
         assert verdict.decision != "allow", f"Prism is looser than Codex on {row['cmd']!r}"
 
 
@@ -46,6 +47,12 @@ def test_every_codex_auto_approval_is_allowed_or_explained() -> None:
     for row in ROWS:
         if row["codex"] == "auto" and row["prism"] != "allow":
             assert "Prism" in row["why"], row["cmd"]
+
+
+def test_every_read_only_exception_says_why() -> None:
+    for row in ROWS:
+        if row.get("read_only"):
+            assert row["codex"] == "ask" and row["why"].startswith("Prism allows:"), row["cmd"]
 
 
 def test_the_data_covers_each_codex_verdict() -> None:

@@ -68,11 +68,12 @@ CONSTRUCTS = [
     ("ls &", "needs-approval", "allow"),
     ("echo hi > src/out.txt", "needs-approval", "allow"),
     ("cat <<< 'text'", "needs-approval", "allow"),
-    ("diff <(ls) <(ls src)", "needs-approval", "needs-approval"),  # diff is not allowlisted
+    ("diff <(ls) <(ls src)", "needs-approval", "needs-approval"),  # operands known at run time
     ("wc -l < src/app.py", "allow", "allow"),
     ("ls > /dev/null 2>&1", "allow", "allow"),
     ("if true; then ls; fi", "needs-approval", "needs-approval"),
-    ("for f in a; do ls; done", "needs-approval", "needs-approval"),
+    ("for f in a; do ls; done", "allow", "allow"),  # unrolled: each copy judged (issue 24)
+    ("for f in a; do ls $f; done", "needs-approval", "needs-approval"),
     ("f() { ls; }; f", "needs-approval", "needs-approval"),
     ("x=1; ls", "needs-approval", "needs-approval"),
     ("export X=1", "needs-approval", "needs-approval"),

@@ -11,7 +11,7 @@ import pytest
 
 from prism.coding_security import CodingApprovalPolicy, CommandRule, create_coding_approval_policy
 from prism.coding_security import _policy as policy_module
-from prism.coding_security._harden import HARDENED_PREFIX
+from prism.coding_security._harden import harden
 from prism.core import ExecutionAction, ExecutionDecision, ExecutionDeniedError
 from prism.core import assert_execution_allowed as gate
 
@@ -226,4 +226,4 @@ async def test_denial_reaches_the_tool_through_the_core_gate(root: str) -> None:
     allowed = await gate(policy, shell(root, "ls"))
     assert allowed.command == "ls"
     hardened = await gate(policy, shell(root, "git status"))
-    assert hardened.command == HARDENED_PREFIX + "git status"
+    assert hardened.command == harden("git status", [root])

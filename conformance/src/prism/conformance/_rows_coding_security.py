@@ -176,6 +176,35 @@ async def shell_path_outside_roots(subjects: ConformanceSubjects) -> None:
         result = await _call(subjects, approving, "shell", {"command": "echo ok > inside.txt"})
         if result.error is not None or not _exists(inside):
             raise AssertionError(f"control: a write inside the root must run: {_text(result)!r}")
+        await _enclosing_repository_case(subjects, d)
+
+
+def _git(cwd: str, *args: str) -> None:
+    import subprocess
+
+    command = ["git", "-c", "user.email=a@b", "-c", "user.name=a", *args]
+    subprocess.run(command, cwd=cwd, check=True, capture_output=True, timeout=scaled(30))
+
+
+async def _enclosing_repository_case(subjects: ConformanceSubjects, d: _Dirs) -> None:
+    """An allowed `git diff` in a workspace inside another repository must not read (and run
+    the `diff.external` of) the enclosing repository, which is outside the roots."""
+    if shutil.which("git") is None:
+        return
+    tools_factory = require(subjects.coding_tools_factory, _TOOLS)
+    policy_factory = require(subjects.execution_policy_factory, _POLICY)
+    canary = os.path.join(d.outside, "canary-11-git")
+    _git(d.outside, "init", "-q", ".")
+    _write(os.path.join(d.outside, "tracked"), "a\n")
+    _git(d.outside, "add", "tracked")
+    _git(d.outside, "commit", "-qm", "enclosing")
+    _git(d.outside, "config", "diff.external", f"touch {shlex.quote(canary)}")
+    _write(os.path.join(d.outside, "tracked"), "b\n")
+    workspace = os.path.join(d.outside, "ws")
+    os.mkdir(workspace)
+    tools = tools_factory(workspace, execution_policy=policy_factory(roots=[workspace]))
+    await _call(subjects, tools, "shell", {"command": "git diff"})
+    _expect_absent(canary, "git in a workspace inside another repository read the enclosing one")
 
 
 @conformance_row("12")
@@ -332,6 +361,46 @@ async def _approval_cases(
         raise AssertionError(f"a {what} approval was cached: the host was not asked again")
 
 
+@dataclass
+class _Describing:
+    """Approves, and keeps what each approval request would show a person."""
+
+    shown: list[str] = field(default_factory=list)
+
+    def __call__(self, request: Any) -> bool:
+        describe = getattr(request, "describe", None)
+        self.shown.append(describe() if callable(describe) else str(request.action.command))
+        return True
+
+
+_HIDDEN = ("\x1b", "\r", "\u202e", "\x9b")
+
+
+async def _approval_content_cases(subjects: ConformanceSubjects, d: _Dirs) -> None:
+    """The prompt escapes what could repaint it; a cached approval covers the script's content."""
+    tools_factory = require(subjects.coding_tools_factory, _TOOLS)
+    policy_factory = require(subjects.execution_policy_factory, _POLICY)
+    approver, shell = _Describing(), _recording_shell()
+    policy = policy_factory(roots=[d.root], approve=approver, approval_cache="session")
+    tools = tools_factory(d.root, execution_policy=policy, shell=_shell_options(operations=shell))
+    _write(os.path.join(d.root, "run-14.sh"), "echo harmless\n")
+    command = "bash run-14.sh #\x1b]0;ls\x07\r\u202e\x9bls"  # retitles, repaints, reverses
+    for _ in range(2):
+        await _call(subjects, tools, "shell", {"command": command})
+    if len(approver.shown) != 1 or len(shell.commands) != 2:
+        raise AssertionError("control: an approved script must run and stay approved")
+    if shell.commands[0] != command:
+        raise AssertionError("the approved command must run as the person approved it")
+    if any(ch in approver.shown[0] for ch in _HIDDEN):
+        raise AssertionError(
+            f"the approval prompt shows raw control characters: {approver.shown!r}"
+        )
+    _write(os.path.join(d.root, "run-14.sh"), "touch pwned\n")
+    await _call(subjects, tools, "shell", {"command": command})
+    if len(approver.shown) != 2:
+        raise AssertionError("a rewritten script was covered by the cached approval of its name")
+
+
 @conformance_row("14")
 async def approval_denied_or_timeout(subjects: ConformanceSubjects) -> None:
     require(subjects.coding_tools_factory, _TOOLS)
@@ -339,6 +408,7 @@ async def approval_denied_or_timeout(subjects: ConformanceSubjects) -> None:
     with _dirs() as d:
         await _approval_cases(subjects, d, timeout=0.3, abort_after=None)
         await _approval_cases(subjects, d, timeout=scaled(30.0), abort_after=scaled(0.2))
+        await _approval_content_cases(subjects, d)
 
 
 @conformance_row("E10")

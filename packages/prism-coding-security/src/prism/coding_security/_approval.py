@@ -14,6 +14,8 @@ import anyio
 from prism.core import AbortController, AbortSignal, ExecutionAction
 
 from ._paths import show
+from ._printable import visible
+from ._script_digest import script_digests
 
 __all__ = [
     "ApprovalCache",
@@ -36,9 +38,10 @@ class ApprovalRequest:
     """Why approval is needed (the command analysis verdict, or the action kind)."""
 
     def describe(self) -> str:
-        """One line for a prompt or log; control characters (newlines too) are escaped."""
+        """One line for a prompt or log: control, bidi and other invisible characters (newlines
+        too) are escaped visibly, so a terminal shows what runs; ``action.command`` runs as is."""
         action = self.action
-        parts = [f"{action.kind} {action.operation}"]
+        parts = [f"{visible(action.kind)} {visible(action.operation)}"]
         if action.command is not None:
             parts.append(f"command {show(action.command)}")
         if action.cwd is not None:
@@ -46,7 +49,7 @@ class ApprovalRequest:
         if action.paths and action.kind != "shell":
             parts.append("paths " + ", ".join(show(p) for p in action.paths))
         if self.reason:
-            parts.append(f"({self.reason})")
+            parts.append(f"({visible(self.reason)})")
         return " ".join(parts)
 
 
@@ -133,9 +136,11 @@ CacheScope: TypeAlias = Literal["run", "session"]
 
 
 class ApprovalCache:
-    """LRU of granted approvals keyed by scope id + kind + operation + paths + exact command.
+    """LRU of granted approvals keyed by scope id + kind + operation + paths + directory + exact
+    command + the content of the files the command names (a rewritten script is asked again).
 
-    Only approvals are stored; an action without a scope id in its metadata is never cached.
+    Only approvals are stored; an action without a scope id in its metadata is never cached,
+    nor a command whose files cannot be known statically (``script_digests``).
     """
 
     def __init__(self, scope: CacheScope, *, max_entries: int = MAX_CACHED_APPROVALS) -> None:
@@ -149,7 +154,14 @@ class ApprovalCache:
         scope_id = action.metadata.get(self._field)
         if not isinstance(scope_id, str) or not scope_id:
             return None
-        return (scope_id, action.kind, action.operation, tuple(action.paths), action.command)
+        digests: tuple[tuple[str, str], ...] = ()
+        if action.command is not None:
+            found = script_digests(action.command, action.cwd)
+            if found is None:
+                return None
+            digests = found
+        paths = tuple(action.paths)
+        return (scope_id, action.kind, action.operation, paths, action.cwd, action.command, digests)
 
     def contains(self, key: Hashable) -> bool:
         """Whether ``key`` was approved before (refreshing its recency)."""

@@ -5,11 +5,24 @@ git setting able to start a program without a driver name (fsmonitor, hooks, pag
 signature checks), refuses implicitly discovered bare repositories (a directory the agent
 filled with ``HEAD``/``objects``/``refs``/``config``), and drops ripgrep's config file. Git
 settings given this way (``GIT_CONFIG_COUNT``) outrank every configuration file.
+``GIT_CEILING_DIRECTORIES`` names the parent of every root, so git never walks up out of a
+root into an enclosing repository (its config, hooks and objects are outside the workspace).
 """
 
 from __future__ import annotations
 
-__all__ = ["HARDENED_GIT_CONFIG", "HARDENED_PREFIX", "harden", "strip_hardening"]
+import functools
+import os
+import shlex
+from collections.abc import Sequence
+
+__all__ = [
+    "HARDENED_GIT_CONFIG",
+    "HARDENED_PREFIX",
+    "ceiling_directories",
+    "harden",
+    "strip_hardening",
+]
 
 HARDENED_GIT_CONFIG: tuple[tuple[str, str], ...] = (
     ("core.fsmonitor", "false"),
@@ -48,11 +61,30 @@ HARDENED_PREFIX = _prefix()
 """POSIX shell text run before the command (works in bash, dash, zsh and busybox sh)."""
 
 
-def harden(command: str) -> str:
-    """``command`` with the hardened prefix (added once)."""
-    return command if command.startswith(HARDENED_PREFIX) else HARDENED_PREFIX + command
+def ceiling_directories(roots: Sequence[str]) -> str | None:
+    """``GIT_CEILING_DIRECTORIES`` for ``roots`` (their parents), or None when a parent cannot
+    be listed (it contains ``:``, the list separator)."""
+    parents = sorted({os.path.dirname(root.rstrip("/")) or "/" for root in roots})
+    if any(":" in parent for parent in parents):
+        return None
+    return ":".join(parents)
 
 
-def strip_hardening(command: str) -> str:
+@functools.lru_cache(maxsize=64)
+def _rooted_prefix(roots: tuple[str, ...]) -> str:
+    ceiling = ceiling_directories(roots)
+    if not roots or ceiling is None:
+        return HARDENED_PREFIX
+    return f"{HARDENED_PREFIX}export GIT_CEILING_DIRECTORIES={shlex.quote(ceiling)}; "
+
+
+def harden(command: str, roots: Sequence[str] = ()) -> str:
+    """``command`` with the hardened prefix for ``roots`` (added once)."""
+    prefix = _rooted_prefix(tuple(roots))
+    return command if command.startswith(prefix) else prefix + command
+
+
+def strip_hardening(command: str, roots: Sequence[str] = ()) -> str:
     """The command without a hardened prefix Prism added (for re-checking a modified action)."""
-    return command[len(HARDENED_PREFIX) :] if command.startswith(HARDENED_PREFIX) else command
+    prefix = _rooted_prefix(tuple(roots))
+    return command[len(prefix) :] if command.startswith(prefix) else command

@@ -9,13 +9,13 @@ existing ancestor. Checking happens before the tool opens the path: see docs/sec
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import stat
 from collections.abc import Iterable, Sequence
 
 from ._git_pointers import git_metadata_reason
+from ._printable import quoted
 from ._protected import ProtectedPaths
 
 __all__ = [
@@ -46,8 +46,8 @@ class PathDenied(Exception):
 
 
 def show(path: str) -> str:
-    """Quote a path for a reason or prompt, escaping newlines and other control characters."""
-    return json.dumps(path, ensure_ascii=False)
+    """Quote a path for a reason or prompt: control, bidi and other invisible characters escaped."""
+    return quoted(path)
 
 
 def _check_lengths(path: str) -> None:

@@ -13,7 +13,7 @@ from prism.core.options import check_callable, check_choice, check_flag, check_s
 from ._analysis._commands import CommandVerdict, analyze_command
 from ._analysis._rules import CommandRule
 from ._approval import ApprovalCache, ApprovalCallback, ask_approval
-from ._harden import harden, strip_hardening
+from ._harden import ceiling_directories, harden, strip_hardening
 from ._paths import check_path, existing_directories
 from ._protected import ProtectedPaths
 
@@ -125,7 +125,9 @@ class CodingApprovalPolicy:
         denied = self._check_paths((*action.paths, cwd), cwd, mutating=False)
         if denied is not None:
             return _deny(f"shell working directory: {denied}", exclusive=True)
-        command = strip_hardening(command)  # a re-check of an action this policy hardened
+        command = strip_hardening(
+            command, self.roots
+        )  # a re-check of an action this policy hardened
         try:
             verdict = analyze_command(
                 command,
@@ -139,9 +141,11 @@ class CodingApprovalPolicy:
         except Exception as exc:  # an analyser bug must never allow
             reason = f"command analysis failed ({type(exc).__name__}); needs approval"
         else:
-            if verdict.decision != "needs-approval":
-                return self._shell_verdict(command, verdict)
             reason = verdict.reason or "command needs approval"
+            if verdict.decision == "allow" and _unceiled_git(verdict, self.roots):
+                reason = "git cannot be kept inside the roots (a root's parent contains `:`)"
+            elif verdict.decision != "needs-approval":
+                return self._shell_verdict(command, verdict)
         if self.read_only:
             return _deny(
                 f"read-only mode: {reason}; only read-only commands may run", exclusive=True
@@ -156,7 +160,7 @@ class CodingApprovalPolicy:
         rendered = verdict.rendered if verdict.rendered is not None else command
         if verdict.programs & _HARDENED_PROGRAMS:
             # git/rg read configuration that can name programs: run them hardened.
-            return _allow(reason, exclusive=True, command=harden(rendered))
+            return _allow(reason, exclusive=True, command=harden(rendered, self.roots))
         return _allow(reason, exclusive=True, command=rendered if rendered != command else None)
 
     async def _approve(self, action: ExecutionAction, reason: str) -> ExecutionDecision:
@@ -179,6 +183,11 @@ class CodingApprovalPolicy:
         if key is not None and self.cache is not None:
             self.cache.add(key)
         return _allow("approved", exclusive=exclusive)
+
+
+def _unceiled_git(verdict: CommandVerdict, roots: Sequence[str]) -> bool:
+    """An allowed git command whose walk up to an enclosing repository cannot be stopped."""
+    return "git" in verdict.programs and ceiling_directories(roots) is None
 
 
 def _rules(command_rules: object) -> tuple[CommandRule, ...]:

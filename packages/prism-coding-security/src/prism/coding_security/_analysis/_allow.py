@@ -7,22 +7,26 @@ delete (``find -delete``) or follow symlinks out of the tree (``grep -R``, ``fin
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Sequence, Set
 
-from ._allow_more import base64_files, cd_target, sed_print, shell_script, uniq_files
+from ._allow_extra import EXTRA_VALIDATORS
+from ._allow_git import git_read_only
+from ._allow_more import base64_files, cd_target, shell_script, uniq_files
 from ._check import PathChecker, Unverified
 from ._links import Follow, escaping_link
 from ._model import SimpleCommand
 from ._operands import absolute, device_write
 from ._options import parse_args
-from ._rules import ALLOWLIST, GIT_READONLY, CommandRule, normalized_text, rule_matches
-from ._specs import GIT_SPECS, SPECS
+from ._rules import ALLOWLIST, CommandRule, normalized_text, rule_matches
+from ._sed_allow import sed_read_only
+from ._specs import SPECS
+from ._specs_more import EXTRA_SPECS
 from ._syntax import cd_destination
 from ._words import Arg, names
 from ._wrappers import strict_unwrap
 from ._writes import Target
+from ._xargs import split_xargs, xargs_source_reason
 
 __all__ = ["allow_reason", "allowlisted", "path_like_operands"]
 
@@ -45,19 +49,8 @@ _FIND_UNARY = names(
     "-cmin -maxdepth -mindepth -newer -anewer -cnewer -samefile -used -fstype -printf "
     "-regextype -context"
 )
-_GIT_GLOBAL = names(
-    "--no-pager -P --no-optional-locks --no-replace-objects --literal-pathspecs "
-    "--glob-pathspecs --noglob-pathspecs --icase-pathspecs"
-)
 _NO_PATHS = names("echo pwd which tr seq true false uname whoami id expr numfmt bash sh dash zsh")
 """Allowlisted commands whose words are never file names (globs there are no file reads)."""
-_GIT_RUNS = names("--ext-diff --textconv --exec --open-files-in-pager --paginate")
-"""Options that make git run a configured program or read another file."""
-_GIT_BRANCH_OK = names(
-    "-a -r -l -v -vv -q -i --all --remotes --list --verbose --quiet --show-current "
-    "--contains --no-contains --merged --no-merged --points-at --sort --format --color "
-    "--no-color --column --no-column --abbrev --no-abbrev --ignore-case --omit-empty"
-)
 
 
 def _files(name: str) -> Callable[[Sequence[Arg]], Verdict]:
@@ -137,74 +130,6 @@ def _find_arity(text: str) -> int | None:
     return None
 
 
-def _git_paths(operands: Sequence[Arg], after_dashdash: Sequence[Arg]) -> list[Arg]:
-    looks = [a for a in operands if a.text.startswith(("/", "./", "../", "~")) or a.text == ".."]
-    return looks + list(after_dashdash)
-
-
-def _rebase(paths: list[Arg], base: str | None) -> list[Arg]:
-    """Path operands of ``git -C base …`` are relative to ``base``; ``base`` is checked too."""
-    if base is None:
-        return paths
-    moved = [
-        a if a.text.startswith(("/", "~")) else Arg(os.path.join(base, a.text), a.glob, a.subst)
-        for a in paths
-    ]
-    return [Arg(base), *moved]
-
-
-def _git(args: Sequence[Arg]) -> Verdict:
-    paths, reason, base = _git_checked(args)
-    return _rebase(paths, base), reason
-
-
-def _git_checked(args: Sequence[Arg]) -> tuple[list[Arg], str | None, str | None]:
-    index = 0
-    base: str | None = None
-    while index < len(args) and args[index].text.startswith("-"):
-        if args[index].text == "-C" and index + 1 < len(args):
-            directory = args[index + 1].text
-            if directory:
-                base = directory if base is None else os.path.join(base, directory)
-            index += 2
-            continue
-        if args[index].text not in _GIT_GLOBAL:
-            return [], f"uses the git option {args[index].text}", base
-        index += 1
-    paths, reason = _git_sub(args[index:])
-    return paths, reason, base
-
-
-def _git_sub(args: Sequence[Arg]) -> Verdict:
-    index = 0
-    if index >= len(args) or args[index].text not in GIT_READONLY:
-        sub = args[index].text if index < len(args) else "(none)"
-        return [], f"runs `git {sub}`, which is not a read-only git command"
-    sub = args[index].text
-    rest = list(args[index + 1 :])
-    dashdash = [i for i, a in enumerate(rest) if a.text == "--"]
-    after = rest[dashdash[0] + 1 :] if dashdash else []
-    before = rest[: dashdash[0]] if dashdash else rest
-    for arg in before:
-        name = arg.text.split("=", 1)[0]
-        if name.startswith("--") and len(name) >= 5 and "--output".startswith(name):
-            return [], "writes a file (--output)"
-        if name in _GIT_RUNS or name.startswith("-O"):
-            return [], f"can run external programs or read other files ({name})"
-    parsed = parse_args(before, GIT_SPECS[sub])
-    operands = list(parsed.operands)
-    if parsed.has("--no-index"):
-        return operands + after, None
-    if sub == "branch":
-        bad = [o for o, _ in parsed.options if o not in _GIT_BRANCH_OK]
-        if bad:
-            return [], f"changes branches (git branch {bad[0]})"
-        if operands and not parsed.has("-l", "--list"):
-            return [], "creates a branch (git branch NAME)"
-        return [], None
-    return _git_paths(operands, after), None
-
-
 def _anything(args: Sequence[Arg]) -> Verdict:
     return [], None
 
@@ -219,7 +144,7 @@ _VALIDATORS: dict[str, Callable[[Sequence[Arg]], Verdict]] = {
     "grep": _grep,
     "rg": _rg,
     "find": _find,
-    "git": _git,
+    "git": git_read_only,
     "echo": _anything,
     "pwd": _anything,
     "which": _anything,
@@ -239,13 +164,22 @@ _VALIDATORS: dict[str, Callable[[Sequence[Arg]], Verdict]] = {
     "id": _anything,
     "expr": _anything,
     "numfmt": _anything,
-    "sed": sed_print,
+    "sed": sed_read_only,
     "cd": cd_target,
     "bash": shell_script,
     "sh": shell_script,
     "dash": shell_script,
     "zsh": shell_script,
+    **EXTRA_VALIDATORS,
 }
+
+
+def _xargs(args: Sequence[Arg]) -> Verdict:
+    inner, reason = split_xargs(args)
+    return ([], reason) if reason is not None else allowlisted(inner)
+
+
+_VALIDATORS["xargs"] = _xargs
 assert set(_VALIDATORS) == ALLOWLIST
 
 
@@ -261,6 +195,14 @@ def follow_mode(argv: Sequence[Arg]) -> Follow:
     if name == "find":
         texts = [a.text for a in args]
         return "deep" if "-L" in texts or "-follow" in texts else "none"
+    return _extra_follow(name, args)
+
+
+def _extra_follow(name: str, args: Sequence[Arg]) -> Follow:
+    if name in ("diff", "du", "tree"):
+        parsed = parse_args(args, EXTRA_SPECS[name])
+        deep = {"diff": ("-r",), "du": ("-L",), "tree": ("-l",)}[name]
+        return "deep" if parsed.has(*deep) else ("shallow" if name == "diff" else "none")
     return "none"
 
 
@@ -345,8 +287,12 @@ def allow_reason(
     strict: bool,
     functions: Set[str],
     cwd: str,
+    upstream: SimpleCommand | None = None,
 ) -> str | None:
-    """Why ``command`` is not provably read-only and contained (None: it may be allowed)."""
+    """Why ``command`` is not provably read-only and contained (None: it may be allowed).
+
+    ``upstream``: the pipeline stage feeding its standard input (``… | xargs CMD`` needs it).
+    """
     reason = _redirects_reason(command, checker, strict)
     if reason is not None or not command.words:
         return reason
@@ -382,4 +328,23 @@ def allow_reason(
         outside = checker.read_outside(path, command.cwd or cwd)
         if outside is not None:
             return f"reads outside the workspace: {outside}"
+    if inner[0].text == "xargs":
+        return _xargs_reason(command, inner, upstream, checker, paths)
     return _links_reason(inner, paths, checker, command.cwd or cwd)
+
+
+def _xargs_reason(
+    command: SimpleCommand,
+    argv: Sequence[Arg],
+    upstream: SimpleCommand | None,
+    checker: PathChecker,
+    paths: Sequence[Arg],
+) -> str | None:
+    if command.cwd is None or any(r.kind == "read" for r in command.redirects):
+        return "reads its items from input that is not a listing in the same directory"
+    cwd = command.cwd
+    reason = xargs_source_reason(upstream, cwd, lambda p: checker.read_outside(Arg(p), cwd))
+    if reason is not None:
+        return reason
+    target, _ = split_xargs(argv[1:])
+    return _links_reason(target, paths, checker, cwd)

@@ -1,19 +1,17 @@
-"""Allowlist validators for the smaller read-only commands (``uniq``, ``base64``, ``sed -n``,
-``cd``, ``bash -c``): each returns the path operands to check, or why it is not read-only."""
+"""Allowlist validators for the smaller read-only commands (``uniq``, ``base64``, ``cd``,
+``bash -c``): each returns the path operands to check, or why it is not read-only."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from ._options import parse_args
 from ._specs import SPECS
 from ._words import Arg, names
 
-__all__ = ["base64_files", "cd_target", "sed_print", "shell_script", "uniq_files"]
+__all__ = ["base64_files", "cd_target", "shell_script", "uniq_files"]
 
 Verdict = tuple[list[Arg], str | None]
-_SED_RANGE = re.compile(r"[0-9]+(,[0-9]+)?p")
 _SHELL_FLAGS = names("-c -l -lc -cl --login --noprofile --norc")
 
 
@@ -28,17 +26,6 @@ def base64_files(args: Sequence[Arg]) -> Verdict:
     if any(a.text == "-o" or a.text.startswith(("-o", "--output")) for a in args):
         return [], "writes a file (base64 -o/--output)"
     return list(parse_args(args, SPECS["base64"]).operands), None
-
-
-def sed_print(args: Sequence[Arg]) -> Verdict:
-    """Only ``sed -n N[,M]p FILE…`` (print a line range) is read-only without a doubt."""
-    texts = [a.text for a in args]
-    if len(texts) < 2 or texts[0] != "-n" or not _SED_RANGE.fullmatch(texts[1]):
-        return [], "is sed beyond `sed -n N[,M]p FILE…` (scripts can write and run programs)"
-    files = list(args[2:])
-    if any(a.text.startswith("-") for a in files):
-        return [], "is sed beyond `sed -n N[,M]p FILE…` (scripts can write and run programs)"
-    return files, None
 
 
 def cd_target(args: Sequence[Arg]) -> Verdict:

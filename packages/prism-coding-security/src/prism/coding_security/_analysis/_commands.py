@@ -356,10 +356,17 @@ class _Analysis:
                 strict=self.strict,
                 functions=self.out.functions,
                 cwd=self.cwd,
+                upstream=self._feeder(command),
             )
             if reason is not None:
                 return f"`{_clip(command.text)}` {reason}; it needs approval"
         return None
+
+    def _feeder(self, command: SimpleCommand) -> SimpleCommand | None:
+        """The pipeline stage right before ``command`` (its standard input), if any."""
+        if not command.piped or not command.upstream:
+            return None
+        return self.out.commands[command.upstream[-1]]
 
 
 def _invalid(command: object, cwd: object, roots: object) -> str | None:

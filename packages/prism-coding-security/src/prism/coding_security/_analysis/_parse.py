@@ -13,6 +13,7 @@ from dataclasses import replace
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
+from ._loops import loop_bodies
 from ._model import AnalysisLimit, Collector, Ctx, Scope, SimpleCommand
 from ._redirects import RedirectParts, build_redirect
 from ._render import Rendering, Span, word_spans
@@ -48,6 +49,7 @@ class Walker:
     def __init__(self, collector: Collector, home: str | None, data: bytes = b"") -> None:
         self.out = collector
         self.data = data
+        self.home = home
         self.words = WordBuilder(self, home)
         self.pending: dict[tuple[int, int, str], list[Node]] = {}
         self.spans: list[Span] = []
@@ -108,6 +110,18 @@ class Walker:
             self.other(node, ctx)
 
     def other(self, node: Node, ctx: Ctx) -> None:
+        bodies = loop_bodies(self, node, ctx) if node.type == "for_statement" else None
+        if bodies is not None:
+            for body in bodies:  # one copy per value: each judged like any command
+                parse_into(
+                    self.out,
+                    body,
+                    cwd=ctx.scope.cwd,
+                    home=self.home,
+                    depth=ctx.depth,
+                    origin=ctx.origin,
+                )
+            return
         if node.type in CONTROL:
             self.out.note("hard", f"control flow ({CONTROL[node.type]})", node_text(node))
         elif node.type not in ("heredoc_body", "case_item"):

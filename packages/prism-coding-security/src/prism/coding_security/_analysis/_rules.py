@@ -48,11 +48,13 @@ __all__ = [
 MAX_PATTERN_CHARS = 4096
 ALLOWLIST = names(
     "ls cat head tail wc grep rg find echo pwd which stat git nl tac rev cut paste uniq base64 "
-    "tr seq true false uname whoami id expr numfmt sed cd bash sh dash zsh"
+    "tr seq true false uname whoami id expr numfmt sed cd bash sh dash zsh "
+    "sort diff du file tree env jq awk xargs"
 )
 """The read-only allowlist (each still validated: flags, operands, git subcommand; ``sed`` only
-as ``sed -n N[,M]p``, shells only as ``bash -c|-lc SCRIPT`` whose script is analysed too)."""
-GIT_READONLY = names("status log diff show branch")
+with a recognized print-only script, shells only as ``bash -c|-lc SCRIPT`` whose script is
+analysed too; docs/security.md has the table)."""
+GIT_READONLY = names("status log diff show branch blame stash")
 
 
 def _check_pattern(value: object) -> None:

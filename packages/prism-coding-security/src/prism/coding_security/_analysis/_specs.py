@@ -363,6 +363,17 @@ GIT_SPECS: dict[str, OptionSpec] = {
     "diff": _s("pquRab", lv="output", lf="stat cached staged name-only name-status no-index"),
     "status": _s("sbuz", lf="short=-s branch=-b porcelain ignored long verbose"),
     "add": _s("AfnpuvN", lf="all=-A force=-f dry-run=-n patch=-p update=-u verbose=-v"),
+    "blame": _s(
+        "bclfnpstew",
+        "LS",
+        attached="MC",
+        lf="root show-stats porcelain=-p line-porcelain incremental score-debug progress "
+        "show-name=-f show-number=-n show-email=-e",
+        lv="contents ignore-rev ignore-revs-file date abbrev",
+    ),
+    "stash": _s(
+        "pqsu", "n", lv=_GIT_LOG_VALUES, numeric=True, lf="oneline graph stat patch=-p decorate"
+    ),
     "config": _s(
         "elz",
         "f",
