@@ -1,0 +1,59 @@
+"""Open red-team findings against "run what was judged": each test runs a real attack through the
+real shell tool and the real policy on real directories and asserts the SAFE behaviour, so each
+fails today. A control (same command, no policy) proves the attack is live in plain bash.
+
+The module is skipped on the red-team branch only; the integrator turns each into a fix."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ._redteam import control, run, ws
+
+# Skipped unless PRISM_REDTEAM_OPEN=1 (then every test here fails until its finding is fixed).
+pytestmark = [
+    pytest.mark.skipif(
+        os.environ.get("PRISM_REDTEAM_OPEN") != "1", reason="open red-team findings, see report"
+    ),
+    pytest.mark.anyio,
+]
+
+__all__ = ["ws"]  # the workspace fixture, used by name
+
+
+def _spill_to_sh(root: Path, name: str) -> None:
+    """A data file whose last line runs when `sort --compress-program=sh` spills it."""
+    lines = [f"true {i}" for i in range(3000)]
+    (root / name).write_text("\n".join([*lines, "touch PWNED"]) + "\n")
+
+
+# --- F1: xargs -d splits listed names into options -----------------------------------------
+# The policy walks the names `ls` lists and refuses any that *starts* with `-`; with `-d Q`
+# xargs splits at every `Q` instead of at new lines, so a name like `zQ--files0-from=lstQ` (no
+# leading dash, no blank, no quote) becomes the item `--files0-from=lst`.
+
+
+async def test_xargs_delimiter_makes_sort_read_a_list_of_outside_files(ws: Path) -> None:
+    (ws / "lst").write_bytes(b"../secret\0")
+    (ws / "zQ--files0-from=lstQ").write_text("")
+    command = "ls | xargs -d Q -n1 sort"
+    assert "OUTSIDE-SECRET" in (await control(ws, command)).output
+    for read_only in (False, True):
+        ran = await run(ws, command, read_only=read_only)
+        assert "OUTSIDE-SECRET" not in ran.output, ran
+        assert ran.error == "execution_denied", ran
+
+
+async def test_xargs_delimiter_makes_sort_run_a_compress_program(ws: Path) -> None:
+    _spill_to_sh(ws, "data")
+    (ws / "dataQ--compress-program=shQ-S1QdataQ").write_text("")
+    command = "ls -r | xargs -d Q -n4 sort"
+    await control(ws, command)
+    assert (ws / "PWNED").exists()
+    os.unlink(ws / "PWNED")
+    ran = await run(ws, command, read_only=True)
+    assert not (ws / "PWNED").exists(), ran
+    assert ran.error == "execution_denied", ran
