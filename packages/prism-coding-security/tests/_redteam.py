@@ -9,7 +9,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-from prism.coding_security import ApprovalRequest, create_coding_approval_policy
+from prism.coding_security import (
+    ApprovalRequest,
+    BubblewrapSandbox,
+    create_coding_approval_policy,
+    create_sandbox_bash_operations,
+)
 from prism.coding_tools import ShellOptions, create_shell_tool
 from prism.core import AbortController, ToolExecutionContext, render_tool_result
 from prism.core.testing import scaled
@@ -42,6 +47,13 @@ def ws(tmp_path: Path) -> Path:
     return root.resolve()
 
 
+def _options(root: Path, shell_path: str | None, sandboxed: bool) -> ShellOptions:
+    if not sandboxed:
+        return ShellOptions(shell_path=shell_path)
+    sandbox = BubblewrapSandbox(root=str(root))
+    return ShellOptions(operations=create_sandbox_bash_operations(sandbox))
+
+
 def _context() -> ToolExecutionContext:
     return ToolExecutionContext(
         session_id="s", run_id="r", tool_call_id="c", signal=AbortController().signal
@@ -54,13 +66,13 @@ async def run(
     *,
     read_only: bool = False,
     shell_path: str | None = None,
-    cwd: Path | None = None,
+    sandboxed: bool = False,
 ) -> Ran:
     """Run ``command`` through the shell tool with the policy; every approval is refused."""
     refuser = Refuser()
     policy = create_coding_approval_policy(roots=[root], approve=refuser, read_only=read_only)
     tool = create_shell_tool(
-        cwd or root, options=ShellOptions(shell_path=shell_path), execution_policy=policy
+        root, options=_options(root, shell_path, sandboxed), execution_policy=policy
     )
     with anyio.fail_after(scaled(60)):
         result = await tool.execute({"command": command}, _context())
@@ -68,9 +80,11 @@ async def run(
     return Ran(error, render_tool_result(result), refuser.asked)
 
 
-async def control(root: Path, command: str, *, shell_path: str | None = None) -> Ran:
+async def control(
+    root: Path, command: str, *, shell_path: str | None = None, sandboxed: bool = False
+) -> Ran:
     """The same command through the same shell tool with no policy: proves the attack is live."""
-    tool = create_shell_tool(root, options=ShellOptions(shell_path=shell_path))
+    tool = create_shell_tool(root, options=_options(root, shell_path, sandboxed))
     with anyio.fail_after(scaled(60)):
         result = await tool.execute({"command": command}, _context())
     error = result.error.code if result.error is not None else None

@@ -7,6 +7,7 @@ The module is skipped on the red-team branch only; the integrator turns each int
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,4 +57,32 @@ async def test_xargs_delimiter_makes_sort_run_a_compress_program(ws: Path) -> No
     os.unlink(ws / "PWNED")
     ran = await run(ws, command, read_only=True)
     assert not (ws / "PWNED").exists(), ran
+    assert ran.error == "execution_denied", ran
+
+
+# --- F2: the judge assumes every `cd` succeeds ----------------------------------------------
+# `cd locked; cat ../secret` is judged with `cat` running in `locked`, so `../secret` is the
+# workspace's own `secret`. When `cd` fails (a directory without search permission: in the
+# sandbox, where no capability overrides permissions, or for any non-root user) bash stays in
+# the root and `cat ../secret` reads the file next to the workspace. `||` makes it explicit.
+
+
+@pytest.fixture
+def locked_space(bwrap_ready: None, host_dir: Path) -> Iterator[Path]:
+    root = host_dir / "ws"
+    (root / "locked").mkdir(parents=True)
+    (root / "secret").write_text("inside\n")
+    (host_dir / "secret").write_text("OUTSIDE-SECRET\n")
+    os.chmod(root / "locked", 0)
+    yield root
+    os.chmod(root / "locked", 0o755)
+
+
+@pytest.mark.parametrize("command", ["cd locked; cat ../secret", "cd locked || cat ../secret"])
+async def test_a_failing_cd_leaves_later_operands_judged_from_the_wrong_directory(
+    locked_space: Path, command: str
+) -> None:
+    assert "OUTSIDE-SECRET" in (await control(locked_space, command, sandboxed=True)).output
+    ran = await run(locked_space, command, read_only=True, sandboxed=True)
+    assert "OUTSIDE-SECRET" not in ran.output, ran
     assert ran.error == "execution_denied", ran
