@@ -3,6 +3,7 @@ real policy (refusing every approval) or with no policy at all (the control)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,10 +48,15 @@ def ws(tmp_path: Path) -> Path:
     return root.resolve()
 
 
-def _options(root: Path, shell_path: str | None, sandboxed: bool) -> ShellOptions:
+def _options(
+    root: Path, shell_path: str | None, sandboxed: bool, deny_read: Sequence[str] | None
+) -> ShellOptions:
     if not sandboxed:
         return ShellOptions(shell_path=shell_path)
-    sandbox = BubblewrapSandbox(root=str(root))
+    if deny_read is None:
+        sandbox = BubblewrapSandbox(root=str(root))
+    else:
+        sandbox = BubblewrapSandbox(root=str(root), deny_read=deny_read)
     return ShellOptions(operations=create_sandbox_bash_operations(sandbox))
 
 
@@ -67,12 +73,13 @@ async def run(
     read_only: bool = False,
     shell_path: str | None = None,
     sandboxed: bool = False,
+    deny_read: Sequence[str] | None = None,
 ) -> Ran:
     """Run ``command`` through the shell tool with the policy; every approval is refused."""
     refuser = Refuser()
     policy = create_coding_approval_policy(roots=[root], approve=refuser, read_only=read_only)
     tool = create_shell_tool(
-        root, options=_options(root, shell_path, sandboxed), execution_policy=policy
+        root, options=_options(root, shell_path, sandboxed, deny_read), execution_policy=policy
     )
     with anyio.fail_after(scaled(60)):
         result = await tool.execute({"command": command}, _context())
@@ -81,10 +88,15 @@ async def run(
 
 
 async def control(
-    root: Path, command: str, *, shell_path: str | None = None, sandboxed: bool = False
+    root: Path,
+    command: str,
+    *,
+    shell_path: str | None = None,
+    sandboxed: bool = False,
+    deny_read: Sequence[str] | None = None,
 ) -> Ran:
     """The same command through the same shell tool with no policy: proves the attack is live."""
-    tool = create_shell_tool(root, options=_options(root, shell_path, sandboxed))
+    tool = create_shell_tool(root, options=_options(root, shell_path, sandboxed, deny_read))
     with anyio.fail_after(scaled(60)):
         result = await tool.execute({"command": command}, _context())
     error = result.error.code if result.error is not None else None

@@ -86,3 +86,35 @@ async def test_a_failing_cd_leaves_later_operands_judged_from_the_wrong_director
     ran = await run(locked_space, command, read_only=True, sandboxed=True)
     assert "OUTSIDE-SECRET" not in ran.output, ran
     assert ran.error == "execution_denied", ran
+
+
+# --- F3: the policy lists directories outside the roots while expanding a glob -----------------
+# `ls ../private` is refused (it reads outside), but `echo ../private/*` is allowed: the policy
+# itself expands the glob on the host, outside any sandbox, and the rendering carries the names.
+# So a directory the sandbox masks (`deny_read`, like `~/.ssh`) is listed anyway.
+
+
+@pytest.fixture
+def private_space(bwrap_ready: None, host_dir: Path) -> Path:
+    root = host_dir / "ws"
+    root.mkdir()
+    (host_dir / "private").mkdir()
+    (host_dir / "private" / "id_ed25519_work").write_text("KEY")
+    return root
+
+
+async def test_a_glob_lists_an_outside_directory_in_read_only_mode(private_space: Path) -> None:
+    assert "id_ed25519_work" in (await control(private_space, "echo ../private/*")).output
+    refused = await run(private_space, "ls ../private", read_only=True)
+    assert refused.error == "execution_denied", refused
+    ran = await run(private_space, "echo ../private/*", read_only=True)
+    assert "id_ed25519_work" not in ran.output, ran
+
+
+async def test_a_glob_lists_a_directory_the_sandbox_masks(private_space: Path) -> None:
+    masked = [str(private_space.parent / "private")]
+    command = "echo ../private/*"
+    shown = await control(private_space, command, sandboxed=True, deny_read=masked)
+    assert "id_ed25519_work" not in shown.output, shown  # the sandbox alone hides it
+    ran = await run(private_space, command, read_only=True, sandboxed=True, deny_read=masked)
+    assert "id_ed25519_work" not in ran.output, ran
