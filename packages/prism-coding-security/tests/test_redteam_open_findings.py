@@ -7,10 +7,15 @@ The module is skipped on the red-team branch only; the integrator turns each int
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from prism.core.testing import scaled
 
 from ._redteam import control, run, ws
 
@@ -118,3 +123,34 @@ async def test_a_glob_lists_a_directory_the_sandbox_masks(private_space: Path) -
     assert "id_ed25519_work" not in shown.output, shown  # the sandbox alone hides it
     ran = await run(private_space, command, read_only=True, sandboxed=True, deny_read=masked)
     assert "id_ed25519_work" not in ran.output, ran
+
+
+# --- F4: glob matching is exponential in the policy -----------------------------------------
+# docs/security.md promises every command is decided in bounded time (5 s backstop). The
+# policy's glob matcher backtracks: `echo *a*a*a*a*a*a*a*a*a*a*a*a*b` (38 characters) against one
+# 40-character file name runs for minutes inside `check()`, which is synchronous, so the event
+# loop (every other session) stalls. bash answers the same glob in milliseconds.
+
+_SLOW_GLOB = "echo " + "*a" * 12 + "*b"
+
+
+def test_a_backtracking_glob_is_decided_in_bounded_time(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    (root / ("a" * 40)).write_text("")
+    started = time.monotonic()
+    subprocess.run(["bash", "-c", _SLOW_GLOB], cwd=root, check=True, timeout=scaled(5))
+    assert time.monotonic() - started < scaled(5)  # the control: bash is fast
+    program = (
+        "import sys\n"
+        "from prism.coding_security import analyze_command\n"
+        "print(analyze_command(sys.argv[1], cwd=sys.argv[2], roots=[sys.argv[2]], home=None))\n"
+    )
+    try:
+        subprocess.run(
+            [sys.executable, "-c", program, _SLOW_GLOB, str(root)],
+            check=True,
+            capture_output=True,
+            timeout=scaled(10),
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"`{_SLOW_GLOB}` was not decided within {scaled(10)} s")
