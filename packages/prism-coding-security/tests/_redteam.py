@@ -101,3 +101,31 @@ async def control(
         result = await tool.execute({"command": command}, _context())
     error = result.error.code if result.error is not None else None
     return Ran(error, render_tool_result(result), [])
+
+
+@dataclass
+class Approver:
+    """An approval callback that records what it was asked and approves."""
+
+    asked: list[str] = field(default_factory=list)
+
+    async def __call__(self, request: ApprovalRequest) -> bool:
+        self.asked.append(request.describe())
+        return True
+
+
+class ApprovedShell:
+    """One shell tool with a session approval cache; ``approver`` answers every request."""
+
+    def __init__(self, root: Path, approver: Approver) -> None:
+        policy = create_coding_approval_policy(
+            roots=[root], approve=approver, approval_cache="session"
+        )
+        self._tool = create_shell_tool(root, execution_policy=policy)
+        self._approver = approver
+
+    async def run(self, command: str) -> Ran:
+        with anyio.fail_after(scaled(60)):
+            result = await self._tool.execute({"command": command}, _context())
+        error = result.error.code if result.error is not None else None
+        return Ran(error, render_tool_result(result), list(self._approver.asked))

@@ -17,7 +17,7 @@ import pytest
 
 from prism.core.testing import scaled
 
-from ._redteam import control, run, ws
+from ._redteam import ApprovedShell, Approver, control, run, ws
 
 # Skipped unless PRISM_REDTEAM_OPEN=1 (then every test here fails until its finding is fixed).
 pytestmark = [
@@ -154,3 +154,35 @@ def test_a_backtracking_glob_is_decided_in_bounded_time(tmp_path: Path) -> None:
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"`{_SLOW_GLOB}` was not decided within {scaled(10)} s")
+
+
+# --- F5: the content-keyed approval cache misses scripts named through cd, -c, -C, -m --------
+# docs/security.md: "Approving `bash run.sh` approves that `run.sh`; after the script is
+# rewritten the same command asks again". The digest resolves words against the action's cwd
+# and only at the top level, so the script is not digested (and the approval is cached) when it
+# is reached through a `cd`, inside `bash -c`, through `make -C DIR` or `python3 -m MODULE`.
+
+CACHE_MISSES = [
+    ("cd sub && bash run.sh", "sub/run.sh", "touch ../PWNED\n"),
+    ("bash -c 'bash run.sh'", "run.sh", "touch PWNED\n"),
+    ("make -C sub", "sub/Makefile", "all:\n\ttouch ../PWNED\n"),
+    ("python3 -m tool", "tool.py", "open('PWNED', 'w')\n"),
+]
+
+
+@pytest.mark.parametrize(("command", "script", "evil"), CACHE_MISSES)
+async def test_a_cached_approval_does_not_cover_a_rewritten_script(
+    ws: Path, command: str, script: str, evil: str
+) -> None:
+    (ws / "sub").mkdir()
+    (ws / "run.sh").write_text("echo harmless\n")
+    (ws / "sub" / "run.sh").write_text("echo harmless\n")
+    (ws / "sub" / "Makefile").write_text("all:\n\t@echo harmless\n")
+    (ws / "tool.py").write_text("print('harmless')\n")
+    host = Approver()
+    shell = ApprovedShell(ws, host)
+    first = await shell.run(command)
+    assert first.error is None and "harmless" in first.output, first
+    (ws / script).write_text(evil)  # the model rewrites the approved script
+    await shell.run(command)
+    assert len(host.asked) == 2 or not (ws / "PWNED").exists(), host.asked
