@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from prism.coding_security import CommandRule, analyze_command
 from prism.core.testing import scaled
 
 from ._redteam import ApprovedShell, Approver, control, run, ws
@@ -186,3 +187,46 @@ async def test_a_cached_approval_does_not_cover_a_rewritten_script(
     (ws / script).write_text(evil)  # the model rewrites the approved script
     await shell.run(command)
     assert len(host.asked) == 2 or not (ws / "PWNED").exists(), host.asked
+
+
+# --- F6: existence oracles outside the roots (low) ------------------------------------------
+# The policy reads `--format X` as taking a value (git wants `--format=X`), so git treats X as
+# a revision or path and its error says whether an outside path exists; `which` stats any path.
+
+
+@pytest.mark.parametrize("command", ["which -a ../secret", "git log --format ../secret"])
+def test_outside_paths_are_not_probed_without_approval(ws: Path, command: str) -> None:
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    verdict = analyze_command(command, cwd=str(ws), roots=[str(ws)], home=None)
+    assert verdict.decision != "allow", verdict.rendered
+
+
+# --- F7: words the policy renders differently from bash (fidelity) ----------------------------
+# Not an escape (the rendering runs what was judged), but the command that runs is not the one
+# the model wrote: a quoted blank glued to a word is dropped, `$'\''` is misparsed, `$$` next to
+# `$"…"` vanishes, an escaped brace still groups, `{fd}<file` becomes an operand.
+
+FIDELITY = [
+    'printf "%s\\n" a" "',
+    "printf '%s\\n' $'\\''x$'\\\\' \\'x",
+    'printf "%s\\n" $"x"$$"~"',
+    "printf '%s\\n' {a\\,b}\\{a,b}",
+    'printf \'%s\\n\' "*"- $""%',
+]
+
+
+@pytest.mark.parametrize("command", FIDELITY)
+def test_the_rendering_prints_what_bash_prints(ws: Path, command: str) -> None:
+    rules = [CommandRule(pattern="printf *", action="allow")]
+    verdict = analyze_command(command, cwd=str(ws), roots=[str(ws)], home=None, rules=rules)
+    if verdict.decision != "allow":
+        return
+    assert verdict.rendered is not None
+
+    def printed(text: str) -> str:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
+        return subprocess.run(
+            ["bash", "-c", text], cwd=ws, env=env, capture_output=True, text=True, check=True
+        ).stdout
+
+    assert printed(verdict.rendered) == printed(command), verdict.rendered
