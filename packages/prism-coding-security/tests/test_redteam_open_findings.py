@@ -32,9 +32,8 @@ __all__ = ["ws"]  # the workspace fixture, used by name
 
 
 def _spill_to_sh(root: Path, name: str) -> None:
-    """A data file whose last line runs when `sort --compress-program=sh` spills it."""
-    lines = [f"true {i}" for i in range(3000)]
-    (root / name).write_text("\n".join([*lines, "touch PWNED"]) + "\n")
+    """A data file whose every line runs when `sort --compress-program=sh` spills a chunk."""
+    (root / name).write_text("touch PWNED; exit\n" * 3000)
 
 
 # --- F1: xargs -d splits listed names into options -----------------------------------------

@@ -20,9 +20,8 @@ pytestmark = pytest.mark.anyio
 
 
 def _spill_to_sh(root: Path) -> None:
-    """`data` whose last line runs when `sort --compress-program=sh` spills it to disk."""
-    lines = [f"true {i}" for i in range(3000)]
-    (root / "data").write_text("\n".join([*lines, "touch PWNED"]) + "\n")
+    """`data` whose every line runs when `sort --compress-program=sh` spills a chunk of it."""
+    (root / "data").write_text("touch PWNED; exit\n" * 3000)
 
 
 # Each row: files to create (name -> content), the attack, whether the control must create PWNED
@@ -40,6 +39,9 @@ LIVE = [
     # a file named like an option, reached by a glob, by xargs, by a for loop
     ({"--compress-program=sh": "", "-S1": ""}, "ls | xargs sort", "PWNED"),
     ({"--compress-program=sh": ""}, "for f in *; do sort -S1 data data $f; done", "PWNED"),
+    # a program text (awk, sed) that a glob picks from the file names
+    ({'BEGIN{system("touch PWNED")}': ""}, "awk B*", "PWNED"),
+    ({"1e": "", "zz": "touch PWNED\n"}, "sed 1* zz", "PWNED"),
     # file names carrying shell syntax, expanded by a glob or inside bash -c
     ({"a$(touch PWNED)": ""}, "bash -c 'echo *'; eval echo *", None),
     # wrappers: GNU time writes with -o, in every spelling
