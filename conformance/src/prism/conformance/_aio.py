@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from prism.core._backend import current_backend, move_on_after, sleep
+from prism.core.lowlevel import current_backend, move_on_after, sleep
 
 __all__ = ["current_backend", "monotonic", "move_on_after", "sleep"]
 

@@ -10,18 +10,27 @@ a batch (a queue worker running a call it was sent). See docs/core.md, "prism.co
 from __future__ import annotations
 
 from ._abort import NEVER_ABORTED
-from ._backend import current_backend
+from ._backend import MoveOnScope, current_backend, move_on_after, sleep, to_thread
 from ._batch import MAX_ABORT_GRACE_SECONDS
 from ._outcomes import error_info_from
+from ._render import for_assistant
 from ._steps import BatchSteps, CallUnit, StepHook, prepare_call
+from ._validation import missing_schema_blocked, validation_verdict
 
 __all__ = [
     "MAX_ABORT_GRACE_SECONDS",
     "NEVER_ABORTED",
     "BatchSteps",
     "CallUnit",
+    "MoveOnScope",
     "StepHook",
     "current_backend",
     "error_info_from",
+    "for_assistant",
+    "missing_schema_blocked",
+    "move_on_after",
     "prepare_call",
+    "sleep",
+    "to_thread",
+    "validation_verdict",
 ]

@@ -12,8 +12,12 @@ import asyncio
 from collections.abc import Awaitable
 
 from prism.core import ErrorInfo, JsonObject, ToolDefinition, ToolExecutionContext, ToolValidator
-from prism.core._backend import current_backend, to_thread
-from prism.core._validation import missing_schema_blocked, validation_verdict
+from prism.core.lowlevel import (
+    current_backend,
+    missing_schema_blocked,
+    to_thread,
+    validation_verdict,
+)
 
 from ._cache import CacheInfo
 from ._options import JsonSchemaValidatorOptions

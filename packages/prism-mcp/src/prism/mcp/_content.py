@@ -20,7 +20,7 @@ from prism.core import (
     TextContent,
     ToolResult,
 )
-from prism.core._render import for_assistant
+from prism.core.lowlevel import for_assistant
 
 from ._errors import MCP_RESULT_TOO_LARGE, MCP_TOOL_ERROR, clip
 
