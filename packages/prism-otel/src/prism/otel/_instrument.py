@@ -5,14 +5,16 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry import trace
 
 from prism.core import ToolDefinition, ToolExecutionContext, ToolLookup
 
 from ._attributes import tool_attributes
-from ._telemetry import ToolTelemetry
+
+if TYPE_CHECKING:
+    from ._telemetry import ToolTelemetry  # which imports this module: a type only, no cycle
 
 __all__ = ["TracedTools"]
 

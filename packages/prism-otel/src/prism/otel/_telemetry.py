@@ -21,13 +21,12 @@ from prism.core.events import (
 
 from ._attributes import OPERATION, call_attributes, error_type, json_text, result_attributes
 from ._framework import framework_tool_span
+from ._instrument import TracedTools
 from ._options import TelemetryOptions
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
-
-    from ._instrument import TracedTools
 
 __all__ = ["ToolTelemetry"]
 
@@ -122,8 +121,6 @@ class ToolTelemetry:
 
     def instrument(self, tools: ToolLookup) -> TracedTools:
         """``tools`` whose handlers run inside their call's span (their own spans nest in it)."""
-        from ._instrument import TracedTools
-
         return TracedTools(tools, self)
 
     def current_span(self, session_id: str, run_id: str, call_id: str) -> Span | None:
