@@ -378,3 +378,26 @@ async def test_the_generated_token_is_not_printed_nor_on_the_command_line(tmp_pa
     assert token not in refused.text and token not in str(refused.headers)
     assert str(token_file) in stderr
     assert token_file.parent.name != "prism-mcp"  # a fresh, unpredictable directory
+
+
+async def test_huge_headers_never_reach_the_endpoint(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path)
+    async with http_server(root, env=ENV, tmp=tmp_path) as server:
+        port = server.port
+        with anyio.fail_after(scaled(60)):
+            big = await exchange(port, request(port, headers={"X-Big": "a" * 100_000}))
+            many = await exchange(
+                port, request(port, headers={f"X-H{i}": "v" for i in range(5000)})
+            )
+            long_token = await exchange(
+                port, request(port, headers={"Authorization": "Bearer " + "a" * 60_000})
+            )
+            control = await exchange(
+                port, request(port, headers={"Authorization": f"Bearer {TOKEN}"})
+            )
+    assert status(big) in (0, 400, 401, 431) and status(many) in (0, 400, 401, 431)
+    assert status(long_token) in (0, 400, 401, 431)
+    assert b"serverInfo" not in big + many + long_token
+    assert status(control) == 200

@@ -157,12 +157,12 @@ async def test_a_caller_token_cannot_lock_the_approver_token_out(tmp_path: Path)
     assert outcome == "connected", outcome
 
 
-def run_until_listening(root: Path, token_file: Path, tmp: Path) -> tuple[int | None, str]:
-    """Start with ``--token-file``; the exit status, or None once it listens, and its stderr."""
+def run_until_listening(root: Path, tmp: Path, *args: str) -> tuple[int | None, str]:
+    """Start the server with ``args``; the exit status, or None once it listens, and stderr."""
     port = free_port()
     stderr = tmp / f"start-{port}.err"
     command = [sys.executable, "-m", "prism.coding_server", "--root", str(root),
-               "--no-sandbox", "--http", str(port), "--token-file", str(token_file)]  # fmt: skip
+               "--no-sandbox", "--http", str(port), *args]  # fmt: skip
     with stderr.open("wb") as sink:
         process = subprocess.Popen(
             command, env=BASE_ENV, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -196,7 +196,7 @@ def test_a_token_file_owned_by_another_user_is_refused(tmp_path: Path) -> None:
     planted.write_text("planted-token-0123456789abcdef\n")
     planted.chmod(0o600)
     os.chown(planted, 65534, 65534)
-    code, stderr = run_until_listening(root, planted, tmp_path)
+    code, stderr = run_until_listening(root, tmp_path, "--token-file", str(planted))
     assert code == 2, stderr
     assert "owned by" in stderr or "owner" in stderr, stderr
 
@@ -211,7 +211,7 @@ def test_a_token_file_in_a_directory_others_can_write_is_refused(tmp_path: Path)
     token_file = shared / "token"
     token_file.write_text("operator-token-0123456789abcdef\n")
     token_file.chmod(0o600)
-    code, stderr = run_until_listening(root, token_file, tmp_path)
+    code, stderr = run_until_listening(root, tmp_path, "--token-file", str(token_file))
     assert code == 2, stderr
     assert str(shared) in stderr, stderr
 
@@ -254,3 +254,11 @@ async def test_sessionless_request_bodies_stay_within_the_documented_bound(tmp_p
                 for stream in held:
                     await stream.aclose()
     assert growth < 16 * 1024 * 1024, f"the server grew {growth / 2**20:.0f} MiB"
+
+
+def test_the_no_auth_acknowledgement_cannot_be_abbreviated(tmp_path: Path) -> None:
+    """F6: argparse accepts unique prefixes, so ``--no-a --i`` turns authentication off. The
+    docs promise one explicit, greppable flag (``--i-understand-anyone-local-can-run-commands``);
+    a script with ``--i`` does not contain it. ``ArgumentParser(allow_abbrev=False)`` fixes it."""
+    code, stderr = run_until_listening(project(tmp_path), tmp_path, "--no-a", "--i")
+    assert code == 2, stderr
