@@ -25,6 +25,9 @@ pytestmark = pytest.mark.anyio
 TOKEN = "redteam-caller-token-7a1b2c3d4e"
 APPROVER_TOKEN = "redteam-approver-token-9f8e7d6c5b"
 ENV = {"PRISM_CODING_SERVER_TOKEN": TOKEN}
+AUTH: dict[str, str | None] = {
+    "Authorization": f"Bearer {TOKEN}", "mcp-protocol-version": "2025-11-25"
+}  # fmt: skip
 INIT = json.dumps({
     "jsonrpc": "2.0", "id": 1, "method": "initialize",
     "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -323,11 +326,14 @@ async def test_a_caller_cannot_read_the_approver_token_through_the_tools(tmp_pat
             async with sdk_client(server.url, TOKEN) as session:
                 results = [await session.call_tool("shell", {"command": c}) for c in reads]
                 tool_read = await session.call_tool("read", {"path": str(approver_file)})
+                env = await session.call_tool("shell", {"command": "env"})
     for command, result in zip(reads, results, strict=True):
         assert result.is_error, command
         assert APPROVER_TOKEN not in text_of(result) and TOKEN not in text_of(result), command
     assert tool_read.is_error and APPROVER_TOKEN not in text_of(tool_read)
     assert not (root / "link").exists() and not (root / "copy").exists()
+    assert not env.is_error and "PATH=" in text_of(env)
+    assert TOKEN not in text_of(env) and "PRISM_CODING_SERVER_TOKEN" not in text_of(env)
 
 
 APPROVER = """\
@@ -401,3 +407,18 @@ async def test_huge_headers_never_reach_the_endpoint(
     assert status(long_token) in (0, 400, 401, 431)
     assert b"serverInfo" not in big + many + long_token
     assert status(control) == 200
+
+
+async def test_an_idle_session_expires_and_its_id_is_dead(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    flags = ("--session-idle-seconds", "1")
+    async with http_server(root, *flags, env=ENV, tmp=tmp_path) as server:
+        port = server.port
+        with anyio.fail_after(scaled(60)):
+            sid = session_id(await exchange(port, request(port, headers=AUTH)))
+            headers = {**AUTH, "mcp-session-id": sid}
+            await exchange(port, request(port, body=INITIALIZED, headers=headers))
+            alive = await exchange(port, request(port, body=LIST, headers=headers))
+            await anyio.sleep(scaled(4))  # untouched for several idle periods (what is tested)
+            expired = await exchange(port, request(port, body=LIST, headers=headers))
+    assert status(alive) == 200 and status(expired) == 404
