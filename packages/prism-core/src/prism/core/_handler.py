@@ -98,8 +98,8 @@ def _check_async(execute: object) -> bool:
 async def _invoke_sync(tool: ToolDefinition, call: ToolCall, ctx: ToolExecutionContext) -> object:
     """Run a plain ``def`` handler in a worker thread (awaiting what it returns, if needed)."""
     execute = tool.execute
-    out = await _backend.to_thread(lambda: execute(call.arguments, ctx))
-    if hasattr(out, "__await__"):
+    out: object = await _backend.to_thread(lambda: execute(call.arguments, ctx))
+    if inspect.isawaitable(out):
         return await out
     return out
 

@@ -171,9 +171,11 @@ class ToolExecutionContext:
     progress: Callable[[float | None, str | None], Awaitable[None]] = _no_progress
 
 
+ToolReturn: TypeAlias = "ToolResult | str | Sequence[Content] | JsonValue"
+"""What a handler may return: a result, text, content blocks, or a JSON value (or ``None``)."""
+
 ToolHandler: TypeAlias = Callable[
-    [JsonObject, ToolExecutionContext],
-    "ToolResult | str | Sequence[Content] | Awaitable[ToolResult | str | Sequence[Content]]",
+    [JsonObject, ToolExecutionContext], "ToolReturn | Awaitable[ToolReturn]"
 ]
 
 
