@@ -8,6 +8,8 @@ so do its children. After each test no live process may carry that token.
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
 import os
 import signal
 import socket
@@ -17,6 +19,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import anyio
@@ -29,6 +32,16 @@ from prism.mcp import McpToolBridge, StdioTransport
 
 SERVERS = Path(__file__).parent / "servers"
 TOKEN_VAR = "PRISM_MCP_TEST_TOKEN"
+
+
+@functools.cache
+def server_module(name: str) -> ModuleType:
+    """Import ``servers/<name>.py`` once, for the servers it can build in-process."""
+    spec = importlib.util.spec_from_file_location(f"prism_mcp_test_{name}", SERVERS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def processes_with(token: str) -> list[int]:
