@@ -28,20 +28,24 @@ import pytest
 from prism.conformance._process_probes import process_group as group_members
 from prism.core import AbortController, AbortSignal, ToolExecutionContext, ToolResult
 from prism.core.testing import scaled
-from prism.mcp import McpToolBridge, StdioTransport
+from prism.mcp import InMemoryTransport, McpToolBridge, StdioTransport
 
 SERVERS = Path(__file__).parent / "servers"
 TOKEN_VAR = "PRISM_MCP_TEST_TOKEN"
 
 
-@functools.cache
-def server_module(name: str) -> ModuleType:
-    """Import ``servers/<name>.py`` once, for the servers it can build in-process."""
+def load_server(name: str) -> ModuleType:
+    """A fresh import of ``servers/<name>.py`` (its module-level server and state are new), to
+    serve in-process with ``InMemoryTransport``."""
     spec = importlib.util.spec_from_file_location(f"prism_mcp_test_{name}", SERVERS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+server_module = functools.cache(load_server)
+"""``load_server`` once per test session, for servers built by a function (``build()``)."""
 
 
 def processes_with(token: str) -> list[int]:
@@ -111,6 +115,11 @@ class Kit:
     def hostile(self, mode: str = "ok", *extra: str, env: dict[str, str] | None = None) -> Any:
         args = ("-m", "prism.conformance._hostile_mcp", "--mode", mode, *extra)
         return StdioTransport(sys.executable, args=args, env={**self.env, **(env or {})})
+
+    @staticmethod
+    def sdk_memory() -> InMemoryTransport:
+        """A fresh ``sdk_server.py`` server (its own counters and tools) in this process."""
+        return InMemoryTransport(load_server("sdk_server").mcp)
 
     def sdk_stdio(self) -> StdioTransport:
         return StdioTransport(

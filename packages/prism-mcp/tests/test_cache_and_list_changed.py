@@ -85,7 +85,7 @@ async def test_sdk_server_announces_changes_on_both_eras(kit, mode: str, expecte
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
             server_id="sdk",
-            transport=kit.sdk_stdio(),
+            transport=kit.sdk_memory(),
             protocol_mode=mode,
             list_cache_ttl_seconds=3600,
         ) as bridge:

@@ -1,5 +1,6 @@
 """A served tool logs to its client (under ``logging/setLevel``) and asks the client's user
-(elicitation): the SDK's client in memory and over HTTP on the handshake protocol, where both exist."""
+(elicitation): the SDK's client in memory and over HTTP on the handshake protocol, where both
+exist."""
 
 from __future__ import annotations
 
