@@ -121,6 +121,11 @@ class Kit:
         """A fresh ``sdk_server.py`` server (its own counters and tools) in this process."""
         return InMemoryTransport(load_server("sdk_server").mcp)
 
+    @staticmethod
+    def lowlevel_memory(page_size: int = 2, listen: str = "normal") -> InMemoryTransport:
+        """A fresh ``lowlevel_server.py`` server in this process (``lowlevel`` runs it)."""
+        return InMemoryTransport(server_module("lowlevel_server").build(page_size, listen))
+
     def sdk_stdio(self) -> StdioTransport:
         return StdioTransport(
             sys.executable, args=(str(SERVERS / "sdk_server.py"), "stdio"), env=self.env

@@ -107,7 +107,9 @@ async def test_sdk_server_announces_changes_on_both_eras(kit, mode: str, expecte
 async def test_a_lost_listen_stream_is_opened_again(kit) -> None:
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
-            server_id="ll", transport=kit.lowlevel("--listen", "flaky"), list_cache_ttl_seconds=3600
+            server_id="ll",
+            transport=kit.lowlevel_memory(listen="flaky"),
+            list_cache_ttl_seconds=3600,
         ) as bridge:
             assert bridge.protocol_version == "2026-07-28"
 
@@ -128,7 +130,9 @@ async def test_a_lost_listen_stream_is_opened_again(kit) -> None:
 async def test_a_server_that_cannot_listen_falls_back_to_the_ttl(kit) -> None:
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
-            server_id="ll", transport=kit.lowlevel("--listen", "reject"), list_cache_ttl_seconds=0.5
+            server_id="ll",
+            transport=kit.lowlevel_memory(listen="reject"),
+            list_cache_ttl_seconds=0.5,
         ) as bridge:
             await kit.call(bridge, "stats")
             assert bridge.list_changed_mode == "ttl"
