@@ -1,4 +1,6 @@
-"""The coding server as a real subprocess over stdio, called by Prism's own bridge.
+"""The coding server called by Prism's own bridge: built from the same command-line options in
+this process (``InMemoryTransport``) for what the served tools do, and as a real subprocess over
+stdio for what needs one (process trees, the environment, the sandbox, the ledger file).
 
 Both backends. Most tests run with ``--no-sandbox`` (fast, and pids are the host's); one runs
 the default (bubblewrap when it works here).
@@ -25,6 +27,8 @@ from typing import Any
 import anyio
 import pytest
 
+from prism.coding_server import build_server
+from prism.coding_server._cli import parse_options
 from prism.core import (
     AbortController,
     ToolExecutionContext,
@@ -36,6 +40,7 @@ from prism.core.testing import scaled
 from prism.mcp import (
     ElicitationRequest,
     ElicitationResponse,
+    InMemoryTransport,
     McpClientFeatures,
     McpToolBridge,
     StdioTransport,
@@ -64,11 +69,32 @@ class User:
 
 
 @contextlib.asynccontextmanager
+async def in_memory(
+    root: Path, *options: str, user: User | None = None
+) -> AsyncIterator[McpToolBridge]:
+    """The server the console script would build from ``options``, served in this process."""
+    built = await build_server(parse_options(["--root", str(root), *options]))
+    try:
+        async with connect(InMemoryTransport(built.server), user) as bridge:
+            yield bridge
+    finally:
+        if built.ledger is not None:
+            built.ledger.close()
+
+
+@contextlib.asynccontextmanager
 async def served(
     root: Path, *options: str, user: User | None = None, env: dict[str, str] | None = None
 ) -> AsyncIterator[McpToolBridge]:
+    """``python -m prism.coding_server`` as a real subprocess over stdio."""
     args = ("-m", "prism.coding_server", "--root", str(root), *options)
     stdio = StdioTransport(sys.executable, args=args, env={**BASE_ENV, **(env or {})})
+    async with connect(stdio, user) as bridge:
+        yield bridge
+
+
+@contextlib.asynccontextmanager
+async def connect(transport: Any, user: User | None) -> AsyncIterator[McpToolBridge]:
     features, mode = None, "auto"
     if user is not None:
         # Server-to-client requests need a back channel: the 2026-07-28 protocol has none, so a
@@ -81,7 +107,7 @@ async def served(
         )
     async with connect_mcp_tools(
         server_id="coding",
-        transport=stdio,
+        transport=transport,
         name_prefix="",
         connect_timeout_seconds=30,
         call_timeout_seconds=30,
@@ -115,7 +141,7 @@ def text(result: ToolResult) -> str:
 async def test_tools_are_listed_and_reads_stay_inside_the_root(tmp_path: Path) -> None:
     (tmp_path / "hello.txt").write_text("hello from the root\n")
     with anyio.fail_after(scaled(60)):
-        async with served(tmp_path, "--no-sandbox") as bridge:
+        async with in_memory(tmp_path, "--no-sandbox") as bridge:
             names = sorted(t.name for t in bridge.tools)
             inside = await call(bridge, "read", path="hello.txt")
             outside = await call(bridge, "read", path="/etc/hostname")
@@ -129,7 +155,7 @@ async def test_tools_are_listed_and_reads_stay_inside_the_root(tmp_path: Path) -
 
 async def test_read_only_hides_write_and_edit(tmp_path: Path) -> None:
     with anyio.fail_after(scaled(60)):
-        async with served(tmp_path, "--no-sandbox", "--read-only") as bridge:
+        async with in_memory(tmp_path, "--no-sandbox", "--read-only") as bridge:
             names = sorted(t.name for t in bridge.tools)
     assert names == ["read", "shell"]
 
@@ -137,7 +163,7 @@ async def test_read_only_hides_write_and_edit(tmp_path: Path) -> None:
 async def test_read_only_never_runs_a_brace_made_expansion(tmp_path: Path) -> None:
     """Issue 24: brace expansion made `${_@P}`, which bash then expanded (running `$(touch X)`)."""
     with anyio.fail_after(scaled(60)):
-        async with served(tmp_path, "--no-sandbox", "--read-only") as bridge:
+        async with in_memory(tmp_path, "--no-sandbox", "--read-only") as bridge:
             result = await call(bridge, "shell", command="true '$(touch X)'; echo {x,$}{_@P}")
             listed = await call(bridge, "shell", command="echo *")
     assert result.error is not None
@@ -150,7 +176,7 @@ async def test_a_command_needing_approval_is_asked_through_elicitation(tmp_path:
     user = User(approve=False)
     with anyio.fail_after(scaled(60)):
         # One server, one user who declines and then accepts: each call asks on its own.
-        async with served(tmp_path, "--no-sandbox", user=user) as bridge:
+        async with in_memory(tmp_path, "--no-sandbox", user=user) as bridge:
             declined = await call(bridge, "shell", command="python3 mark.py")
             declined_asked = list(user.asked)
             assert not (tmp_path / "marked.txt").exists()
@@ -166,7 +192,7 @@ async def test_a_command_needing_approval_is_asked_through_elicitation(tmp_path:
 async def test_without_elicitation_a_command_needing_approval_is_denied(tmp_path: Path) -> None:
     (tmp_path / "mark.py").write_text("open('marked.txt', 'w').write('yes')\n")
     with anyio.fail_after(scaled(60)):
-        async with served(tmp_path, "--no-sandbox") as bridge:
+        async with in_memory(tmp_path, "--no-sandbox") as bridge:
             result = await call(bridge, "shell", command="python3 mark.py")
     assert result.error is not None
     assert not (tmp_path / "marked.txt").exists()
@@ -319,9 +345,9 @@ async def test_http_serves_on_loopback_with_the_same_tools(tmp_path: Path) -> No
 async def test_approve_writes_asks_before_every_write(tmp_path: Path) -> None:
     no = User(approve=False)
     with anyio.fail_after(scaled(60)):
-        async with served(tmp_path, "--no-sandbox", "--approve-writes", user=no) as bridge:
+        async with in_memory(tmp_path, "--no-sandbox", "--approve-writes", user=no) as bridge:
             result = await call(bridge, "write", path="new.txt", content="hi")
-        async with served(tmp_path, "--no-sandbox") as bridge:
+        async with in_memory(tmp_path, "--no-sandbox") as bridge:
             unasked = await call(bridge, "write", path="free.txt", content="hi")
     assert result.error is not None and no.asked
     assert not (tmp_path / "new.txt").exists()

@@ -8,6 +8,8 @@ so do its children. After each test no live process may carry that token.
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
 import os
 import signal
 import socket
@@ -17,6 +19,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import anyio
@@ -25,10 +28,24 @@ import pytest
 from prism.conformance._process_probes import process_group as group_members
 from prism.core import AbortController, AbortSignal, ToolExecutionContext, ToolResult
 from prism.core.testing import scaled
-from prism.mcp import McpToolBridge, StdioTransport
+from prism.mcp import InMemoryTransport, McpToolBridge, StdioTransport
 
 SERVERS = Path(__file__).parent / "servers"
 TOKEN_VAR = "PRISM_MCP_TEST_TOKEN"
+
+
+def load_server(name: str) -> ModuleType:
+    """A fresh import of ``servers/<name>.py`` (its module-level server and state are new), to
+    serve in-process with ``InMemoryTransport``."""
+    spec = importlib.util.spec_from_file_location(f"prism_mcp_test_{name}", SERVERS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+server_module = functools.cache(load_server)
+"""``load_server`` once per test session, for servers built by a function (``build()``)."""
 
 
 def processes_with(token: str) -> list[int]:
@@ -98,6 +115,16 @@ class Kit:
     def hostile(self, mode: str = "ok", *extra: str, env: dict[str, str] | None = None) -> Any:
         args = ("-m", "prism.conformance._hostile_mcp", "--mode", mode, *extra)
         return StdioTransport(sys.executable, args=args, env={**self.env, **(env or {})})
+
+    @staticmethod
+    def sdk_memory() -> InMemoryTransport:
+        """A fresh ``sdk_server.py`` server (its own counters and tools) in this process."""
+        return InMemoryTransport(load_server("sdk_server").mcp)
+
+    @staticmethod
+    def lowlevel_memory(page_size: int = 2, listen: str = "normal") -> InMemoryTransport:
+        """A fresh ``lowlevel_server.py`` server in this process (``lowlevel`` runs it)."""
+        return InMemoryTransport(server_module("lowlevel_server").build(page_size, listen))
 
     def sdk_stdio(self) -> StdioTransport:
         return StdioTransport(

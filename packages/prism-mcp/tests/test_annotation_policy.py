@@ -4,7 +4,7 @@ written from docs/mcp.md reads a real server's hints: it fails closed, never ope
 from __future__ import annotations
 
 import contextlib
-import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -18,9 +18,9 @@ from prism.core import (
     create_tool_registry,
 )
 from prism.core.testing import scaled
-from prism.mcp import StdioTransport, StreamableHttpTransport, connect_mcp_tools
+from prism.mcp import InMemoryTransport, StreamableHttpTransport, connect_mcp_tools
 
-from .conftest import SERVERS, Kit
+from .conftest import SERVERS, Kit, server_module
 
 pytestmark = pytest.mark.anyio
 
@@ -42,15 +42,15 @@ class RefuseDestructiveTools:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("transport", ["memory", "http"])
 async def test_a_policy_written_from_the_docs_reads_a_real_servers_hints(
-    kit: Kit, mode: str, transport: str
+    kit: Kit, mode: str, transport: str, tmp_path: Path
 ) -> None:
     served = str(SERVERS / "prism_served.py")
     with anyio.fail_after(scaled(60)):
         async with contextlib.AsyncExitStack() as stack:
-            if transport == "stdio":
-                target: Any = StdioTransport(sys.executable, args=(served, "stdio"), env=kit.env)
+            if transport == "memory":
+                target: Any = InMemoryTransport(server_module("prism_served").build(tmp_path))
             else:
                 target = StreamableHttpTransport(
                     await stack.enter_async_context(kit.http_script(served))

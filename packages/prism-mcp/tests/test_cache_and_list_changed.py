@@ -67,7 +67,10 @@ async def test_a_legacy_notification_marks_stale_and_calls_back_once(kit) -> Non
 
 
 async def test_a_raising_callback_does_not_hurt_the_bridge(kit) -> None:
+    raised = anyio.Event()
+
     def broken(bridge: McpToolBridge) -> None:
+        raised.set()  # the raise below follows in the same step, before any other task runs
         raise RuntimeError("host bug")
 
     with anyio.fail_after(scaled(30)):
@@ -75,24 +78,27 @@ async def test_a_raising_callback_does_not_hurt_the_bridge(kit) -> None:
             server_id="h", transport=kit.hostile(), on_tools_changed=broken
         ) as bridge:
             await kit.call(bridge, "add_tool", {"name": "x"})
-            assert await kit.until(lambda: bridge.stale)
-            await anyio.sleep(0.05)
+            await raised.wait()
+            assert bridge.stale
             assert (await kit.call(bridge, "echo", {"text": "ok"})).error is None
 
 
 @pytest.mark.parametrize(("mode", "expected"), [("legacy", "notification"), ("auto", "listen")])
 async def test_sdk_server_announces_changes_on_both_eras(kit, mode: str, expected: str) -> None:
+    changed = anyio.Event()
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
             server_id="sdk",
-            transport=kit.sdk_stdio(),
+            transport=kit.sdk_memory(),
             protocol_mode=mode,
             list_cache_ttl_seconds=3600,
+            on_tools_changed=lambda _: changed.set(),
         ) as bridge:
             assert await kit.until(lambda: bridge.list_changed_mode == expected)
             assert bridge.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
             added = (await kit.call(bridge, "add_tool")).value
-            assert await kit.until(lambda: bridge.stale)
+            await changed.wait()
+            assert bridge.stale
             await bridge.refresh()
     assert added == {"result": "dyn_1"}
     assert "mcp:sdk:dyn_1" in {t.name for t in bridge.tools}
@@ -101,7 +107,9 @@ async def test_sdk_server_announces_changes_on_both_eras(kit, mode: str, expecte
 async def test_a_lost_listen_stream_is_opened_again(kit) -> None:
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
-            server_id="ll", transport=kit.lowlevel("--listen", "flaky"), list_cache_ttl_seconds=3600
+            server_id="ll",
+            transport=kit.lowlevel_memory(listen="flaky"),
+            list_cache_ttl_seconds=3600,
         ) as bridge:
             assert bridge.protocol_version == "2026-07-28"
 
@@ -122,7 +130,9 @@ async def test_a_lost_listen_stream_is_opened_again(kit) -> None:
 async def test_a_server_that_cannot_listen_falls_back_to_the_ttl(kit) -> None:
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
-            server_id="ll", transport=kit.lowlevel("--listen", "reject"), list_cache_ttl_seconds=0.5
+            server_id="ll",
+            transport=kit.lowlevel_memory(listen="reject"),
+            list_cache_ttl_seconds=0.5,
         ) as bridge:
             await kit.call(bridge, "stats")
             assert bridge.list_changed_mode == "ttl"

@@ -4,7 +4,6 @@ JSON-RPC errors the server sees."""
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Any
 
@@ -16,16 +15,16 @@ from prism.core.testing import scaled
 from prism.mcp import (
     ElicitationRequest,
     ElicitationResponse,
+    InMemoryTransport,
     McpBridgeOptions,
     McpClientFeatures,
     SamplingRequest,
     SamplingResponse,
-    StdioTransport,
     StreamableHttpTransport,
     connect_mcp_tools,
 )
 
-from .conftest import SERVERS
+from .conftest import SERVERS, load_server
 
 pytestmark = pytest.mark.anyio
 
@@ -48,9 +47,10 @@ class Host:
         return SamplingResponse(text="a short answer", model="scripted-model")
 
 
-def _server(kit: Any) -> StdioTransport:
-    args = (str(SERVERS / "features_server.py"), "stdio")
-    return StdioTransport(sys.executable, args=args, env=kit.env)
+def _server(kit: Any) -> InMemoryTransport:
+    """A fresh ``features_server.py`` in this process: the features are protocol, not process;
+    the HTTP test below runs it as a real server."""
+    return InMemoryTransport(load_server("features_server").mcp)
 
 
 async def _run(kit: Any, features: McpClientFeatures | None, *calls: tuple[str, dict[str, Any]]):

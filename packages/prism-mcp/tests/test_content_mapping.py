@@ -45,7 +45,7 @@ async def test_every_content_type_maps_from_a_raw_server(kit) -> None:
 
 async def test_sdk_server_content_structured_values_and_errors(kit) -> None:
     with anyio.fail_after(scaled(60)):
-        async with connect_mcp_tools(server_id="sdk", transport=kit.sdk_stdio()) as bridge:
+        async with connect_mcp_tools(server_id="sdk", transport=kit.sdk_memory()) as bridge:
             mixed = await kit.call(bridge, "mixed")
             point = await kit.call(bridge, "structured", {"x": 1, "y": 2})
             echo = await kit.call(bridge, "echo", {"text": "hi"})

@@ -47,7 +47,7 @@ async def test_tools_are_namespaced_and_listed_across_pages(kit) -> None:
 async def test_sdk_lowlevel_server_pages_are_followed(kit) -> None:
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
-            server_id="ll", transport=kit.lowlevel("--page-size", "2", "--listen", "none")
+            server_id="ll", transport=kit.lowlevel_memory(page_size=2, listen="none")
         ) as bridge:
             stats = (await kit.call(bridge, "stats")).value
     assert [t.name for t in bridge.tools][:5] == [f"mcp:ll:t{i}" for i in range(5)]

@@ -1,29 +1,35 @@
 """A remote tool error's ``_meta`` (its error code, retry hints) survives the bridge, on
-``error.details["mcp_meta"]``: from an SDK server and from a Prism-served one, stdio and HTTP."""
+``error.details["mcp_meta"]``: from an SDK server and from a Prism-served one, in memory and
+over HTTP."""
 
 from __future__ import annotations
 
-import sys
+from pathlib import Path
 
 import anyio
 import pytest
 
 from prism.core.testing import scaled
-from prism.mcp import MCP_TOOL_ERROR, StdioTransport, StreamableHttpTransport, connect_mcp_tools
+from prism.mcp import (
+    MCP_TOOL_ERROR,
+    InMemoryTransport,
+    StreamableHttpTransport,
+    connect_mcp_tools,
+)
 from prism.mcp._content import MAX_ERROR_META_BYTES
 
-from .conftest import SERVERS, Kit
+from .conftest import Kit, server_module
 
 pytestmark = pytest.mark.anyio
 
 RETRY = {"code": "rate_limited", "retryAfterSeconds": 2}
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("transport", ["memory", "http"])
 async def test_a_remote_error_keeps_its_meta(kit: Kit, transport: str) -> None:
     with anyio.fail_after(scaled(60)):
-        if transport == "stdio":
-            async with connect_mcp_tools(server_id="s", transport=kit.sdk_stdio()) as bridge:
+        if transport == "memory":
+            async with connect_mcp_tools(server_id="s", transport=kit.sdk_memory()) as bridge:
                 result = await kit.call(bridge, "rate_limited")
                 plain = await kit.call(bridge, "fetch_fails")
         else:
@@ -41,10 +47,8 @@ async def test_a_remote_error_keeps_its_meta(kit: Kit, transport: str) -> None:
     assert "com.example/error" not in plain.error.details.get("mcp_meta", {})
 
 
-async def test_a_prism_served_error_keeps_prisms_code(kit: Kit) -> None:
-    served = StdioTransport(
-        sys.executable, args=(str(SERVERS / "prism_served.py"), "stdio"), env=kit.env
-    )
+async def test_a_prism_served_error_keeps_prisms_code(kit: Kit, tmp_path: Path) -> None:
+    served = InMemoryTransport(server_module("prism_served").build(tmp_path))
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(server_id="p", transport=served) as bridge:
             result = await kit.call(bridge, "fail")

@@ -1,6 +1,7 @@
-"""A Prism registry served over MCP, called by Prism's own bridge over stdio and HTTP.
+"""A Prism registry served over MCP, called by Prism's own bridge in memory, over stdio and HTTP.
 
-The server is ``servers/prism_served.py`` in a real subprocess; the client is
+The server is ``servers/prism_served.py``: built in this process (``InMemoryTransport``) for the
+protocol behaviours, run as a real subprocess for stdio and HTTP; the client is
 ``connect_mcp_tools``. Both backends.
 """
 
@@ -28,6 +29,7 @@ from prism.core.testing import scaled
 from prism.mcp import (
     ElicitationRequest,
     ElicitationResponse,
+    InMemoryTransport,
     McpClientFeatures,
     McpToolBridge,
     StdioTransport,
@@ -35,7 +37,7 @@ from prism.mcp import (
     connect_mcp_tools,
 )
 
-from .conftest import SERVERS, Kit
+from .conftest import SERVERS, Kit, server_module
 
 pytestmark = pytest.mark.anyio
 
@@ -47,10 +49,20 @@ async def served(
     kit: Kit,
     transport: str,
     markers: Path,
-    extra_env: dict[str, str] | None = None,
+    fallback: str | None = None,
     **options: Any,
 ) -> AsyncIterator[McpToolBridge]:
-    env = {**kit.env, "PRISM_SERVED_MARKERS": str(markers), **(extra_env or {})}
+    """The served registry over ``transport``: "memory" (in-process), "stdio" or "http"."""
+    if transport == "memory":
+        memory = InMemoryTransport(server_module("prism_served").build(markers, fallback))
+        async with connect_mcp_tools(
+            server_id="prism", transport=memory, name_prefix="", **options
+        ) as bridge:
+            yield bridge
+        return
+    env = {**kit.env, "PRISM_SERVED_MARKERS": str(markers)}
+    if fallback is not None:
+        env["PRISM_SERVED_FALLBACK"] = fallback
     if transport == "stdio":
         stdio = StdioTransport(sys.executable, args=(SERVED, "stdio"), env=env)
         async with connect_mcp_tools(
@@ -60,15 +72,19 @@ async def served(
         return
     async with kit.http_script(SERVED, env=env) as url:
         http = StreamableHttpTransport(url)
-        async with connect_mcp_tools(server_id="prism", transport=http, name_prefix="") as bridge:
+        async with connect_mcp_tools(
+            server_id="prism", transport=http, name_prefix="", **options
+        ) as bridge:
             yield bridge
 
 
-@pytest.fixture(params=["stdio", "http"])
+@pytest.fixture(params=["memory", "http"])
 def transport(request: pytest.FixtureRequest) -> str:
+    """In memory for the protocol, over real HTTP for the transport; stdio has its own tests."""
     return str(request.param)
 
 
+@pytest.mark.parametrize("transport", ["memory", "stdio", "http"])
 async def test_every_content_type_round_trips(kit: Kit, transport: str, tmp_path: Path) -> None:
     with anyio.fail_after(scaled(60)):
         async with served(kit, transport, tmp_path) as bridge:
@@ -152,13 +168,18 @@ async def test_results_over_the_servers_bound_become_an_error(
 async def test_a_tool_added_while_connected_is_announced(
     kit: Kit, transport: str, tmp_path: Path
 ) -> None:
+    changed = anyio.Event()
     with anyio.fail_after(scaled(60)):
-        async with served(kit, transport, tmp_path) as bridge:
+        async with served(
+            kit, transport, tmp_path, on_tools_changed=lambda _: changed.set()
+        ) as bridge:
             assert "late" not in [t.name for t in bridge.tools]
             # on 2026-07-28 the announcement rides a listen stream the bridge opens after connecting
             assert await kit.until(lambda: bridge.list_changed_mode != "ttl", scaled(10))
             await kit.call(bridge, "add_tool", {"name": "late"})
-            assert await kit.until(lambda: bridge.stale, scaled(10))
+            with anyio.fail_after(scaled(10)):
+                await changed.wait()
+            assert bridge.stale
             names = [t.name for t in await bridge.refresh()]
     assert "late" in names
 
@@ -174,7 +195,7 @@ async def test_stray_stdout_in_a_tool_never_corrupts_stdio(kit: Kit, tmp_path: P
 
 async def test_tools_are_listed_with_schemas_and_hints(kit: Kit, tmp_path: Path) -> None:
     with anyio.fail_after(scaled(60)):
-        async with served(kit, "stdio", tmp_path) as bridge:
+        async with served(kit, "memory", tmp_path) as bridge:
             echo = kit.tool(bridge, "echo")
     assert echo.description == "Echo text"
     assert echo.parameters == {"type": "object", "properties": {"text": {"type": "string"}}}
@@ -189,7 +210,6 @@ async def test_without_a_back_channel_the_operators_approver_decides_approvals(
 ) -> None:
     # The bridge negotiates the 2026-07-28 protocol here: no server-to-client requests, so the
     # served approval cannot elicit and must hand the question to the host (deny without one).
-    extra = {} if fallback is None else {"PRISM_SERVED_FALLBACK": fallback}
     asked: list[str] = []
 
     async def elicit(request: ElicitationRequest) -> ElicitationResponse:
@@ -198,7 +218,7 @@ async def test_without_a_back_channel_the_operators_approver_decides_approvals(
 
     features = McpClientFeatures(permission=create_static_permission_policy(), elicitation=elicit)
     with anyio.fail_after(scaled(60)):
-        async with served(kit, "stdio", tmp_path, extra, client_features=features) as bridge:
+        async with served(kit, "memory", tmp_path, fallback, client_features=features) as bridge:
             result = await kit.call(bridge, "deploy")
     assert (tmp_path / "deployed").exists() is runs
     assert (result.error is None) is runs

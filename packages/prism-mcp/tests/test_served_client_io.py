@@ -1,18 +1,19 @@
 """A served tool logs to its client (under ``logging/setLevel``) and asks the client's user
-(elicitation): the SDK's client over stdio and HTTP on the handshake protocol, where both exist."""
+(elicitation): the SDK's client in memory and over HTTP on the handshake protocol, where both
+exist."""
 
 from __future__ import annotations
 
-import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters, types
+from mcp import Client, types
 
 from prism.core.testing import scaled
 
-from .conftest import SERVERS, Kit
+from .conftest import SERVERS, Kit, server_module
 
 pytestmark = [
     pytest.mark.anyio,
@@ -30,12 +31,14 @@ def _text(result: types.CallToolResult) -> str:
 
 
 async def _target(kit: Kit, transport: str, stack: Any) -> Any:
-    if transport == "stdio":
-        return StdioServerParameters(command=sys.executable, args=[SERVED, "stdio"], env=kit.env)
+    """The served registry: in this process ("memory", the SDK's in-memory client path) or
+    over real HTTP."""
+    if transport == "memory":
+        return server_module("prism_served").build(Path("/nonexistent")).lowlevel
     return await stack.enter_async_context(kit.http_script(SERVED))
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("transport", ["memory", "http"])
 async def test_tool_logs_reach_the_client_at_its_level(kit: Kit, transport: str) -> None:
     import contextlib
 
@@ -66,7 +69,7 @@ async def test_tool_logs_reach_the_client_at_its_level(kit: Kit, transport: str)
     ]
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("transport", ["memory", "http"])
 async def test_a_tool_asks_the_user_through_the_client(kit: Kit, transport: str) -> None:
     import contextlib
 

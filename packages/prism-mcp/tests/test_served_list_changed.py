@@ -1,8 +1,10 @@
 """A served registry that changes announces ``notifications/tools/list_changed`` to every live
 session, on stdio and HTTP, on every protocol version, and declares ``listChanged`` as sent.
 
-The raw stdio exchange speaks JSON lines to ``servers/prism_served.py`` with no SDK in between;
-the other clients are Prism's bridge (the SDK ``Client`` underneath) pinned to each era.
+The raw exchanges speak JSON-RPC to ``servers/prism_served.py`` with no SDK client in between:
+as JSON lines to a real stdio process, or as messages on the SDK's memory streams to the same
+server built in-process; the other clients are Prism's bridge (the SDK ``Client`` underneath)
+pinned to each era.
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from mcp.shared.memory import create_client_server_memory_streams
+from mcp.shared.message import SessionMessage
+from mcp.types import jsonrpc_message_adapter
 
 from prism.core.testing import scaled
-from prism.mcp import StdioTransport, StreamableHttpTransport, connect_mcp_tools
+from prism.mcp import InMemoryTransport, StreamableHttpTransport, connect_mcp_tools
 
-from .conftest import SERVERS, Kit
+from .conftest import SERVERS, Kit, server_module
 
 pytestmark = pytest.mark.anyio
 
@@ -98,16 +103,45 @@ async def raw_stdio(kit: Kit) -> AsyncIterator[RawStdio]:
                     await process.wait()
 
 
+class RawMemory(RawStdio):
+    """JSON-RPC messages to and from an in-process server's memory streams, no client session."""
+
+    def __init__(self, streams: Any) -> None:
+        super().__init__(None)
+        self.read, self.write = streams
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.write.send(SessionMessage(jsonrpc_message_adapter.validate_python(message)))
+
+    async def receive(self) -> dict[str, Any]:
+        item = await self.read.receive()
+        assert isinstance(item, SessionMessage), item
+        message: dict[str, Any] = item.message.model_dump(by_alias=True, exclude_none=True)
+        return message
+
+
+@asynccontextmanager
+async def raw_memory(tmp_path: Path) -> AsyncIterator[RawStdio]:
+    server = server_module("prism_served").build(tmp_path)
+    async with (
+        create_client_server_memory_streams() as (client, served),
+        anyio.create_task_group() as group,
+    ):
+        group.start_soon(server.lowlevel.run, *served, server.initialization_options())
+        yield RawMemory(client)
+        group.cancel_scope.cancel()
+
+
 def _changed(message: dict[str, Any]) -> bool:
     return message.get("method") == "notifications/tools/list_changed"
 
 
 @pytest.mark.parametrize("version", HANDSHAKE_VERSIONS)
-async def test_a_raw_stdio_client_hears_the_change_without_listing_first(
-    kit: Kit, version: str
+async def test_a_raw_client_hears_the_change_without_listing_first(
+    version: str, tmp_path: Path
 ) -> None:
     with anyio.fail_after(scaled(60)):
-        async with raw_stdio(kit) as raw:
+        async with raw_memory(tmp_path) as raw:
             answer = await raw.handshake(version)
             await raw.call(2, "add_tool", {"name": f"late_{version[:4]}"})
             heard = await raw.heard(_changed)
@@ -168,12 +202,16 @@ async def test_every_http_session_hears_a_change_and_the_capability_says_so(
     assert capabilities["tools"]["listChanged"] is True
 
 
-async def test_a_legacy_stdio_bridge_hears_the_change(kit: Kit) -> None:
-    stdio = StdioTransport(sys.executable, args=(SERVED, "stdio"), env=kit.env)
+async def test_a_legacy_bridge_hears_the_change(kit: Kit, tmp_path: Path) -> None:
+    memory = InMemoryTransport(server_module("prism_served").build(tmp_path))
+    changed = anyio.Event()
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
-            server_id="p", transport=stdio, protocol_mode="legacy", list_cache_ttl_seconds=3600
-        ) as bridge:
+            server_id="p", transport=memory, protocol_mode="legacy", list_cache_ttl_seconds=3600,
+            on_tools_changed=lambda _: changed.set(),
+        ) as bridge:  # fmt: skip
             assert bridge.protocol_version == "2025-11-25"
             await kit.call(bridge, "add_tool", {"name": "late"})
-            assert await kit.until(lambda: bridge.stale, scaled(5))
+            with anyio.fail_after(scaled(5)):
+                await changed.wait()
+            assert bridge.stale

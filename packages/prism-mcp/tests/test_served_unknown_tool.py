@@ -1,17 +1,17 @@
 """An unknown tool is a JSON-RPC error -32602 (Invalid params), as the spec says, not an
-``isError`` result: checked with the SDK's own client over stdio and HTTP, on both eras."""
+``isError`` result: checked with the SDK's own client in memory and over HTTP, on both eras."""
 
 from __future__ import annotations
 
-import sys
+from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client, MCPError, StdioServerParameters, types
+from mcp import Client, MCPError, types
 
 from prism.core.testing import scaled
 
-from .conftest import SERVERS, Kit
+from .conftest import SERVERS, Kit, server_module
 
 pytestmark = pytest.mark.anyio
 
@@ -27,10 +27,10 @@ async def _unknown_and_known(target: object, mode: str) -> tuple[MCPError, types
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_an_unknown_tool_is_invalid_params_over_stdio(kit: Kit, mode: str) -> None:
-    params = StdioServerParameters(command=sys.executable, args=[SERVED, "stdio"], env=kit.env)
+async def test_an_unknown_tool_is_invalid_params_in_memory(mode: str, tmp_path: Path) -> None:
+    server = server_module("prism_served").build(tmp_path)
     with anyio.fail_after(scaled(60)):
-        error, known = await _unknown_and_known(params, mode)
+        error, known = await _unknown_and_known(server.lowlevel, mode)
     assert error.code == types.INVALID_PARAMS
     assert "no_such_tool" in error.message
     assert known.is_error is False

@@ -2,6 +2,7 @@
 
 Run: ``python prism_served.py stdio`` or ``python prism_served.py http PORT [TOKEN]``.
 ``PRISM_SERVED_MARKERS`` names a directory where tools leave markers (cancellation, approval).
+Tests that need no process build the same server in-process with ``build()``.
 """
 
 from __future__ import annotations
@@ -42,16 +43,11 @@ from prism.mcp.server import (
 )
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="  # noqa: E501
-MARKERS = Path(os.environ.get("PRISM_SERVED_MARKERS", "/nonexistent"))
-FALLBACK = os.environ.get("PRISM_SERVED_FALLBACK")  # "yes"/"no": the host's own answer
-APPROVAL = McpApproval(
-    timeout_seconds=10, approver=None if FALLBACK is None else (lambda request: FALLBACK == "yes")
-)
 
 
-def mark(name: str) -> None:
-    if MARKERS.is_dir():
-        (MARKERS / name).write_text("1")
+def mark(markers: Path, name: str) -> None:
+    if markers.is_dir():
+        (markers / name).write_text("1")
 
 
 async def echo(args: Any, ctx: ToolExecutionContext) -> str:
@@ -91,15 +87,6 @@ async def steps(args: Any, ctx: ToolExecutionContext) -> str:
     return "stepped"
 
 
-async def hang(args: Any, ctx: ToolExecutionContext) -> str:
-    mark("hang-started")
-    try:
-        await anyio.sleep(60)
-    finally:
-        mark("hang-cancelled")
-    return "never"
-
-
 async def big(args: Any, ctx: ToolExecutionContext) -> str:
     return "x" * int(args.get("size", 1000))
 
@@ -113,6 +100,9 @@ async def noisy(args: Any, ctx: ToolExecutionContext) -> str:
 class AskTheUser:
     """An execution policy that always asks, through the served approval callback."""
 
+    def __init__(self, approval: McpApproval) -> None:
+        self.approval = approval
+
     def check(self, action: ExecutionAction) -> Any:
         return self._decide(action)
 
@@ -124,7 +114,7 @@ class AskTheUser:
             def describe() -> str:
                 return f"{action.kind} {action.operation}"
 
-        approved = await APPROVAL(Prompt())
+        approved = await self.approval(Prompt())
         return ExecutionDecision(allowed=approved, reason=None if approved else "the user said no")
 
 
@@ -135,6 +125,7 @@ async def chatty(args: Any, ctx: ToolExecutionContext) -> dict[str, bool]:
     return sent
 
 
+TEXT = {"type": "object", "properties": {"text": {"type": "string"}}}
 NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
 
@@ -147,45 +138,58 @@ async def ask_name(args: Any, ctx: ToolExecutionContext) -> str:
     return f"hello {answer.content['name']}"
 
 
-async def deploy(args: Any, ctx: ToolExecutionContext) -> str:
-    await assert_execution_allowed(AskTheUser(), ExecutionAction(kind="deploy", operation="prod"))
-    mark("deployed")
-    return "deployed"
+def build(markers: Path, fallback: str | None = None) -> McpToolServer:
+    """A fresh served registry; tools leave markers in ``markers``; ``fallback`` ("yes"/"no")
+    is the host's own answer to approvals when the client cannot be asked."""
+    approval = McpApproval(
+        timeout_seconds=10, approver=None if fallback is None else (lambda _: fallback == "yes")
+    )
 
+    async def hang(args: Any, ctx: ToolExecutionContext) -> str:
+        mark(markers, "hang-started")
+        try:
+            await anyio.sleep(60)
+        finally:
+            mark(markers, "hang-cancelled")
+        return "never"
 
-REGISTRY = create_tool_registry(
-    [
-        ToolDefinition(name="echo", execute=echo, description="Echo text",
-                       parameters={"type": "object", "properties": {"text": {"type": "string"}}}),
-        ToolDefinition(name="everything", execute=everything),
-        ToolDefinition(name="stats", execute=stats, read_only=True),
-        ToolDefinition(name="fail", execute=fail),
-        ToolDefinition(name="steps", execute=steps),
-        ToolDefinition(name="hang", execute=hang),
-        ToolDefinition(name="big", execute=big),
-        ToolDefinition(name="noisy", execute=noisy),
-        ToolDefinition(name="deploy", execute=deploy),
-        ToolDefinition(name="chatty", execute=chatty),
-        ToolDefinition(name="ask_name", execute=ask_name),
-        ToolDefinition(name="rm", execute=echo),
-    ]
-)  # fmt: skip
+    async def deploy(args: Any, ctx: ToolExecutionContext) -> str:
+        action = ExecutionAction(kind="deploy", operation="prod")
+        await assert_execution_allowed(AskTheUser(approval), action)
+        mark(markers, "deployed")
+        return "deployed"
 
+    registry = create_tool_registry(
+        [
+            ToolDefinition(name="echo", execute=echo, description="Echo text", parameters=TEXT),
+            ToolDefinition(name="everything", execute=everything),
+            ToolDefinition(name="stats", execute=stats, read_only=True),
+            ToolDefinition(name="fail", execute=fail),
+            ToolDefinition(name="steps", execute=steps),
+            ToolDefinition(name="hang", execute=hang),
+            ToolDefinition(name="big", execute=big),
+            ToolDefinition(name="noisy", execute=noisy),
+            ToolDefinition(name="deploy", execute=deploy),
+            ToolDefinition(name="chatty", execute=chatty),
+            ToolDefinition(name="ask_name", execute=ask_name),
+            ToolDefinition(name="rm", execute=echo),
+        ]
+    )  # fmt: skip
 
-async def add_tool(args: Any, ctx: ToolExecutionContext) -> str:
-    REGISTRY.register(ToolDefinition(name=str(args["name"]), execute=echo))
-    return "added"
+    async def add_tool(args: Any, ctx: ToolExecutionContext) -> str:
+        registry.register(ToolDefinition(name=str(args["name"]), execute=echo))
+        return "added"
 
-
-REGISTRY.register(ToolDefinition(name="add_tool", execute=add_tool))
-
-PIPELINE = ToolPipeline(
-    registry=REGISTRY, permission=create_static_permission_policy(deny=["tool:rm:*"])
-)
+    registry.register(ToolDefinition(name="add_tool", execute=add_tool))
+    pipeline = ToolPipeline(
+        registry=registry, permission=create_static_permission_policy(deny=["tool:rm:*"])
+    )
+    return McpToolServer(pipeline, ServeOptions(name="prism-served", max_result_bytes=100_000))
 
 
 def main() -> None:
-    server = McpToolServer(PIPELINE, ServeOptions(name="prism-served", max_result_bytes=100_000))
+    markers = Path(os.environ.get("PRISM_SERVED_MARKERS", "/nonexistent"))
+    server = build(markers, os.environ.get("PRISM_SERVED_FALLBACK"))
     if sys.argv[1] == "stdio":
         anyio.run(serve_tools, server)
         return

@@ -1,4 +1,4 @@
-"""MCP client bridge for Prism: stdio and Streamable HTTP, bounded and fault-tolerant.
+"""MCP client bridge for Prism: stdio, Streamable HTTP and in-memory; bounded and fault-tolerant.
 
 ``connect_mcp_tools`` turns the tools of one MCP server into Prism ``ToolDefinition``s whose
 calls a hostile or broken server cannot hang, flood or confuse. Importing this package does not
@@ -25,7 +25,12 @@ from ._oauth import (
     McpTokenStorage,
 )
 from ._options import CallFaultPolicy, McpBridgeOptions, ProtocolMode, ToolsChangedCallback
-from ._transports import McpTransport, StdioTransport, StreamableHttpTransport
+from ._transports import (
+    InMemoryTransport,
+    McpTransport,
+    StdioTransport,
+    StreamableHttpTransport,
+)
 
 if TYPE_CHECKING:
     from ._bridge import McpToolBridge
@@ -35,6 +40,7 @@ __all__ = [
     "ElicitationRequest",
     "ElicitationResponse",
     "InMemoryTokenStorage",
+    "InMemoryTransport",
     "McpBridgeOptions",
     "McpClientFeatures",
     "McpOAuth",

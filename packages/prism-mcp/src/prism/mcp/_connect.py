@@ -14,7 +14,12 @@ from prism.core import AbortSignal
 from ._errors import McpConnectError
 from ._feature_types import McpClientFeatures
 from ._options import CallFaultPolicy, McpBridgeOptions, ProtocolMode, ToolsChangedCallback
-from ._transports import McpTransport, StdioTransport, StreamableHttpTransport
+from ._transports import (
+    InMemoryTransport,
+    McpTransport,
+    StdioTransport,
+    StreamableHttpTransport,
+)
 
 if TYPE_CHECKING:
     from ._bridge import McpToolBridge
@@ -29,9 +34,10 @@ def _check(server_id: object, transport: object) -> None:
         raise ValueError(
             f"server_id must match ^[A-Za-z0-9][A-Za-z0-9._-]{{0,63}}$, got {server_id!r}"
         )
-    if not isinstance(transport, (StdioTransport, StreamableHttpTransport)):
+    if not isinstance(transport, (StdioTransport, StreamableHttpTransport, InMemoryTransport)):
         raise TypeError(
-            "transport must be a StdioTransport or a StreamableHttpTransport, "
+            "transport must be a StdioTransport, a StreamableHttpTransport or an "
+            "InMemoryTransport, "
             f"got {type(transport).__name__}"
         )
 

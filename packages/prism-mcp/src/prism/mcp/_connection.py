@@ -29,11 +29,12 @@ from ._client_features import FeatureCallbacks
 from ._errors import clip
 from ._http import SSE_SLACK_BYTES, HttpWatch, describe_status, make_http_client
 from ._limits import read_cap
+from ._memory import open_memory
 from ._oauth import build_auth, redact_text
 from ._options import McpBridgeOptions
 from ._quiet import in_bridge, install
 from ._stdio import StdioProcess, open_bounded_stdio
-from ._transports import McpTransport, StdioTransport
+from ._transports import InMemoryTransport, McpTransport, StdioTransport
 
 __all__ = ["CallState", "Connection", "ListChangedMode"]
 
@@ -111,7 +112,7 @@ class Connection:
         self.http: HttpWatch | None = None
         if isinstance(transport, StdioTransport):
             self.proc = StdioProcess(self.nonce, self._transport_gone)
-        else:
+        elif not isinstance(transport, InMemoryTransport):
             self.http = HttpWatch()
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -204,6 +205,8 @@ class Connection:
 
     def _transport_cm(self, stack: contextlib.AsyncExitStack) -> Any:
         opts = self._options
+        if isinstance(self._transport, InMemoryTransport):
+            return open_memory(self._transport, grace_seconds=opts.close_grace_seconds)
         if isinstance(self._transport, StdioTransport):
             assert self.proc is not None
             return open_bounded_stdio(

@@ -1,4 +1,5 @@
-"""Where the server is: ``StdioTransport`` (a subprocess) or ``StreamableHttpTransport`` (a URL)."""
+"""Where the server is: ``StdioTransport`` (a subprocess), ``StreamableHttpTransport`` (a URL)
+or ``InMemoryTransport`` (a server object in this process)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
 from urllib.parse import urlsplit
 
+from ._memory import InMemoryTransport
 from ._oauth import McpOAuth, McpOAuthAuthorizationCode, McpOAuthClientCredentials
 
-__all__ = ["McpTransport", "StdioTransport", "StreamableHttpTransport"]
+__all__ = ["InMemoryTransport", "McpTransport", "StdioTransport", "StreamableHttpTransport"]
 
 _ENV_NAME = re.compile(r"[^=\x00]+")
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
@@ -181,4 +183,4 @@ class StreamableHttpTransport:
         )
 
 
-McpTransport = StdioTransport | StreamableHttpTransport
+McpTransport = StdioTransport | StreamableHttpTransport | InMemoryTransport
