@@ -108,3 +108,6 @@ _.pycache_prefix  # scripts/bench/_common.py sets sys.pycache_prefix (read by th
 _.tempdir  # scripts/bench/coding_tools.py sets tempfile.tempdir so spills land in the bench dir
 _.probe  # scripts/bench/_dispatch_peers.py registers it as a pydantic-ai tool (decorator)
 _.noop_tool  # scripts/bench/integrations.py registers it as a pydantic-ai tool (decorator)
+
+# prism-core
+_.ToolReturn  # prism/core/_types.py: the type alias ToolHandler names in a string annotation
