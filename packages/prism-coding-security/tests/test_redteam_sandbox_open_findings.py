@@ -32,7 +32,6 @@ from prism.core.testing import scaled
 
 RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]
 pytestmark = [
-    pytest.mark.skip(reason="open red-team findings, see report"),
     pytest.mark.anyio,
 ]
 

@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from .._credentials import DEFAULT_DENY_READ, host_homes
+from .._credentials import DEFAULT_DENY_READ, expand_location, host_homes, xdg_config_home
 
 __all__ = ["DEFAULT_DENY_READ", "SYSTEM_READ_PATHS", "ReadMode", "deny_read_args", "view_args"]
 
@@ -29,10 +29,7 @@ SYSTEM_READ_PATHS: tuple[str, ...] = (
 
 
 def _expand(pattern: str) -> list[str]:
-    if pattern == "~" or pattern.startswith("~/"):
-        bases = [home + pattern[1:] for home in host_homes()]
-    else:
-        bases = [pattern]
+    bases = expand_location(pattern, host_homes(), xdg_config_home())
     found: list[str] = []
     for base in bases:
         found += glob.glob(base) if glob.has_magic(base) else [base]
