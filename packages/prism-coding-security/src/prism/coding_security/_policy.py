@@ -98,7 +98,8 @@ class CodingApprovalPolicy:
         if kind in FILE_KINDS and not action.paths:
             return _deny(f"{kind} action names no path; give a path inside the workspace")
         mutating = kind not in READ_KINDS
-        denied = self._check_paths(action.paths, action.cwd, mutating=mutating)
+        links = mutating and kind in FILE_KINDS
+        denied = self._check_paths(action.paths, action.cwd, mutating=mutating, links=links)
         if denied is not None:
             if mutating and kind in FILE_KINDS and self._only_host_executed(action):
                 return _NeedsApproval(f"{denied} (a host-executed path: the user decides)")
@@ -114,7 +115,8 @@ class CodingApprovalPolicy:
         credentials and host additions stay denied)."""
         narrower = replace(self.protected, host_executed=False)
         paths, cwd = action.paths, action.cwd
-        return self._check_paths(paths, cwd, mutating=True, protected=narrower) is None
+        found = self._check_paths(paths, cwd, mutating=True, protected=narrower, links=True)
+        return found is None
 
     def _check_paths(
         self,
@@ -123,6 +125,7 @@ class CodingApprovalPolicy:
         *,
         mutating: bool,
         protected: ProtectedPaths | None = None,
+        links: bool = False,
     ) -> str | None:
         for path in paths:
             reason = check_path(
@@ -133,6 +136,7 @@ class CodingApprovalPolicy:
                 home=self.home,
                 protected=self.protected if protected is None else protected,
                 deny_read=self.deny_read,
+                link_targets=links,
             )
             if reason is not None:
                 return reason

@@ -281,7 +281,9 @@ class BubblewrapSandbox(Sandbox):
                     cwd=cwd,
                     marker_fd=marker_write,
                     seccomp_fd=seccomp_fd,
-                    protected_binds=protected_args(guard.before, self.git),
+                    protected_binds=protected_args(
+                        guard.before, self.git, (self.root, *self.writable)
+                    ),
                 )
                 if guard.leaf is not None:
                     argv = [*guard.leaf.wrapper(), *argv]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -68,9 +69,15 @@ def _after(
         ) from error
     for path in removed:
         guard.notices.append(
-            f"prism-sandbox: removed {path}: the command created or replaced a protected path "
+            f"prism-sandbox: removed {_printable(path)}: the command created or replaced a "
+            "protected path "
             "(it would make programs run code outside the sandbox)"
         )
+
+
+def _printable(path: str) -> str:
+    """``path`` as valid text: bytes that are not UTF-8 (surrogate-escaped) shown as ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 @contextlib.asynccontextmanager
@@ -94,4 +101,4 @@ async def guarded(
                 _after, guard, protected, roots, scan_limit, max_processes
             )
         for notice in guard.notices:
-            on_data(f"\n{notice}\n".encode())
+            on_data(f"\n{notice}\n".encode("utf-8", "backslashreplace"))
