@@ -104,6 +104,8 @@ SAMPLES: dict[str, str] = {
     ".aws/config": ".aws/config",
     ".kube/config": ".kube/config",
     ".docker/config.json": ".docker/config.json",
+    "__pycache__/sitecustomize.*": "lib/__pycache__/sitecustomize.cpython-312.pyc",
+    "__pycache__/usercustomize.*": "__pycache__/usercustomize.cpython-312.pyc",
     ".bashrc": ".bashrc",
     ".bash_profile": ".bash_profile",
     ".bash_login": ".bash_login",

@@ -56,6 +56,8 @@ HOST_EXECUTED_PATHS: tuple[HostExecutedPath, ...] = (
     HostExecutedPath("dist-packages/*.pth", "Python runs its import lines at every start"),
     HostExecutedPath("sitecustomize.py", "Python imports it at every start when on sys.path"),
     HostExecutedPath("usercustomize.py", "Python imports it at every start when on sys.path"),
+    HostExecutedPath("__pycache__/sitecustomize.*", "its bytecode runs instead of the source"),
+    HostExecutedPath("__pycache__/usercustomize.*", "its bytecode runs instead of the source"),
     HostExecutedPath("pyvenv.cfg", "names the interpreter a virtual environment runs"),
     HostExecutedPath("bin/activate*", "the user's shell sources a virtual environment's activate"),
     HostExecutedPath(".venv/bin", "the environment's python, pip and console scripts"),
