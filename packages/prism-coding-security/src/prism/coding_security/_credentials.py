@@ -23,6 +23,7 @@ __all__ = [
     "credential_reason",
     "expand_location",
     "host_homes",
+    "tracked_location",
     "xdg_config_home",
 ]
 
@@ -203,6 +204,24 @@ def _cached_matcher(
     found = _expanded(tuple(deny_read), homes, xdg)
     _LAST_MATCHER[:] = [(deny_read, homes, xdg, found)]
     return found
+
+
+def tracked_location(
+    roots: Sequence[str], *, home: str | None, deny_read: Sequence[str] = DEFAULT_DENY_READ
+) -> tuple[str, str] | None:
+    """``(repository, credential)`` when an existing credential location below a root lies in
+    the work tree of a git repository below that root (``git init ~``): git's object store then
+    holds what the mask hides, and ``git show HEAD:.npmrc`` prints it."""
+    literal, _ = _cached_matcher(deny_read, host_homes(home), xdg_config_home())
+    for root in (r for r in roots if r != "/"):
+        prefix = root.rstrip("/") + "/"
+        for location in (p for p in literal if p.startswith(prefix) and os.path.lexists(p)):
+            parent = os.path.dirname(location)
+            while parent.startswith(prefix) or parent == root:
+                if os.path.lexists(os.path.join(parent, ".git")):
+                    return parent, location
+                parent = os.path.dirname(parent)
+    return None
 
 
 def credential_reason(

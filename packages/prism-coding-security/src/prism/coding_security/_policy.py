@@ -13,7 +13,7 @@ from prism.core.options import check_callable, check_choice, check_flag, check_s
 from ._analysis._commands import CommandVerdict, analyze_command
 from ._analysis._rules import CommandRule
 from ._approval import ApprovalCache, ApprovalCallback, ask_approval
-from ._credentials import DEFAULT_DENY_READ
+from ._credentials import DEFAULT_DENY_READ, tracked_location
 from ._harden import ceiling_directories, harden, strip_hardening
 from ._paths import check_path, existing_directories
 from ._protected import ProtectedPaths
@@ -170,8 +170,11 @@ class CodingApprovalPolicy:
             reason = f"command analysis failed ({type(exc).__name__}); needs approval"
         else:
             reason = verdict.reason or "command needs approval"
+            tracked = self._tracked_secret(verdict)
             if verdict.decision == "allow" and _unceiled_git(verdict, self.roots):
                 reason = "git cannot be kept inside the roots (a root's parent contains `:`)"
+            elif tracked is not None:
+                reason = tracked
             elif verdict.decision != "needs-approval":
                 return self._shell_verdict(command, verdict)
         if self.read_only:
@@ -179,6 +182,19 @@ class CodingApprovalPolicy:
                 f"read-only mode: {reason}; only read-only commands may run", exclusive=True
             )
         return _NeedsApproval(reason)
+
+    def _tracked_secret(self, verdict: CommandVerdict) -> str | None:
+        """Why an allowed git command needs approval: a repository below a root tracks a
+        credential location's path, so git can print it from its object store."""
+        if verdict.decision != "allow" or "git" not in verdict.programs:
+            return None
+        found = tracked_location(self.roots, home=self.home, deny_read=self.deny_read)
+        if found is None:
+            return None
+        return (
+            f"git can print what the repository {found[0]} tracks, and its work tree holds the "
+            f"credential location {found[1]} (git show/log -p bypass the mask); needs approval"
+        )
 
     def _shell_verdict(self, command: str, verdict: CommandVerdict) -> ExecutionDecision:
         if verdict.decision == "deny":
