@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -31,8 +30,8 @@ def _snapshot(protected: ProtectedPaths, roots: Sequence[str], limit: int) -> Pr
         return snapshot(protected, roots, limit)
     except OSError as error:
         raise SandboxUnavailableError(
-            f"cannot list the protected paths under the writable roots ({error}); the command "
-            "was not run (raise protected_scan_limit or narrow the roots)"
+            f"cannot list the protected paths under the writable roots ({_printable(str(error))}); "
+            "the command was not run (raise protected_scan_limit or narrow the roots)"
         ) from error
 
 
@@ -65,7 +64,7 @@ def _after(
     except OSError as error:
         raise SandboxUnavailableError(
             f"after the command, the protected paths could not be fully checked or restored "
-            f"({error}); treat the workspace as untrusted"
+            f"({_printable(str(error))}); treat the workspace as untrusted"
         ) from error
     for path in removed:
         guard.notices.append(
@@ -77,7 +76,10 @@ def _after(
 
 def _printable(path: str) -> str:
     """``path`` as valid text: bytes that are not UTF-8 (surrogate-escaped) shown as ``\\xNN``."""
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
+    try:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeError:  # a surrogate no file name decodes to
+        return path.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @contextlib.asynccontextmanager
