@@ -499,6 +499,24 @@ async def test_the_script_a_git_hook_symlink_points_to_stays_read_only(
     assert not marker.exists()
 
 
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_dangling_hook_symlink_whose_target_the_command_creates_does_not_run(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    _repo_with_symlinked_hook(root)
+    (root / "scripts" / "pre-commit.sh").unlink()  # the hook is installed, its script not yet
+    marker = host_dir / "pwned-by-hook"
+    command = (
+        f"printf '#!/bin/sh\\ntouch {marker}\\n' > scripts/pre-commit.sh"
+        " && chmod +x scripts/pre-commit.sh"
+    )
+    _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    _commit_on_host(root)
+    assert not marker.exists(), output
+
+
 async def test_the_write_tool_asks_before_writing_through_a_hook_or_envrc_symlink(
     host_dir: Path,
 ) -> None:

@@ -83,9 +83,14 @@ def _identity(path: str) -> Identity | None:
 
 
 def snapshot(protected: ProtectedPaths, roots: Sequence[str], limit: int) -> ProtectedSnapshot:
-    """Each protected entry under ``roots`` with its identity; ``OSError`` past ``limit``."""
+    """Each protected entry under ``roots`` with its identity; ``OSError`` past ``limit``.
+
+    Symlinks inside protected directories (a hook kept in the tree) are entries too: their
+    identity holds their target's, so a dangling hook whose target the command created counts
+    as changed (and the link is removed)."""
     result: ProtectedSnapshot = {}
-    for path in _entries(protected, roots, limit):
+    entries = _entries(protected, roots, limit)
+    for path in [*entries, *(link for link, _ in protected_symlinks(entries))]:
         identity = _identity(path)
         if identity is not None:
             result[path] = identity
