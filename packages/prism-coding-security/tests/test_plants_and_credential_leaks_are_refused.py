@@ -627,6 +627,7 @@ SPELLINGS = [
     "cp evil.pth {site}",  # into an existing directory
     "mv -t {site} evil.pth",
     "install -t {site} evil.pth",
+    "ln -sf ../../../../evil.pth {site}/",  # a link named after its target, into the directory
 ]
 
 

@@ -136,6 +136,9 @@ def _ln(inv: Invocation, out: Effects) -> None:
     directories = parsed.values("-t")
     if directories:
         pairs = [(Arg(f"{directories[0].text}/{_base(t.text)}"), t) for t in operands]
+    elif len(operands) >= 2 and _into(operands[-1], inv.cwd, False):
+        directory = operands[-1].text.rstrip("/")
+        pairs = [(Arg(f"{directory}/{_base(t.text)}"), t) for t in operands[:-1]]
     elif len(operands) >= 2:
         pairs = [(operands[-1], t) for t in operands[:-1]]
     elif operands:

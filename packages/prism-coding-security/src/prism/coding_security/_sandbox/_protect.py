@@ -106,6 +106,8 @@ def protected_args(
     for path, identity in before.items():
         if git_mode == "code" and stat.S_ISDIR(identity[2]) and _is_git_dir(path):
             continue  # the directory itself stays writable; its code parts are listed
+        if stat.S_ISLNK(identity[2]) and _inside(path, before):
+            continue  # a link inside a bound directory: its target is bound below
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
     prefixes = tuple(root.rstrip("/") + "/" for root in roots)
@@ -115,10 +117,19 @@ def protected_args(
     return args
 
 
+def _inside(path: str, before: ProtectedSnapshot) -> bool:
+    parent = os.path.dirname(path)
+    while parent not in ("/", ""):
+        if parent in before:
+            return True
+        parent = os.path.dirname(parent)
+    return False
+
+
 def _remove(path: str) -> None:
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path)
-    else:
+    elif os.path.lexists(path):
         os.unlink(path)
 
 
@@ -205,11 +216,10 @@ def _remove_changed(after: ProtectedSnapshot, before: ProtectedSnapshot) -> list
         if before.get(p) != identity and identity in set(before.values()) - kept
     }
     changed = [p for p, identity in after.items() if before.get(p) != identity and p not in moved]
-    git_dirs = {p for p in changed if _is_git_dir(p)}
     removed: list[str] = []
-    for path in changed:
-        if any(path.startswith(d + "/") for d in git_dirs):
-            continue
+    for path in sorted(changed):
+        if any(path.startswith(d + "/") for d in removed):
+            continue  # went with a removed directory (a new git directory, a new .husky)
         _remove(path)
         removed.append(path)
     return removed
