@@ -18,6 +18,8 @@ from pathlib import Path
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prism.coding_security import (
     BubblewrapSandbox,
@@ -26,6 +28,7 @@ from prism.coding_security import (
     create_coding_approval_policy,
     create_sandbox_bash_operations,
 )
+from prism.coding_security._sandbox._guard import printable_path
 from prism.coding_tools import ExecResult, ShellOptions, create_coding_tools
 from prism.core import AbortController, ToolDefinition, ToolExecutionContext, ToolResult
 from prism.core.testing import scaled
@@ -438,6 +441,17 @@ async def test_a_removed_plant_with_a_non_utf8_name_is_reported_not_raised(
     assert not os.path.lexists(os.fsencode(root) + b"/\xff/.envrc")  # noqa: ASYNC240
     assert "removed" in output
     assert result.exit_code == 0
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(raw=st.binary(max_size=40), extra=st.text(max_size=10))
+def test_any_file_name_makes_a_notice_that_encodes(raw: bytes, extra: str) -> None:
+    """Whatever bytes a name holds (and any lone surrogate), the notice text is valid UTF-8."""
+    name = os.fsdecode(raw) + extra
+    shown = printable_path(name)
+    shown.encode("utf-8")
+    if raw.isascii() and extra.isascii():
+        assert shown == name
 
 
 @pytest.mark.usefixtures("bwrap_ready")
