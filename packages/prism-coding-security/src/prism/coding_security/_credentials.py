@@ -21,7 +21,10 @@ __all__ = [
     "DEFAULT_DENY_READ",
     "CredentialLocation",
     "credential_reason",
+    "expand_location",
     "host_homes",
+    "tracked_location",
+    "xdg_config_home",
 ]
 
 
@@ -83,6 +86,22 @@ CREDENTIAL_LOCATIONS: tuple[CredentialLocation, ...] = (
     CredentialLocation("~/.mozilla", "Firefox saved logins and session cookies"),
     CredentialLocation("~/.config/google-chrome", "Chrome saved logins and session cookies"),
     CredentialLocation("~/.config/chromium", "Chromium saved logins and session cookies"),
+    CredentialLocation("~/.gemini/oauth_creds.json", "Gemini CLI OAuth credentials"),
+    CredentialLocation("~/.config/github-copilot", "GitHub Copilot OAuth tokens"),
+    CredentialLocation("~/.pulumi/credentials.json", "Pulumi Cloud access tokens"),
+    CredentialLocation(
+        "~/.config/containers/auth.json", "podman/buildah/skopeo registry passwords"
+    ),
+    CredentialLocation("~/.wrangler", "Cloudflare wrangler OAuth tokens"),
+    CredentialLocation("~/.config/.wrangler", "Cloudflare wrangler OAuth tokens (XDG location)"),
+    CredentialLocation("~/.config/configstore/firebase-tools.json", "Firebase CLI OAuth tokens"),
+    CredentialLocation("~/.sentryclirc", "Sentry CLI auth token"),
+    CredentialLocation("~/.config/stripe", "Stripe CLI API keys"),
+    CredentialLocation("~/.config/hcloud", "Hetzner Cloud API tokens"),
+    CredentialLocation("~/.ngrok2", "ngrok auth token (v2 location)"),
+    CredentialLocation("~/.config/helm", "Helm repository passwords and registry logins"),
+    CredentialLocation("~/.bash_history", "commands the user typed, tokens in `export` lines"),
+    CredentialLocation("~/.zsh_history", "commands the user typed, tokens in `export` lines"),
     CredentialLocation("/etc/shadow", "password hashes of every local account"),
     CredentialLocation("/etc/gshadow", "group password hashes"),
     CredentialLocation("/etc/ssl/private", "TLS private keys of the host"),
@@ -122,32 +141,87 @@ def _regex(pattern: str) -> str:
     return "".join(parts)
 
 
+def xdg_config_home() -> str | None:
+    """``$XDG_CONFIG_HOME`` when set to an absolute path (gh, glab, rclone, git follow it)."""
+    value = os.environ.get("XDG_CONFIG_HOME", "")
+    return value.rstrip("/") or None if os.path.isabs(value) else None
+
+
+def expand_location(pattern: str, homes: Sequence[str], xdg: str | None) -> list[str]:
+    """``pattern`` with ``~/`` expanded over ``homes``; ``~/.config/`` also below ``xdg``."""
+    if pattern != "~" and not pattern.startswith("~/"):
+        return [pattern]
+    found = [home.rstrip("/") + pattern[1:] for home in homes]
+    if xdg is not None and pattern.startswith("~/.config/"):
+        found.append(xdg + pattern[len("~/.config") :])
+    return found
+
+
 @functools.lru_cache(maxsize=32)
-def _matcher(deny_read: tuple[str, ...], homes: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One regex for every pattern (``~/`` expanded over ``homes``): path equal or below."""
-    expanded: list[str] = []
-    for pattern in deny_read:
-        if pattern == "~" or pattern.startswith("~/"):
-            expanded += [home.rstrip("/") + pattern[1:] for home in homes]
-        else:
-            expanded.append(pattern)
+def _expanded(
+    deny_read: tuple[str, ...], homes: tuple[str, ...], xdg: str | None
+) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
+    """The literal expanded paths, and one regex for every pattern: path equal or below."""
+    expanded = [path for pattern in deny_read for path in expand_location(pattern, homes, xdg)]
+    literal = tuple(p for p in expanded if not any(c in p for c in "*?"))
     if not expanded:
+        return literal, None
+    return literal, re.compile("(" + "|".join(_regex(p) for p in expanded) + ")(?:/|$)")
+
+
+def _symlinked(literal: Sequence[str]) -> re.Pattern[str] | None:
+    """Where credential locations that are (or lie below) symlinks really are: a dotfiles
+    farm (``~/.npmrc -> dotfiles/npm/.npmrc``) keeps the secret at the target."""
+    targets: list[str] = []
+    for path in literal:
+        if os.path.lexists(path):
+            try:
+                real = os.path.realpath(path)
+            except (OSError, ValueError):
+                continue
+            if real != path and real != "/":
+                targets.append(real)
+    if not targets:
         return None
-    return re.compile("(" + "|".join(_regex(p) for p in expanded) + ")(?:/|$)")
+    return re.compile("(" + "|".join(re.escape(t) for t in targets) + ")(?:/|$)")
 
 
-_LAST_MATCHER: list[tuple[Sequence[str], tuple[str, ...], re.Pattern[str] | None]] = []
+_LAST_MATCHER: list[
+    tuple[
+        Sequence[str], tuple[str, ...], str | None, tuple[tuple[str, ...], re.Pattern[str] | None]
+    ]
+] = []
 
 
-def _cached_matcher(deny_read: Sequence[str], homes: tuple[str, ...]) -> re.Pattern[str] | None:
-    """``_matcher`` with a one-entry memo on the list object itself (path checks are hot)."""
+def _cached_matcher(
+    deny_read: Sequence[str], homes: tuple[str, ...], xdg: str | None
+) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
+    """``_expanded`` with a one-entry memo on the list object itself (path checks are hot)."""
     if _LAST_MATCHER:
-        last, last_homes, matcher = _LAST_MATCHER[0]
-        if last is deny_read and last_homes == homes:
-            return matcher
-    matcher = _matcher(tuple(deny_read), homes)
-    _LAST_MATCHER[:] = [(deny_read, homes, matcher)]
-    return matcher
+        last, last_homes, last_xdg, found = _LAST_MATCHER[0]
+        if last is deny_read and last_homes == homes and last_xdg == xdg:
+            return found
+    found = _expanded(tuple(deny_read), homes, xdg)
+    _LAST_MATCHER[:] = [(deny_read, homes, xdg, found)]
+    return found
+
+
+def tracked_location(
+    roots: Sequence[str], *, home: str | None, deny_read: Sequence[str] = DEFAULT_DENY_READ
+) -> tuple[str, str] | None:
+    """``(repository, credential)`` when an existing credential location below a root lies in
+    the work tree of a git repository below that root (``git init ~``): git's object store then
+    holds what the mask hides, and ``git show HEAD:.npmrc`` prints it."""
+    literal, _ = _cached_matcher(deny_read, host_homes(home), xdg_config_home())
+    for root in (r for r in roots if r != "/"):
+        prefix = root.rstrip("/") + "/"
+        for location in (p for p in literal if p.startswith(prefix) and os.path.lexists(p)):
+            parent = os.path.dirname(location)
+            while parent.startswith(prefix) or parent == root:
+                if os.path.lexists(os.path.join(parent, ".git")):
+                    return parent, location
+                parent = os.path.dirname(parent)
+    return None
 
 
 def credential_reason(
@@ -162,7 +236,7 @@ def credential_reason(
     ``path`` is checked as given and as its real path (``resolved``, computed when not given),
     so a symlink into ``~/.ssh`` counts.
     """
-    matcher = _cached_matcher(deny_read, host_homes(home))
+    literal, matcher = _cached_matcher(deny_read, host_homes(home), xdg_config_home())
     if matcher is None:
         return None
     if resolved is None:
@@ -174,4 +248,8 @@ def credential_reason(
         found = matcher.match(candidate)
         if found is not None:
             return f"it holds credentials ({found.group(1)}); reading it is denied"
+    linked = _symlinked(literal)
+    found = linked.match(resolved) if linked is not None else None
+    if found is not None:
+        return f"it holds credentials ({found.group(1)}, a credential location's symlink target)"
     return None

@@ -145,8 +145,10 @@ def repository_pointers(path: str, home: str | None = None) -> list[str]:
 
 def looks_like_git_dir(directory: str) -> bool:
     """A directory git would accept as a git directory: ``HEAD`` plus ``objects`` (a
-    repository) or ``commondir`` (a linked worktree's private directory)."""
-    return os.path.isfile(os.path.join(directory, "HEAD")) and (
+    repository) or ``commondir`` (a linked worktree's private directory). ``HEAD`` may be a
+    symlink, even a dangling one (git accepts ``HEAD -> refs/heads/main``)."""
+    head = os.path.join(directory, "HEAD")
+    return (os.path.islink(head) or os.path.isfile(head)) and (
         os.path.isdir(os.path.join(directory, "objects"))
         or os.path.isfile(os.path.join(directory, "commondir"))
     )

@@ -18,6 +18,7 @@ from ._credentials import DEFAULT_DENY_READ, credential_reason
 from ._git_pointers import git_metadata_reason
 from ._printable import quoted
 from ._protected import ProtectedPaths
+from ._symlinked import symlink_target_reason
 
 __all__ = [
     "DEFAULT_PROTECTED",
@@ -213,19 +214,27 @@ def check_path(
     home: str | None = None,
     protected: ProtectedPaths = DEFAULT_PROTECTED,
     deny_read: Sequence[str] = DEFAULT_DENY_READ,
+    link_targets: bool = False,
 ) -> str | None:
     """``None`` when ``path`` (relative to ``cwd``) stays inside one of ``roots``, else the reason.
 
     ``roots`` must already be canonical (see ``canonicalize_roots``). Credential locations
     (``deny_read``, ``~/`` meaning ``home``) are refused even inside a root. ``mutating``
     additionally refuses ``protected`` paths (git metadata and what it points to, host-run files
-    …) and hard-linked files. Never raises: a path that cannot be checked is refused with the
-    reason.
+    …) and hard-linked files; with ``link_targets`` also what a protected symlink points to (a
+    walk of the roots, so file tools only). Never raises: a path that cannot be checked is
+    refused with the reason.
     """
     if not roots:
         return "no workspace roots are configured; every path is denied"
     try:
-        return _containment_reason(path, cwd, roots, mutating, home, protected, deny_read)
+        found = _containment_reason(path, cwd, roots, mutating, home, protected, deny_read)
+        if found is None and mutating and link_targets:
+            resolved = resolve_path(path, cwd=cwd, home=home)
+            target = symlink_target_reason(resolved, roots, protected)
+            if target is not None:
+                return f"path {show(path)} cannot be modified: {target}"
+        return found
     except (OSError, ValueError) as error:  # fail closed: unverifiable means refused
         return f"path {path!r} cannot be checked ({error})"
 

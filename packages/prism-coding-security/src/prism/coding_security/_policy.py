@@ -13,7 +13,7 @@ from prism.core.options import check_callable, check_choice, check_flag, check_s
 from ._analysis._commands import CommandVerdict, analyze_command
 from ._analysis._rules import CommandRule
 from ._approval import ApprovalCache, ApprovalCallback, ask_approval
-from ._credentials import DEFAULT_DENY_READ
+from ._credentials import DEFAULT_DENY_READ, tracked_location
 from ._harden import ceiling_directories, harden, strip_hardening
 from ._paths import check_path, existing_directories
 from ._protected import ProtectedPaths
@@ -98,7 +98,8 @@ class CodingApprovalPolicy:
         if kind in FILE_KINDS and not action.paths:
             return _deny(f"{kind} action names no path; give a path inside the workspace")
         mutating = kind not in READ_KINDS
-        denied = self._check_paths(action.paths, action.cwd, mutating=mutating)
+        links = mutating and kind in FILE_KINDS
+        denied = self._check_paths(action.paths, action.cwd, mutating=mutating, links=links)
         if denied is not None:
             if mutating and kind in FILE_KINDS and self._only_host_executed(action):
                 return _NeedsApproval(f"{denied} (a host-executed path: the user decides)")
@@ -114,7 +115,8 @@ class CodingApprovalPolicy:
         credentials and host additions stay denied)."""
         narrower = replace(self.protected, host_executed=False)
         paths, cwd = action.paths, action.cwd
-        return self._check_paths(paths, cwd, mutating=True, protected=narrower) is None
+        found = self._check_paths(paths, cwd, mutating=True, protected=narrower, links=True)
+        return found is None
 
     def _check_paths(
         self,
@@ -123,6 +125,7 @@ class CodingApprovalPolicy:
         *,
         mutating: bool,
         protected: ProtectedPaths | None = None,
+        links: bool = False,
     ) -> str | None:
         for path in paths:
             reason = check_path(
@@ -133,6 +136,7 @@ class CodingApprovalPolicy:
                 home=self.home,
                 protected=self.protected if protected is None else protected,
                 deny_read=self.deny_read,
+                link_targets=links,
             )
             if reason is not None:
                 return reason
@@ -166,8 +170,11 @@ class CodingApprovalPolicy:
             reason = f"command analysis failed ({type(exc).__name__}); needs approval"
         else:
             reason = verdict.reason or "command needs approval"
+            tracked = self._tracked_secret(verdict)
             if verdict.decision == "allow" and _unceiled_git(verdict, self.roots):
                 reason = "git cannot be kept inside the roots (a root's parent contains `:`)"
+            elif tracked is not None:
+                reason = tracked
             elif verdict.decision != "needs-approval":
                 return self._shell_verdict(command, verdict)
         if self.read_only:
@@ -175,6 +182,19 @@ class CodingApprovalPolicy:
                 f"read-only mode: {reason}; only read-only commands may run", exclusive=True
             )
         return _NeedsApproval(reason)
+
+    def _tracked_secret(self, verdict: CommandVerdict) -> str | None:
+        """Why an allowed git command needs approval: a repository below a root tracks a
+        credential location's path, so git can print it from its object store."""
+        if verdict.decision != "allow" or "git" not in verdict.programs:
+            return None
+        found = tracked_location(self.roots, home=self.home, deny_read=self.deny_read)
+        if found is None:
+            return None
+        return (
+            f"git can print what the repository {found[0]} tracks, and its work tree holds the "
+            f"credential location {found[1]} (git show/log -p bypass the mask); needs approval"
+        )
 
     def _shell_verdict(self, command: str, verdict: CommandVerdict) -> ExecutionDecision:
         if verdict.decision == "deny":

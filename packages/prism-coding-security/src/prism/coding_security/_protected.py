@@ -27,6 +27,7 @@ from ._host_run import (
     host_executed,
     venv_bin,
 )
+from ._pth import SITE_DIRS, pth_module_paths, pth_module_reason
 from ._walk import WalkLimitError, bounded_entries
 
 __all__ = [
@@ -107,6 +108,8 @@ class ProtectedPaths:
             relative = _relative(resolved, root)
             if relative is not None:
                 found = self._match(relative) or self._venv(root, relative)
+                if found is None and self.host_executed:
+                    found = pth_module_reason(root, relative)
                 if found is not None:
                     return found
         return self._match(resolved.strip("/").split("/")) if not roots else None
@@ -178,6 +181,8 @@ class ProtectedPaths:
             if looks_like_git_dir(entry.path):
                 found.append(entry.path)  # a git directory by content, whatever its name
                 return None
+            if self.host_executed and entry.name.casefold() in SITE_DIRS:
+                found.extend(pth_module_paths(entry.path))  # what its .pth files import
             return entry.path
 
         try:

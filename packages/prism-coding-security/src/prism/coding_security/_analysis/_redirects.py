@@ -54,6 +54,9 @@ def build_redirect(words: WordBuilder, node: Node, ctx: Ctx, parts: RedirectPart
     descriptor = node.child_by_field_name("descriptor")
     operator = next((node_text(c) for c in node.children if node_text(c) in _OPERATORS), ">")
     destinations = node.children_by_field_name("destination")
+    between = "".join(node_text(c) for c in node.children if c not in (*destinations, descriptor))
+    if between.replace(" ", "").startswith("<>"):
+        operator = "<>"  # read-write: opens (and creates) the file for writing; an ERROR node
     grouped: list[list[Node]] = []
     for dest in destinations:
         if grouped and dest.start_byte == grouped[-1][-1].end_byte:

@@ -8,6 +8,7 @@ simply not allowlisted, so it needs approval.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -119,6 +120,11 @@ def _copiers(inv: Invocation, out: Effects) -> None:
     sources, destinations = _dest_split(parsed)
     out.reads.extend(sources)
     out.writes.extend(Target(arg) for arg in destinations)
+    for directory in (d for d in destinations if _into(d, inv.cwd, parsed.has("-t"))):
+        # `cp -t DIR x.pth`, `cp x.pth DIR/`: the file written is DIR/x.pth
+        out.writes.extend(
+            Target(Arg(f"{directory.text.rstrip('/')}/{_base(s.text)}")) for s in sources
+        )
     if inv.name == "mv":
         out.writes.extend(Target(arg, removal=True) for arg in sources)
 
@@ -130,6 +136,9 @@ def _ln(inv: Invocation, out: Effects) -> None:
     directories = parsed.values("-t")
     if directories:
         pairs = [(Arg(f"{directories[0].text}/{_base(t.text)}"), t) for t in operands]
+    elif len(operands) >= 2 and _into(operands[-1], inv.cwd, False):
+        directory = operands[-1].text.rstrip("/")
+        pairs = [(Arg(f"{directory}/{_base(t.text)}"), t) for t in operands[:-1]]
     elif len(operands) >= 2:
         pairs = [(operands[-1], t) for t in operands[:-1]]
     elif operands:
@@ -141,6 +150,15 @@ def _ln(inv: Invocation, out: Effects) -> None:
         out.writes.append(Target(link, removal=True))
         if not symbolic:
             out.reads.append(target)
+
+
+def _into(destination: Arg, cwd: str | None, target_option: bool) -> bool:
+    """Whether a copy writes *into* ``destination`` (``-t``, a trailing ``/``, a directory)."""
+    text = destination.text
+    if target_option or text.endswith("/"):
+        return True
+    base = cwd if cwd is not None and text[:1] != "/" else ""
+    return bool(text) and os.path.isdir(os.path.join(base, os.path.expanduser(text)))
 
 
 def _base(text: str) -> str:

@@ -23,7 +23,7 @@ from ._protect import protected_args
 from ._protocol import CAPABILITY_NAMES, Sandbox, SandboxCapabilities, SandboxUnavailableError
 from ._run import run_supervised
 from ._seccomp import SeccompUnsupportedError, build_filter, filter_fd
-from ._view import DEFAULT_DENY_READ, ReadMode, deny_read_args, view_args
+from ._view import DEFAULT_DENY_READ, ReadMode, anchor_args, deny_read_args, view_args
 
 __all__ = ["BubblewrapSandbox"]
 
@@ -243,6 +243,7 @@ class BubblewrapSandbox(Sandbox):
                 args += ["--bind-try", path, path]
         for path in (self.root, *self.writable):
             args += ["--bind", path, path]
+        args += anchor_args(self.deny_read, (self.root, *self.writable))
         args += [*protected_binds, *deny_read_args(self.deny_read)]
         args += ["--seccomp", str(seccomp_fd)]
         args += ["--chdir", cwd, "--", self.shell_path, "-c", self._prologue(marker_fd)]
@@ -281,7 +282,9 @@ class BubblewrapSandbox(Sandbox):
                     cwd=cwd,
                     marker_fd=marker_write,
                     seccomp_fd=seccomp_fd,
-                    protected_binds=protected_args(guard.before, self.git),
+                    protected_binds=protected_args(
+                        guard.before, self.git, (self.root, *self.writable)
+                    ),
                 )
                 if guard.leaf is not None:
                     argv = [*guard.leaf.wrapper(), *argv]

@@ -13,7 +13,7 @@ from ._cgroup import CgroupLeaf
 from ._protect import ProtectedSnapshot, remove_new_entries, snapshot
 from ._protocol import SandboxUnavailableError
 
-__all__ = ["Guard", "guarded"]
+__all__ = ["Guard", "guarded", "printable_path"]
 
 
 @dataclass(slots=True)
@@ -30,8 +30,9 @@ def _snapshot(protected: ProtectedPaths, roots: Sequence[str], limit: int) -> Pr
         return snapshot(protected, roots, limit)
     except OSError as error:
         raise SandboxUnavailableError(
-            f"cannot list the protected paths under the writable roots ({error}); the command "
-            "was not run (raise protected_scan_limit or narrow the roots)"
+            "cannot list the protected paths under the writable roots "
+            f"({printable_path(str(error))}); the command was not run "
+            "(raise protected_scan_limit or narrow the roots)"
         ) from error
 
 
@@ -64,13 +65,22 @@ def _after(
     except OSError as error:
         raise SandboxUnavailableError(
             f"after the command, the protected paths could not be fully checked or restored "
-            f"({error}); treat the workspace as untrusted"
+            f"({printable_path(str(error))}); treat the workspace as untrusted"
         ) from error
     for path in removed:
         guard.notices.append(
-            f"prism-sandbox: removed {path}: the command created or replaced a protected path "
+            f"prism-sandbox: removed {printable_path(path)}: the command created or replaced a "
+            "protected path "
             "(it would make programs run code outside the sandbox)"
         )
+
+
+def printable_path(path: str) -> str:
+    """``path`` as valid text: bytes that are not UTF-8 (surrogate-escaped) shown as ``\\xNN``."""
+    try:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeError:  # a surrogate no file name decodes to
+        return path.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @contextlib.asynccontextmanager
@@ -94,4 +104,4 @@ async def guarded(
                 _after, guard, protected, roots, scan_limit, max_processes
             )
         for notice in guard.notices:
-            on_data(f"\n{notice}\n".encode())
+            on_data(f"\n{notice}\n".encode("utf-8", "backslashreplace"))

@@ -10,6 +10,7 @@ policy.
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import stat
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 
 from .._git_pointers import looks_like_git_dir
 from .._protected import GIT_CODE_PATHS, ProtectedPaths
+from .._symlinked import protected_symlinks
 
 __all__ = ["ProtectedSnapshot", "protected_args", "remove_new_entries", "snapshot"]
 
@@ -81,30 +83,53 @@ def _identity(path: str) -> Identity | None:
 
 
 def snapshot(protected: ProtectedPaths, roots: Sequence[str], limit: int) -> ProtectedSnapshot:
-    """Each protected entry under ``roots`` with its identity; ``OSError`` past ``limit``."""
+    """Each protected entry under ``roots`` with its identity; ``OSError`` past ``limit``.
+
+    Symlinks inside protected directories (a hook kept in the tree) are entries too: their
+    identity holds their target's, so a dangling hook whose target the command created counts
+    as changed (and the link is removed)."""
     result: ProtectedSnapshot = {}
-    for path in _entries(protected, roots, limit):
+    entries = _entries(protected, roots, limit)
+    for path in [*entries, *(link for link, _ in protected_symlinks(entries))]:
         identity = _identity(path)
         if identity is not None:
             result[path] = identity
     return result
 
 
-def protected_args(before: ProtectedSnapshot, git_mode: str) -> list[str]:
-    """``--ro-bind`` every existing protected entry (after the roots' writable binds)."""
+def protected_args(
+    before: ProtectedSnapshot, git_mode: str, roots: Sequence[str] = ()
+) -> list[str]:
+    """``--ro-bind`` every existing protected entry (after the roots' writable binds), and the
+    target inside a root of every symlink in or at a protected entry (a hook kept in the tree)."""
     args: list[str] = []
     for path, identity in before.items():
         if git_mode == "code" and stat.S_ISDIR(identity[2]) and _is_git_dir(path):
             continue  # the directory itself stays writable; its code parts are listed
+        if stat.S_ISLNK(identity[2]) and _inside(path, before):
+            continue  # a link inside a bound directory: its target is bound below
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
+    prefixes = tuple(root.rstrip("/") + "/" for root in roots)
+    for _, target in protected_symlinks(list(before)):
+        if target.startswith(prefixes) and os.path.exists(target):
+            args += ["--ro-bind", target, target]
     return args
+
+
+def _inside(path: str, before: ProtectedSnapshot) -> bool:
+    parent = os.path.dirname(path)
+    while parent not in ("/", ""):
+        if parent in before:
+            return True
+        parent = os.path.dirname(parent)
+    return False
 
 
 def _remove(path: str) -> None:
     if os.path.isdir(path) and not os.path.islink(path):
         shutil.rmtree(path)
-    else:
+    elif os.path.lexists(path):
         os.unlink(path)
 
 
@@ -113,15 +138,47 @@ def remove_new_entries(
 ) -> list[str]:
     """Remove protected entries that appeared or changed identity; return their paths.
 
-    Raises ``OSError`` when one cannot be removed or the tree grew past ``limit`` (then the
-    entries directly in each root are still checked first, fail closed).
+    Raises ``OSError`` when one cannot be removed or the tree grew past ``limit``. A flood
+    still gets cleaned: a walk ``CLEANUP_FACTOR`` times longer, and if even that overflows the
+    entries directly in each root and in every known environment's site-packages (fail closed,
+    the command is reported untrusted either way).
     """
     try:
         after = snapshot(protected, roots, limit)
     except OSError:
-        _remove_changed(_shallow(protected, roots), before)
+        try:
+            after = snapshot(protected, roots, limit * CLEANUP_FACTOR)
+        except OSError:
+            after = {**_shallow(protected, roots), **_site_packages(protected, roots, before)}
+        _remove_changed(after, before)
         raise
     return _remove_changed(after, before)
+
+
+CLEANUP_FACTOR = 20
+"""After an overflow, the clean-up walk may look at this many times ``limit`` entries."""
+
+
+def _site_packages(
+    protected: ProtectedPaths, roots: Sequence[str], before: ProtectedSnapshot
+) -> ProtectedSnapshot:
+    """Protected entries in the site-packages of every environment seen before the command
+    (its ``pyvenv.cfg`` is on the list), looked up directly whatever the tree's size."""
+    result: ProtectedSnapshot = {}
+    for config in (p for p in before if os.path.basename(p).casefold() == "pyvenv.cfg"):
+        venv = os.path.dirname(config)
+        patterns = ("lib*/python*/site-packages", "Lib/site-packages")
+        for site in (d for pattern in patterns for d in glob.glob(os.path.join(venv, pattern))):
+            try:
+                names = os.listdir(site)
+            except OSError:
+                continue
+            for name in names:
+                path = os.path.join(site, name)
+                identity = _identity(path)
+                if identity is not None and protected.reason(path, roots) is not None:
+                    result[path] = identity
+    return result
 
 
 def _shallow(protected: ProtectedPaths, roots: Sequence[str]) -> ProtectedSnapshot:
@@ -148,12 +205,21 @@ def _shallow(protected: ProtectedPaths, roots: Sequence[str]) -> ProtectedSnapsh
 
 
 def _remove_changed(after: ProtectedSnapshot, before: ProtectedSnapshot) -> list[str]:
-    changed = [p for p, identity in after.items() if before.get(p) != identity]
-    git_dirs = {p for p in changed if _is_git_dir(p)}
+    """Remove what is new or replaced; keep what only moved (``mv proj proj2`` carries its
+    ``.git``): an entry whose identity existed before and is gone from its old path. Every
+    existing entry was bound read-only, so it could be moved with its parent but neither
+    changed nor deleted (no inode reuse): history is never destroyed for a rename."""
+    kept = {identity for p, identity in after.items() if before.get(p) == identity}
+    moved = {
+        p
+        for p, identity in after.items()
+        if before.get(p) != identity and identity in set(before.values()) - kept
+    }
+    changed = [p for p, identity in after.items() if before.get(p) != identity and p not in moved]
     removed: list[str] = []
-    for path in changed:
-        if any(path.startswith(d + "/") for d in git_dirs):
-            continue
+    for path in sorted(changed):
+        if any(path.startswith(d + "/") for d in removed):
+            continue  # went with a removed directory (a new git directory, a new .husky)
         _remove(path)
         removed.append(path)
     return removed

@@ -7,9 +7,16 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from .._credentials import DEFAULT_DENY_READ, host_homes
+from .._credentials import DEFAULT_DENY_READ, expand_location, host_homes, xdg_config_home
 
-__all__ = ["DEFAULT_DENY_READ", "SYSTEM_READ_PATHS", "ReadMode", "deny_read_args", "view_args"]
+__all__ = [
+    "DEFAULT_DENY_READ",
+    "SYSTEM_READ_PATHS",
+    "ReadMode",
+    "anchor_args",
+    "deny_read_args",
+    "view_args",
+]
 
 ReadMode = Literal["deny", "allow"]
 """``"deny"``: the host root is visible read-only except the ``deny_read`` paths.
@@ -29,13 +36,21 @@ SYSTEM_READ_PATHS: tuple[str, ...] = (
 
 
 def _expand(pattern: str) -> list[str]:
-    if pattern == "~" or pattern.startswith("~/"):
-        bases = [home + pattern[1:] for home in host_homes()]
-    else:
-        bases = [pattern]
+    bases = expand_location(pattern, host_homes(), xdg_config_home())
     found: list[str] = []
     for base in bases:
         found += glob.glob(base) if glob.has_magic(base) else [base]
+    return found
+
+
+def masked_paths(patterns: Iterable[str]) -> list[str]:
+    """The real path of each existing match of ``patterns`` (without repeats, never ``/``)."""
+    found: list[str] = []
+    for pattern in patterns:
+        for path in _expand(pattern):
+            real = os.path.realpath(path)
+            if real not in found and os.path.lexists(real) and real != "/":
+                found.append(real)
     return found
 
 
@@ -45,17 +60,33 @@ def deny_read_args(patterns: Iterable[str]) -> list[str]:
     The mask goes on the resolved path, so every symlink leading there shows the mask too.
     """
     args: list[str] = []
-    seen: set[str] = set()
-    for pattern in patterns:
-        for path in _expand(pattern):
-            real = os.path.realpath(path)
-            if real in seen or not os.path.lexists(real) or real == "/":
+    for real in masked_paths(patterns):
+        if os.path.isdir(real):
+            args += ["--perms", "0000", "--tmpfs", real, "--remount-ro", real]
+        else:
+            args += ["--ro-bind", "/dev/null", real]
+    return args
+
+
+def anchor_args(patterns: Iterable[str], roots: Sequence[str]) -> list[str]:
+    """Bind every directory between a writable root and a mask onto itself (still writable).
+
+    A mount point cannot be renamed or removed (``EBUSY``), so ``mv ~/.config ~/.cfg`` fails
+    instead of carrying the mask away and leaving ``~/.cfg/gh/hosts.yml`` readable later.
+    """
+    anchors: set[str] = set()
+    for real in masked_paths(patterns):
+        for root in roots:
+            prefix = root.rstrip("/") + "/"
+            if not real.startswith(prefix) or root == "/":
                 continue
-            seen.add(real)
-            if os.path.isdir(real):
-                args += ["--perms", "0000", "--tmpfs", real, "--remount-ro", real]
-            else:
-                args += ["--ro-bind", "/dev/null", real]
+            parent = os.path.dirname(real)
+            while parent.startswith(prefix):
+                anchors.add(parent)
+                parent = os.path.dirname(parent)
+    args: list[str] = []
+    for anchor in sorted(anchors, key=lambda p: (p.count("/"), p)):
+        args += ["--bind", anchor, anchor]
     return args
 
 

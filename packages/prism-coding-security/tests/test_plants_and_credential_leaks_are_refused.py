@@ -1,9 +1,9 @@
-"""Open red-team findings against the host-run, git-directory and credential lists (issue 26).
+"""Red-team findings against the host-run, git-directory and credential lists (issue 26), closed.
 
 Each test starts from a working attack with real bwrap, real tools and real files, and asserts the
-SAFE behaviour, so it fails today. A control in each test proves the attack is live (the same
-setup with a path the lists do cover is refused, or the host really runs what was planted).
-Remove the skip mark once a finding is fixed.
+safe behaviour. A control in each test proves the attack is live (the same setup with a path the
+lists covered before is refused, or the host really runs what was planted). The design of each
+fix is in docs/security.md ("Protected paths", "Secrets", "Credential locations").
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from pathlib import Path
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prism.coding_security import (
     BubblewrapSandbox,
@@ -26,15 +28,13 @@ from prism.coding_security import (
     create_coding_approval_policy,
     create_sandbox_bash_operations,
 )
+from prism.coding_security._sandbox._guard import printable_path
 from prism.coding_tools import ExecResult, ShellOptions, create_coding_tools
 from prism.core import AbortController, ToolDefinition, ToolExecutionContext, ToolResult
 from prism.core.testing import scaled
 
 RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]
-pytestmark = [
-    pytest.mark.skip(reason="open red-team findings, see report"),
-    pytest.mark.anyio,
-]
+pytestmark = pytest.mark.anyio
 
 
 def _context() -> ToolExecutionContext:
@@ -101,6 +101,55 @@ async def test_a_flood_past_the_scan_limit_does_not_leave_a_pth_the_host_runs(
     # The error is raised, but the plant stays on disk: the host's next Python start runs it.
     assert not (root / relative).exists()
     assert not _host_python_runs(root, marker)
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_flood_past_every_walk_bound_still_removes_site_packages_plants(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    site = _make_venv(root)
+    marker = host_dir / "pwned-by-pth"
+    plant = f"import os; open({str(marker)!r}, 'w').close()\n"
+    relative = site.relative_to(root) / "zz-evil.pth"
+    sandbox = BubblewrapSandbox(root=root, protected_scan_limit=20)  # clean-up walk: 400
+    command = (
+        f"printf %s {shlex.quote(plant)} > {shlex.quote(str(relative))}; "
+        "mkdir flood; for i in $(seq 1000); do : > flood/f$i; done"
+    )
+    with pytest.raises(SandboxUnavailableError, match="untrusted"):
+        await run_sandboxed(sandbox, command, root)
+    assert not (root / relative).exists()
+    assert not _host_python_runs(root, marker)
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_moved_repository_keeps_its_history_but_not_new_code_parts(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    (root / "proj").mkdir(parents=True)
+    (root / "proj" / "a.txt").write_text("work\n")
+    _commit_all(root / "proj")
+    sandbox = BubblewrapSandbox(root=root, git="code")
+    command = (
+        "mv proj proj2 && printf '[core]\\n\\tpager = touch /tmp/x\\n' > proj2/.git/config.worktree"
+    )
+    _, output = await run_sandboxed(sandbox, command, root)
+    assert (root / "proj2" / ".git" / "HEAD").exists(), output
+    assert not (root / "proj2" / ".git" / "config.worktree").exists(), output
+    assert "history" in _git_log(root / "proj2")
+
+
+def _git_log(directory: Path) -> str:
+    return subprocess.run(
+        ["git", "-C", str(directory), "log", "--oneline"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=scaled(30),
+    ).stdout
 
 
 # --- F2: a bare repository whose HEAD is a symbolic link is not recognised as a git directory ---
@@ -394,6 +443,17 @@ async def test_a_removed_plant_with_a_non_utf8_name_is_reported_not_raised(
     assert result.exit_code == 0
 
 
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(raw=st.binary(max_size=40), extra=st.text(max_size=10))
+def test_any_file_name_makes_a_notice_that_encodes(raw: bytes, extra: str) -> None:
+    """Whatever bytes a name holds (and any lone surrogate), the notice text is valid UTF-8."""
+    name = os.fsdecode(raw) + extra
+    shown = printable_path(name)
+    shown.encode("utf-8")
+    if raw.isascii() and extra.isascii():
+        assert shown == name
+
+
 @pytest.mark.usefixtures("bwrap_ready")
 async def test_a_bare_repository_made_during_the_command_with_a_symlinked_head_is_removed(
     host_dir: Path, run_sandboxed: RunSandbox
@@ -451,6 +511,24 @@ async def test_the_script_a_git_hook_symlink_points_to_stays_read_only(
     await run_sandboxed(BubblewrapSandbox(root=root), command, root)
     _commit_on_host(root)  # the user's next commit runs .git/hooks/pre-commit
     assert not marker.exists()
+
+
+@pytest.mark.usefixtures("bwrap_ready")
+async def test_a_dangling_hook_symlink_whose_target_the_command_creates_does_not_run(
+    host_dir: Path, run_sandboxed: RunSandbox
+) -> None:
+    root = host_dir / "ws"
+    root.mkdir()
+    _repo_with_symlinked_hook(root)
+    (root / "scripts" / "pre-commit.sh").unlink()  # the hook is installed, its script not yet
+    marker = host_dir / "pwned-by-hook"
+    command = (
+        f"printf '#!/bin/sh\\ntouch {marker}\\n' > scripts/pre-commit.sh"
+        " && chmod +x scripts/pre-commit.sh"
+    )
+    _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
+    _commit_on_host(root)
+    assert not marker.exists(), output
 
 
 async def test_the_write_tool_asks_before_writing_through_a_hook_or_envrc_symlink(
@@ -559,6 +637,11 @@ async def test_a_sandboxed_command_cannot_create_credential_configs_that_run_cod
 SPELLINGS = [
     "cat payload 1<>{site}/evil.pth",  # read-write redirection: creates and writes the file
     "cp -t {site} evil.pth",  # target directory first
+    "cp --target-directory={site} evil.pth",
+    "cp evil.pth {site}",  # into an existing directory
+    "mv -t {site} evil.pth",
+    "install -t {site} evil.pth",
+    "ln -sf ../../../../evil.pth {site}/",  # a link named after its target, into the directory
 ]
 
 
