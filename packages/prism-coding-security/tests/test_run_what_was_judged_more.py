@@ -264,10 +264,16 @@ def test_the_rendering_prints_what_bash_prints(ws: Path, command: str) -> None:
     assert printed(verdict.rendered) == printed(command), verdict.rendered
 
 
-@pytest.mark.parametrize("command", ["cat {fd}<a", "echo $'a\\0b'", "time cat a"])
+@pytest.mark.parametrize("command", ["cat {fd}<a", "echo $'a\\0b'"])
 def test_what_cannot_be_rendered_faithfully_needs_approval(ws: Path, command: str) -> None:
-    """`{fd}<a` allocates a descriptor (not an operand), bash cuts `$'…'` at a NUL, and `time`
-    is a keyword (quoted, it would run /usr/bin/time)."""
+    """`{fd}<a` allocates a descriptor (not an operand), bash cuts `$'…'` at a NUL."""
     (ws / "a").write_text("x\n")
     verdict = analyze_command(command, cwd=str(ws), roots=[str(ws)], home=None)
     assert verdict.decision != "allow", verdict.rendered
+
+
+def test_the_time_keyword_stays_the_keyword(ws: Path) -> None:
+    """Quoted, `'time'` would run /usr/bin/time: the keyword is rendered as written."""
+    (ws / "a").write_text("x\n")
+    verdict = analyze_command("time cat a", cwd=str(ws), roots=[str(ws)], home=None)
+    assert verdict.rendered == "time cat a", verdict

@@ -134,6 +134,12 @@ def _component_tokens(chars: Chars) -> list[str | re.Pattern[str] | None]:
 _ANY = re.compile("[^/]", re.DOTALL)
 
 
+def _one(token: str | re.Pattern[str] | None, ch: str) -> bool:
+    if token is None or isinstance(token, str):
+        return token == ch
+    return token.fullmatch(ch) is not None
+
+
 def _matches(tokens: list[str | re.Pattern[str] | None], name: str, steps: list[int]) -> bool:
     """Glob match in O(len(name) * len(tokens)): on a mismatch only the last `*` grows by one
     character (a later `*` can absorb whatever an earlier one could), so nothing backtracks
@@ -144,12 +150,9 @@ def _matches(tokens: list[str | re.Pattern[str] | None], name: str, steps: list[
         steps[0] -= 1
         if steps[0] < 0:
             raise GlobTooLarge
-        token = tokens[at] if at < len(tokens) else False
-        if token is None:
+        if at < len(tokens) and tokens[at] is None:
             star, mark, at = at, pos, at + 1
-        elif token is not False and (
-            token == name[pos] if isinstance(token, str) else token.fullmatch(name[pos])
-        ):
+        elif at < len(tokens) and _one(tokens[at], name[pos]):
             at, pos = at + 1, pos + 1
         elif star >= 0:
             mark += 1

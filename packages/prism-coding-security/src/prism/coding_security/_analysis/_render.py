@@ -154,8 +154,8 @@ def word_spans(
         if group
     ]
     first = words[0].exact if words else None
-    if first is not None and len(first) == 1 and first[0].text == "time" == words[0].raw:
-        return [replace(spans[0], word=Word("time", None, ()))]  # the keyword: cannot be quoted
+    if spans and first is not None and len(first) == 1 and first[0].text == "time" == words[0].raw:
+        spans[0] = replace(spans[0], word=None, text="time")  # the keyword, as written (not quoted)
     if not spans or first is None or len(first) != 1 or first[0].text != "cd":
         return spans
     if destination is None or not os.path.isdir(destination) or not os.access(destination, os.X_OK):
