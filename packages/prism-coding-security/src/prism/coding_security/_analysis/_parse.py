@@ -22,6 +22,7 @@ from ._syntax import (
     CONTROL,
     REDIRECTS,
     clip,
+    exit_follows,
     flatten_lists,
     followed_by_amp,
     key,
@@ -41,17 +42,6 @@ MAX_PIPES = 1000
 """``|`` characters allowed in one parsed text (long pipelines parse in quadratic time)."""
 MAX_NESTING = 120
 """Syntax-tree nesting the walker follows before giving up (keeps Python's stack bounded)."""
-
-
-def _exit_follows(children: list[Node], position: int) -> bool:
-    """``children[position]`` (or the operator there) is followed by ``|| exit …``."""
-    if children[position].is_named:
-        position += 1
-    if position + 1 >= len(children) or children[position].type != "||":
-        return False
-    after = children[position + 1]
-    name = after.child_by_field_name("name") if after.type == "command" else None
-    return name is not None and node_text(name) == "exit"
 
 
 class Walker:
@@ -159,7 +149,7 @@ class Walker:
                     self.out.note("structural", "a background job `&`", node_text(node))
                 if child.is_missing or child.type == "ERROR":
                     self.out.note("hard", "a syntax error", node_text(node))
-                exits = chain and _exit_follows(children, position)
+                exits = chain and exit_follows(children, position)
                 if chain and child.type == "||" and ctx.scope.cwd != start and not exits:
                     ctx.scope.cwd = None  # runs after a `cd` that failed or after one that did not
                 continue
@@ -170,7 +160,7 @@ class Walker:
             moved_here = ctx.scope.cwd != before
             if chain and named and moved_here:
                 ctx.scope.cwd = None  # `a && cd x`: whether the `cd` ran depends on `a`
-            elif chain and moved_here and not _exit_follows(children, position):
+            elif chain and moved_here and not exit_follows(children, position):
                 moved = True  # `cd x && a`: afterwards x if the `cd` worked, else the start
             elif not chain and moved_here and child.type not in ("command", "list"):
                 ctx.scope.cwd = None  # `cd x 2>e; …`: a `cd` the rendering does not guard
