@@ -57,11 +57,6 @@ SCRIPTS = [
     ("sh run.sh --fast", "run.sh"),
     ("./run.sh", "run.sh"),
     ("python3 tool.py -v", "tool.py"),
-    ("source env.sh && pytest -q", "env.sh"),
-    (". env.sh; make", "env.sh"),
-    ("make build", "Makefile"),
-    ("npm test", "package.json"),
-    ("node --require=hook.js app.js", "hook.js"),
     ("bash sub/../run.sh", "run.sh"),
 ]
 
@@ -94,8 +89,33 @@ async def test_the_same_command_in_another_directory_is_asked_again(root: Path) 
     assert len(host.asked) == 2
 
 
+UNRESOLVED = [
+    "source env.sh && pytest -q",  # a list: the second program is not resolved
+    ". env.sh; make",
+    "cd sub && bash run.sh",  # the script is found after a `cd`
+    "bash run.sh > out",  # a redirection
+    "bash -c 'bash run.sh'",  # code in a string
+    "python3 -m tool",  # a module looked up on sys.path
+    "node --require=hook.js app.js",  # options before the script
+    "make build",  # runners that find the code they run themselves
+    "make -C sub",
+    "npm --prefix sub test",
+    "pytest -q",
+    "env bash run.sh",  # a wrapper running another program
+    "X=1 bash run.sh",
+]
+
+
 @pytest.mark.parametrize(
-    "command", ["bash $SCRIPT", "bash `ls *.sh`", "bash r*.sh", "bash {run,x}.sh", "bash 'unclosed"]
+    "command",
+    [
+        "bash $SCRIPT",
+        "bash `ls *.sh`",
+        "bash r*.sh",
+        "bash {run,x}.sh",
+        "bash 'unclosed",
+        *UNRESOLVED,
+    ],
 )
 async def test_commands_whose_files_are_unknown_are_never_cached(root: Path, command: str) -> None:
     (root / "run.sh").write_text("echo a\n")

@@ -21,7 +21,7 @@ def _action(**overrides: Any) -> ExecutionAction:
     fields: dict[str, Any] = {
         "kind": "shell",
         "operation": "execute",
-        "command": "make test",
+        "command": "git push origin main",
         "cwd": "/work",
         "paths": ("/work",),
         "metadata": {"run_id": "r1", "session_id": "s1"},

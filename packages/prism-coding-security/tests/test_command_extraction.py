@@ -195,11 +195,20 @@ def test_pipeline_stages_know_their_upstream() -> None:
 def test_cd_changes_the_directory_later_commands_resolve_against() -> None:
     collector = Collector(Budget(100_000, 1_000, 5.0))
     parse_into(
-        collector, "cd /etc && cat passwd; (cd sub); ls", cwd="/w", home=None, depth=0, origin=None
+        collector, "cd /etc; cat passwd; (cd sub); ls", cwd="/w", home=None, depth=0, origin=None
     )
     cwds = {" ".join(a.text for w in c.words for a in w.guess): c.cwd for c in collector.commands}
     assert cwds["cat passwd"] == "/etc"
     assert cwds["ls"] == "/etc"  # the subshell's cd does not leak out
+
+
+def test_after_a_chain_that_starts_with_cd_the_directory_is_unknown() -> None:
+    """`cd x && a; b`: `b` runs in x when the `cd` worked and where it started when it failed."""
+    collector = Collector(Budget(100_000, 1_000, 5.0))
+    parse_into(collector, "cd /etc && cat passwd; ls", cwd="/w", home=None, depth=0, origin=None)
+    cwds = {" ".join(a.text for w in c.words for a in w.guess): c.cwd for c in collector.commands}
+    assert cwds["cat passwd"] == "/etc"
+    assert cwds["ls"] is None
 
 
 def test_plain_read_only_commands_are_allowed(root: str) -> None:

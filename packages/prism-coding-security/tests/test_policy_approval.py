@@ -72,23 +72,29 @@ async def test_no_cache_asks_every_time(root: str) -> None:
 async def test_run_cache_is_scoped_to_the_run(root: str) -> None:
     host = Host()
     policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="run")
-    assert await allowed(policy, shell(root, "pytest -q", run_id="r1", session_id="s"))
-    assert await allowed(policy, shell(root, "pytest -q", run_id="r1", session_id="other"))
+    assert await allowed(policy, shell(root, "git push origin main", run_id="r1", session_id="s"))
+    assert await allowed(
+        policy, shell(root, "git push origin main", run_id="r1", session_id="other")
+    )
     assert host.asked == 1
     host.mode = "no"
-    assert not await allowed(policy, shell(root, "pytest -q", run_id="r2", session_id="s"))
-    assert not await allowed(policy, shell(root, "pytest -q", session_id="s"))
+    assert not await allowed(
+        policy, shell(root, "git push origin main", run_id="r2", session_id="s")
+    )
+    assert not await allowed(policy, shell(root, "git push origin main", session_id="s"))
     assert host.asked == 3
 
 
 async def test_session_cache_is_scoped_to_the_session(root: str) -> None:
     host = Host()
     policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="session")
-    assert await allowed(policy, shell(root, "pytest -q", run_id="r1", session_id="s1"))
-    assert await allowed(policy, shell(root, "pytest -q", run_id="r2", session_id="s1"))
+    assert await allowed(policy, shell(root, "git push origin main", run_id="r1", session_id="s1"))
+    assert await allowed(policy, shell(root, "git push origin main", run_id="r2", session_id="s1"))
     assert host.asked == 1
     host.mode = "no"
-    assert not await allowed(policy, shell(root, "pytest -q", run_id="r1", session_id="s2"))
+    assert not await allowed(
+        policy, shell(root, "git push origin main", run_id="r1", session_id="s2")
+    )
     assert host.asked == 2
 
 

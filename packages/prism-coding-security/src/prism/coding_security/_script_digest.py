@@ -3,16 +3,22 @@
 The session approval cache keys a shell command on these digests too, so ``bash run.sh``
 approved once is asked again after ``run.sh`` is rewritten. Words are split like the shell
 (quotes removed); each word (or the value of ``--opt=value``) that names an existing regular
-file, relative to the command's directory, is hashed; so are the files a runner reads
-implicitly (``make`` → ``Makefile``, ``npm``/``yarn``/``pnpm`` → ``package.json``).
-A command whose files cannot be known this way (an expansion ``$`` `` ` `` ``*`` ``?`` ``[``
-``{`` ``~``, text the splitter rejects, too many or too large files) is never cached.
+file, relative to the command's directory, is hashed.
+
+Only what is resolved is cached (None: never cached, asked every time): one simple command (no
+``;`` ``&&`` ``|`` ``(`` redirection, so no ``cd`` first), no leading ``VAR=value``, no
+wrapper that runs another program, no runner that finds code itself (``make``, ``npm``,
+``pytest`` … read Makefiles, package scripts, conftest files), and an interpreter only as
+``INTERPRETER SCRIPT …`` with the script a named file (not ``-c``, ``-m``, ``-e``). Nor a
+command whose files cannot be known (an expansion ``$`` `` ` `` ``*`` ``?`` ``[`` ``{`` ``~``,
+text the splitter rejects, too many or too large files).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shlex
 import stat
 
@@ -22,13 +28,26 @@ MAX_DIGEST_FILES = 32
 MAX_DIGEST_BYTES = 16 * 1024 * 1024
 """All named files together; more makes the command uncacheable (the hash stays cheap)."""
 _EXPANSIONS = frozenset("$`*?[{~")
-_IMPLICIT = {
-    "make": ("Makefile", "makefile", "GNUmakefile"),
-    "npm": ("package.json",),
-    "yarn": ("package.json",),
-    "pnpm": ("package.json",),
-    "just": ("justfile", "Justfile", ".justfile"),
-}
+_OPERATORS = frozenset("();<>|&")
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_INTERPRETERS = _names(
+    "bash sh dash zsh ksh mksh fish python python3 python2 pypy pypy3 node nodejs deno bun "
+    "ruby perl php lua luajit Rscript tclsh"
+)
+_UNRESOLVED = _names(
+    # runners that find the code they run themselves
+    "make gmake just npm npx yarn pnpm pnpx pytest py.test tox nox cargo go gradle gradlew mvn "
+    "rake bundle uv uvx poetry pip pip3 pipx hatch pdm invoke ant sbt dotnet composer "
+    # wrappers that run another program
+    "env timeout nice nohup exec command builtin sudo doas xargs time stdbuf ionice setsid "
+    "strace ltrace chrt taskset unbuffer chronic caffeinate flock watch parallel find eval "
+    "source ."
+)
 
 
 class _Uncacheable(Exception):
@@ -45,7 +64,21 @@ def _words(command: str) -> list[str]:
         raise _Uncacheable from error
     if any(ch in _EXPANSIONS for word in words for ch in word):
         raise _Uncacheable
+    if not words or any(set(word) <= _OPERATORS for word in words):
+        raise _Uncacheable  # a list, pipeline, subshell or redirection: not one resolved program
     return words
+
+
+def _resolved(words: list[str], cwd: str) -> None:
+    """Raise unless what ``words`` runs is all named: see the module docstring."""
+    program = os.path.basename(words[0])
+    if "=" in words[0] or program in _UNRESOLVED:
+        raise _Uncacheable
+    interpreter = re.sub(r"[0-9.]+$", "", program) if program.startswith("python") else program
+    if interpreter in _INTERPRETERS:
+        script = words[1] if len(words) > 1 else "-"
+        if script.startswith("-") or not os.path.isfile(os.path.join(cwd, script)):
+            raise _Uncacheable  # `-c CODE`, `-m MODULE`, `-e CODE`, standard input
 
 
 def _digest(path: str, budget: list[int]) -> str | None:
@@ -76,19 +109,21 @@ def _digest(path: str, budget: list[int]) -> str | None:
 
 def _candidates(words: list[str]) -> list[str]:
     names = [w.split("=", 1)[1] if w.startswith("-") and "=" in w else w for w in words]
-    first = os.path.basename(words[0]) if words else ""
-    return [n for n in names if n and n not in (".", "..")] + list(_IMPLICIT.get(first, ()))
+    return [n for n in names if n and n not in (".", "..")]
 
 
 def script_digests(command: str, cwd: str | None) -> tuple[tuple[str, str], ...] | None:
     """(path, sha256) for every existing regular file ``command`` names; None: uncacheable."""
+    if cwd is None or not os.path.isabs(cwd):
+        return None
     try:
         words = _words(command)
+        _resolved(words, cwd)
         found: dict[str, str] = {}
         budget = [MAX_DIGEST_BYTES]
         for name in _candidates(words):
-            path = os.path.join(cwd or "", name)
-            if path in found or not os.path.isabs(path):
+            path = os.path.join(cwd, name)
+            if path in found:
                 continue
             digest = _digest(path, budget)
             if digest is not None:

@@ -49,7 +49,7 @@ _FIND_UNARY = names(
     "-cmin -maxdepth -mindepth -newer -anewer -cnewer -samefile -used -fstype -printf "
     "-regextype -context"
 )
-_NO_PATHS = names("echo pwd which tr seq true false uname whoami id expr numfmt bash sh dash zsh")
+_NO_PATHS = names("exit echo pwd tr seq true false uname whoami id expr numfmt bash sh dash zsh")
 """Allowlisted commands whose words are never file names (globs there are no file reads)."""
 
 
@@ -134,6 +134,21 @@ def _anything(args: Sequence[Arg]) -> Verdict:
     return [], None
 
 
+def _exit(args: Sequence[Arg]) -> Verdict:
+    """``exit [N]``: how a judged ``cd`` stops the command when it fails (``|| exit 1``)."""
+    if len(args) > 1 or any(not arg.text.isdigit() for arg in args):
+        return [], "uses `exit` with more than a status number"
+    return [], None
+
+
+def _which(args: Sequence[Arg]) -> Verdict:
+    """``which`` looks a name with a ``/`` up as a path (it stats it): such names are reads."""
+    parsed = parse_args(args, SPECS["which"])
+    if parsed.unknown:
+        return [], f"uses the which option {parsed.unknown[0]}"
+    return [arg for arg in parsed.operands if "/" in arg.text], None
+
+
 _VALIDATORS: dict[str, Callable[[Sequence[Arg]], Verdict]] = {
     "ls": _files("ls"),
     "cat": _files("cat"),
@@ -147,7 +162,8 @@ _VALIDATORS: dict[str, Callable[[Sequence[Arg]], Verdict]] = {
     "git": git_read_only,
     "echo": _anything,
     "pwd": _anything,
-    "which": _anything,
+    "which": _which,
+    "exit": _exit,
     "nl": _files("nl"),
     "tac": _files("tac"),
     "rev": _files("rev"),

@@ -87,6 +87,12 @@ class PathChecker:
             protected=self.protected,
         )
 
+    def listable(self, directory: str) -> bool:
+        """Whether the policy may list ``directory`` (a real path) to expand a glob."""
+        return self._outside(directory, mutating=False) is None and not is_secret(
+            directory, self.home
+        )
+
     def write(self, target: Target, cwd: str | None) -> str | None:
         """A deny reason for writing ``target``; raises ``Unverified`` when it cannot be known."""
         text = target.arg.text

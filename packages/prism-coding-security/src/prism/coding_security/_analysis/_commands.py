@@ -104,8 +104,11 @@ class _Analysis:
         self.home = home
         self.rules = tuple(rules)
         self.strict = deny_metacharacters
-        self.out = Collector(Budget(MAX_NODES, MAX_COMMANDS, ANALYSIS_SECONDS, MAX_STEPS))
         self.checker = PathChecker(roots, home, protected)
+        self.out = Collector(
+            Budget(MAX_NODES, MAX_COMMANDS, ANALYSIS_SECONDS, MAX_STEPS),
+            listable=self.checker.listable,
+        )
         self.table: dict[int, Unwrapped] = {}
         self.limit: str | None = None
 

@@ -9,9 +9,10 @@ that starts with ``-`` is passed as ``./-…`` so that no file name can become a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from ._glob import GlobTooLarge, glob_chars
+from ._glob import GlobOutside, GlobTooLarge, glob_chars
 from ._words import (
     EXPANDED,
     QUOTED,
@@ -70,6 +71,14 @@ def _operand(path: str) -> str:
     return "./" + path if path.startswith("-") else path
 
 
+def _quoted_brace(chars: Chars) -> bool:
+    """An unquoted ``{`` with a quoted ``{`` ``}`` or ``,`` in the same word: bash's brace
+    matching there (``{a\\,b}\\{a,b}`` → ``a,b}{a b``) is not modelled."""
+    return any(ch == "{" and not flags & QUOTED for ch, flags in chars) and any(
+        ch in "{}," and flags & QUOTED for ch, flags in chars
+    )
+
+
 def exact_fields(
     chars: Chars,
     ifs: str,
@@ -79,10 +88,14 @@ def exact_fields(
     cwd: str | None,
     home: str | None,
     raw: str,
+    listable: Callable[[str], bool],
+    spend: Callable[[int], None],
 ) -> ExactFields:
     """Brace → re-read → field splitting → pathname expansion, for the exact view."""
     result: list[Arg] = []
     for field in split_fields(chars, ifs):
+        if _quoted_brace(field):
+            return ExactFields(None, "a brace expansion next to quoted braces or commas")
         expanded = brace_expand(field)
         if expanded is None:
             return ExactFields(None, "a brace expansion with too many words")
@@ -105,7 +118,9 @@ def exact_fields(
             if cwd is None:
                 return ExactFields(None, "a glob after a directory change that cannot be followed")
             try:
-                paths = glob_chars(item, cwd)
+                paths = glob_chars(item, cwd, listable, spend)
+            except GlobOutside as outside:
+                return ExactFields(None, f"a glob that looks into {outside.directory}, outside")
             except GlobTooLarge:
                 return ExactFields(None, "a glob that matches more files than can be checked")
             result.extend(

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from . import _operands
 from ._words import QUOTED, Chars, chars_text
 
-__all__ = ["GlobTooLarge", "glob_chars"]
+__all__ = ["GlobOutside", "GlobTooLarge", "glob_chars"]
 
 MAX_LISTED = 20_000
 """Directory entries one glob word may look at while expanding."""
@@ -36,6 +36,18 @@ _CLASSES: dict[str, Callable[[str], bool]] = {
     "xdigit": lambda c: c in "0123456789abcdefABCDEF",
     "word": lambda c: (c.isascii() and c.isalnum()) or c == "_",
 }
+
+
+MAX_MATCH_STEPS = 500_000
+"""Name characters one glob word may compare (the matcher is O(name x pattern))."""
+
+
+class GlobOutside(Exception):
+    """The expansion would look into a directory the command may not read."""
+
+    def __init__(self, directory: str) -> None:
+        super().__init__(directory)
+        self.directory = directory
 
 
 class GlobTooLarge(Exception):
@@ -95,27 +107,59 @@ def _bracket(chars: Chars, start: int) -> tuple[str, int] | None:
     return None
 
 
-def _component_regex(chars: Chars) -> re.Pattern[str]:
-    parts: list[str] = []
+def _component_tokens(chars: Chars) -> list[str | re.Pattern[str] | None]:
+    tokens: list[str | re.Pattern[str] | None] = []
     index = 0
     while index < len(chars):
         ch, flags = chars[index]
         if flags & QUOTED or ch not in "*?[":
-            parts.append(re.escape(ch))
+            tokens.append(ch)
         elif ch == "*":
-            parts.append("[^/]*")
+            if not tokens or tokens[-1] is not None:
+                tokens.append(None)  # `**` in a component is one `*`
         elif ch == "?":
-            parts.append("[^/]")
+            tokens.append(_ANY)
         else:
             found = _bracket(chars, index)
             if found is None:
-                parts.append(re.escape(ch))
+                tokens.append(ch)
             else:
-                parts.append(found[0])
+                tokens.append(re.compile(found[0], re.DOTALL))
                 index = found[1]
                 continue
         index += 1
-    return re.compile("".join(parts), re.DOTALL)
+    return tokens
+
+
+_ANY = re.compile("[^/]", re.DOTALL)
+
+
+def _one(token: str | re.Pattern[str] | None, ch: str) -> bool:
+    if token is None or isinstance(token, str):
+        return token == ch
+    return token.fullmatch(ch) is not None
+
+
+def _matches(tokens: list[str | re.Pattern[str] | None], name: str, steps: list[int]) -> bool:
+    """Glob match in O(len(name) * len(tokens)): on a mismatch only the last `*` grows by one
+    character (a later `*` can absorb whatever an earlier one could), so nothing backtracks
+    further. ``steps`` is the remaining budget; raises ``GlobTooLarge`` when it runs out."""
+    at = pos = 0
+    star, mark = -1, 0
+    while pos < len(name):
+        steps[0] -= 1
+        if steps[0] < 0:
+            raise GlobTooLarge
+        if at < len(tokens) and tokens[at] is None:
+            star, mark, at = at, pos, at + 1
+        elif at < len(tokens) and _one(tokens[at], name[pos]):
+            at, pos = at + 1, pos + 1
+        elif star >= 0:
+            mark += 1
+            at, pos = star + 1, mark
+        else:
+            return False
+    return all(token is None for token in tokens[at:])
 
 
 def _is_pattern(chars: Chars) -> bool:
@@ -133,9 +177,20 @@ def _components(chars: Chars) -> list[Chars]:
 
 
 class _Walk:
-    def __init__(self, cwd: str) -> None:
+    def __init__(
+        self, cwd: str, listable: Callable[[str], bool], spend: Callable[[int], None]
+    ) -> None:
         self.cwd = cwd
         self.listed = 0
+        self.steps = [MAX_MATCH_STEPS]
+        self.listable = listable
+        self.spend = spend
+
+    def _enter(self, prefix: str) -> None:
+        """Refuse (before any look) a directory outside what the command may read."""
+        directory = os.path.realpath(os.path.join(self.cwd, prefix) if prefix else self.cwd)
+        if not self.listable(directory):
+            raise GlobOutside(directory)
 
     def _list(self, prefix: str) -> list[str]:
         directory = os.path.join(self.cwd, prefix) if prefix else self.cwd
@@ -151,6 +206,7 @@ class _Walk:
     def expand(self, prefix: str, parts: list[Chars]) -> list[str]:
         if not parts:
             return [prefix]
+        self._enter(prefix)
         head, rest = parts[0], parts[1:]
         if not _is_pattern(head):
             path = prefix + chars_text(head) + ("/" if rest else "")
@@ -161,13 +217,16 @@ class _Walk:
         # After a globbed component bash joins with one `/` however many were written.
         empties = next((i for i, part in enumerate(rest) if part), len(rest))
         rest = rest[empties:] or ([[]] if empties else [])
-        pattern = _component_regex(head)
+        tokens = _component_tokens(head)
         explicit_dot = bool(head) and head[0][0] == "."
         found: list[str] = []
         for name in sorted(self._list(prefix)):
             if name in (".", "..") or (name.startswith(".") and not explicit_dot):
                 continue
-            if not pattern.fullmatch(name):
+            before = self.steps[0]
+            matched = _matches(tokens, name, self.steps)
+            self.spend(before - self.steps[0] + 1)
+            if not matched:
                 continue
             if rest and not os.path.isdir(os.path.join(self.cwd, prefix + name)):
                 continue
@@ -177,14 +236,18 @@ class _Walk:
         return found
 
 
-def glob_chars(chars: Chars, cwd: str) -> list[str]:
+def glob_chars(
+    chars: Chars, cwd: str, listable: Callable[[str], bool], spend: Callable[[int], None]
+) -> list[str]:
     """The paths bash would expand the field ``chars`` to in ``cwd``; ``[text]`` when the field
-    is no pattern or nothing matches. Raises ``GlobTooLarge`` past the bounds."""
+    is no pattern or nothing matches. Raises ``GlobTooLarge`` past the bounds, ``GlobOutside``
+    when it would look into a directory ``listable`` refuses (outside the roots, a secret).
+    Every name compared is counted through ``spend`` (the analysis step budget)."""
     if not _is_pattern(chars):
         return [chars_text(chars)]
     parts = _components(chars)
     absolute = not parts[0] and len(parts) > 1
-    walk = _Walk("/" if absolute else cwd)
+    walk = _Walk("/" if absolute else cwd, listable, spend)
     prefix = "/" if absolute else ""
     if absolute:
         parts = parts[1:]

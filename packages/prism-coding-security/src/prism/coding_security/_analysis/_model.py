@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -122,6 +123,9 @@ class Collector:
     seen_notes: set[tuple[str, str]] = field(default_factory=set)
     renderings: dict[tuple[int, str], Rendering] = field(default_factory=dict)
     """Each parsed text by (index of the command that runs it or -1, text), for rendering."""
+    listable: Callable[[str], bool] = field(default=lambda directory: False)
+    """Whether a glob may look into this (real, absolute) directory: inside the roots and no
+    secret. The policy lists on the host, outside any sandbox: nothing else is looked at."""
 
     def note(self, kind: Literal["structural", "hard"], text: str, where: str = "") -> None:
         if (kind, text) in self.seen_notes:
@@ -163,3 +167,6 @@ class Ctx:
     background: bool = False
     function: str | None = None
     nesting: int = 0
+    guard_cd: bool = False
+    """A statement of its own: its ``cd`` is rendered with ``|| exit 1`` (later statements are
+    judged in the new directory, so they must not run when the ``cd`` fails)."""

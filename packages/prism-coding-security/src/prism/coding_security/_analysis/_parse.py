@@ -22,6 +22,7 @@ from ._syntax import (
     CONTROL,
     REDIRECTS,
     clip,
+    exit_follows,
     flatten_lists,
     followed_by_amp,
     key,
@@ -141,22 +142,31 @@ class Walker:
     def sequence(self, node: Node, ctx: Ctx) -> None:
         chain = node.type == "list"  # an and-or chain: `a && b || c`
         children = flatten_lists(node) if chain else node.children
-        start, named = ctx.scope.cwd, 0
+        start, named, moved = ctx.scope.cwd, 0, False
         for position, child in enumerate(children):
             if not child.is_named:
                 if child.type == "&":
                     self.out.note("structural", "a background job `&`", node_text(node))
                 if child.is_missing or child.type == "ERROR":
                     self.out.note("hard", "a syntax error", node_text(node))
-                if chain and child.type == "||" and ctx.scope.cwd != start:
+                exits = chain and exit_follows(children, position)
+                if chain and child.type == "||" and ctx.scope.cwd != start and not exits:
                     ctx.scope.cwd = None  # runs after a `cd` that failed or after one that did not
                 continue
             background = ctx.background or followed_by_amp(children, position)
             before = ctx.scope.cwd
-            self.visit(child, replace(ctx, background=background))
-            if chain and named and ctx.scope.cwd != before:
+            guard = not chain and child.type == "command"  # a statement of its own
+            self.visit(child, replace(ctx, background=background, guard_cd=guard))
+            moved_here = ctx.scope.cwd != before
+            if chain and named and moved_here:
                 ctx.scope.cwd = None  # `a && cd x`: whether the `cd` ran depends on `a`
+            elif chain and moved_here and not exit_follows(children, position):
+                moved = True  # `cd x && a`: afterwards x if the `cd` worked, else the start
+            elif not chain and moved_here and child.type not in ("command", "list"):
+                ctx.scope.cwd = None  # `cd x 2>e; …`: a `cd` the rendering does not guard
             named += 1
+        if moved:
+            ctx.scope.cwd = None
 
     def compound(self, node: Node, ctx: Ctx) -> None:
         if node_text(node).startswith("(("):
@@ -332,7 +342,7 @@ class Walker:
             )
         )
         track_cd(words, ctx.scope)
-        self.spans.extend(word_spans(groups, words, index, ctx.scope.cwd))
+        self.spans.extend(word_spans(groups, words, index, ctx.scope.cwd, guard=ctx.guard_cd))
         for tail in tails:
             piped = tail.type == "pipeline"
             tail_ctx = replace(

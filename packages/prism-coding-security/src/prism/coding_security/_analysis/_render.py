@@ -30,6 +30,7 @@ _TOKEN = re.compile(
 )
 """What may stand between words. Not ``<<<``: dash reads ``cat <<< x`` as a heredoc and the
 file ``x``; such a command needs approval."""
+_FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 _AWAITS_TARGET = re.compile(r"[0-9]*(?:&>>|&>|>>|>&|<&|>\||>|<)")
 """A redirection operator: the next thing must be its target word."""
 
@@ -117,6 +118,9 @@ def render(rendering: Rendering, nested: Nested, part: Part) -> str | None:
     for span in spans:
         if span.start < position:
             return None  # overlapping words: a construct the renderer does not know
+        named_fd = span.word is not None and _FD_NAME.fullmatch(span.word.raw)
+        if named_fd and data[span.end : span.end + 1] in (b"<", b">"):
+            return None  # `{fd}<file`: bash allocates a descriptor, tree-sitter a word
         tokens = _gap(data[position : span.start].decode("utf-8", "surrogateescape"))
         words = _word(span, nested, part)
         if tokens is None or words is None:
@@ -136,18 +140,26 @@ def word_spans(
     words: Sequence[Word],
     index: int,
     destination: str | None,
+    *,
+    guard: bool = False,
 ) -> list[Span]:
     """The spans of one simple command's words; ``cd …`` becomes ``cd -P -- '<physical>'``
-    (``destination`` is where the walker tracked it to; it must be an existing directory)."""
+    (``destination`` is where the walker tracked it to; it must be an existing directory),
+    followed by ``|| exit 1`` when ``guard``: the walker judges what follows in that directory,
+    so a ``cd`` that fails at run time (no search permission in the sandbox) stops the command
+    instead of running the rest in the old directory."""
     spans = [
         Span(group[0].start_byte, group[-1].end_byte, word, "", index)
         for group, word in zip(groups, words, strict=True)
         if group
     ]
     first = words[0].exact if words else None
+    if spans and first is not None and len(first) == 1 and first[0].text == "time" == words[0].raw:
+        spans[0] = replace(spans[0], word=None, text="time")  # the keyword, as written (not quoted)
     if not spans or first is None or len(first) != 1 or first[0].text != "cd":
         return spans
     if destination is None or not os.path.isdir(destination) or not os.access(destination, os.X_OK):
         return [replace(spans[0], word=Word("cd", None, ()))]  # cannot be rendered
-    head = replace(spans[0], word=None, text="cd -P -- " + quote(destination))
+    text = "cd -P -- " + quote(destination) + (" || exit 1" if guard else "")
+    head = replace(spans[0], word=None, text=text)
     return [head, *(replace(span, word=None, text="") for span in spans[1:])]

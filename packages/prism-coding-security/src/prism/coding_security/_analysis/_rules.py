@@ -49,7 +49,7 @@ MAX_PATTERN_CHARS = 4096
 ALLOWLIST = names(
     "ls cat head tail wc grep rg find echo pwd which stat git nl tac rev cut paste uniq base64 "
     "tr seq true false uname whoami id expr numfmt sed cd bash sh dash zsh "
-    "sort diff du file tree env jq awk xargs"
+    "sort diff du file tree env jq awk xargs exit"
 )
 """The read-only allowlist (each still validated: flags, operands, git subcommand; ``sed`` only
 with a recognized print-only script, shells only as ``bash -c|-lc SCRIPT`` whose script is

@@ -327,7 +327,9 @@ WRAPPER_SPECS: dict[str, OptionSpec] = {
     "caffeinate": _s("dimsu", "tw"),
 }
 
-_GIT_LOG_VALUES = "format pretty max-count=-n output since until author grep skip date"
+_GIT_LOG_VALUES = "max-count=-n output since until author grep skip"
+_GIT_ATTACHED = "format pretty date"
+"""git's revision parser takes these only as ``--format=X``: a separate word is a revision."""
 
 GIT_SPECS: dict[str, OptionSpec] = {
     "push": _s(
@@ -357,9 +359,14 @@ GIT_SPECS: dict[str, OptionSpec] = {
         lo="color column abbrev track",
     ),
     "log": _s(
-        "pqsu", "n", lv=_GIT_LOG_VALUES, numeric=True, lf="oneline graph all stat patch=-p decorate"
+        "pqsu",
+        "n",
+        lv=_GIT_LOG_VALUES,
+        lo=_GIT_ATTACHED,
+        numeric=True,
+        lf="oneline graph all stat patch=-p decorate",
     ),
-    "show": _s("pqs", lv="format pretty output", lf="stat patch=-p oneline"),
+    "show": _s("pqs", lv="output", lo=_GIT_ATTACHED, lf="stat patch=-p oneline"),
     "diff": _s("pquRab", lv="output", lf="stat cached staged name-only name-status no-index"),
     "status": _s("sbuz", lf="short=-s branch=-b porcelain ignored long verbose"),
     "add": _s("AfnpuvN", lf="all=-A force=-f dry-run=-n patch=-p update=-u verbose=-v"),
@@ -372,7 +379,12 @@ GIT_SPECS: dict[str, OptionSpec] = {
         lv="contents ignore-rev ignore-revs-file date abbrev",
     ),
     "stash": _s(
-        "pqsu", "n", lv=_GIT_LOG_VALUES, numeric=True, lf="oneline graph stat patch=-p decorate"
+        "pqsu",
+        "n",
+        lv=_GIT_LOG_VALUES,
+        lo=_GIT_ATTACHED,
+        numeric=True,
+        lf="oneline graph stat patch=-p decorate",
     ),
     "config": _s(
         "elz",

@@ -15,6 +15,7 @@ __all__ = [
     "REDIRECTS",
     "cd_destination",
     "clip",
+    "exit_follows",
     "flatten_lists",
     "followed_by_amp",
     "key",
@@ -175,3 +176,14 @@ def track_cd(words: tuple[Word, ...], scope: Scope) -> None:
         return
     scope.cwd = cd_destination(args, scope.cwd, scope.vars.get("HOME"))
     scope.vars["PWD"] = None  # logical in bash, physical in the rendering: not known exactly
+
+
+def exit_follows(children: list[Node], position: int) -> bool:
+    """``children[position]`` (or the operator there) is followed by ``|| exit …``."""
+    if children[position].is_named:
+        position += 1
+    if position + 1 >= len(children) or children[position].type != "||":
+        return False
+    after = children[position + 1]
+    name = after.child_by_field_name("name") if after.type == "command" else None
+    return name is not None and node_text(name) == "exit"

@@ -148,6 +148,8 @@ class WordBuilder:
                 cwd=ctx.scope.cwd,
                 home=self.home,
                 raw=raw,
+                listable=self.walker.out.listable,
+                spend=self.walker.out.budget.spend,
             )
             exact, dynamic = found.args, found.dynamic
             if exact is not None and any(arg.globbed for arg in exact):
@@ -197,7 +199,13 @@ class WordBuilder:
         elif kind == "raw_string":
             acc.add(lit(text[1:-1], QUOTED))
         elif kind == "ansi_c_string":
-            acc.add(lit(decode_ansi_c(text[2:-1]), QUOTED))
+            body = text[2:-1]
+            decoded = decode_ansi_c(body)
+            if (len(body) - len(body.rstrip("\\"))) % 2 or "\0" in decoded:
+                # `$'\''`: tree-sitter ends the string at the escaped quote; bash cuts at a NUL.
+                acc.unknown("an ANSI-C string tree-sitter-bash misreads or bash cuts short")
+            else:
+                acc.add(lit(decoded, QUOTED))
         elif kind == "variable_name":
             acc.add(lit(text, flag) if quoted else unescape_unquoted(text))
         elif kind == "variable_assignment":
@@ -235,6 +243,20 @@ class WordBuilder:
             self._nested(node, ctx, acc)
             acc.unknown(f"`{text[:40]}`, whose value is only known at run time")
 
+    @staticmethod
+    def _gap(text: str, acc: _Acc, *, quoted: bool) -> None:
+        if quoted:
+            acc.add(unescape_double(text))
+            return
+        # An unquoted blank inside a tree-sitter "concatenation" (`a ``b`) still separates
+        # words for bash: mark it as a field separator.
+        acc.add(
+            [
+                (ch, EXPANDED) if ch in " \t" and not f else (ch, f)
+                for ch, f in unescape_unquoted(text)
+            ]
+        )
+
     def _static_output(self, ids: tuple[int, ...]) -> str | None:
         """What ``$(echo …)``, ``$(printf word)`` or ``$(pwd)`` prints (guess view only)."""
         if len(ids) != 1:
@@ -266,6 +288,13 @@ class WordBuilder:
         cursor = node.start_byte + (1 if inner else 0)
         source = node.text or b""
         for position, child in enumerate(children):
+            closing = inner and child.type == '"' and position == len(children) - 1
+            # tree-sitter may fold text into a token (`a" "`: the closing quote is ` "`) or
+            # leave it between children (`"*"- $""`): whatever lies between is text too.
+            start = child.end_byte - 1 if closing else child.start_byte
+            if start > cursor:
+                gap = source[cursor - node.start_byte : start - node.start_byte]
+                self._gap(gap.decode("utf-8", "replace"), acc, quoted=quoted)
             if inner and child.type == '"' and position in (0, len(children) - 1):
                 cursor = max(cursor, child.end_byte)
                 continue
@@ -275,26 +304,13 @@ class WordBuilder:
             following = children[position + 1] if position + 1 < len(children) else None
             if (
                 child.type == "$"
+                and _text(child) == "$"
                 and following is not None
                 and following.type == "string"
                 and following.start_byte == child.end_byte
             ):
                 cursor = child.end_byte
                 continue  # `$"…"` inside a word: a locale-translated string
-            if child.start_byte > cursor:
-                gap = source[cursor - node.start_byte : child.start_byte - node.start_byte]
-                gap_text = gap.decode("utf-8", "replace")
-                if quoted:
-                    acc.add(unescape_double(gap_text))
-                else:
-                    # An unquoted blank inside a tree-sitter "concatenation" (`a ``b`) still
-                    # separates words for bash: mark it as a field separator.
-                    acc.add(
-                        [
-                            (ch, EXPANDED) if ch in " \t" and not f else (ch, f)
-                            for ch, f in unescape_unquoted(gap_text)
-                        ]
-                    )
             self.node(child, ctx, acc, quoted=quoted)
             cursor = child.end_byte
 

@@ -24,7 +24,9 @@ from ._words import Arg, names
 __all__ = ["XARGS_TARGETS", "split_xargs", "xargs_source_reason"]
 
 XARGS_TARGETS = names("cat head tail wc ls stat nl file grep echo du sort")
-_XARGS_OK = names("-0 -r -t -x -n -L -s -P -d")
+_XARGS_OK = names("-0 -r -t -x -n -L -s -P")
+"""Not ``-d``/``--delimiter``: it splits items inside names (``aQ--opt``), which the name
+checks below do not model."""
 _LS_NAMES_ONLY = names("-1 -a -A -r -t -S -X -v -U -R -p -F -d")
 _FIND_PRINTS = names("-printf -fprintf -ls -fls")
 _UNSAFE_NAME = frozenset("'\"\\")

@@ -1,8 +1,7 @@
-"""Open red-team findings against "run what was judged": each test runs a real attack through the
-real shell tool and the real policy on real directories and asserts the SAFE behaviour, so each
-fails today. A control (same command, no policy) proves the attack is live in plain bash.
-
-The module is skipped on the red-team branch only; the integrator turns each into a fix."""
+"""Red-team round 2 against "run what was judged": each test runs a real attack through the real
+shell tool and the real policy on real directories and asserts the safe behaviour. A control
+(same command, no policy) proves the attack is live in plain bash. The rendering-fidelity
+findings that are still open live in ``test_rendering_fidelity_open.py``."""
 
 from __future__ import annotations
 
@@ -20,13 +19,7 @@ from prism.core.testing import scaled
 
 from ._redteam import ApprovedShell, Approver, control, run, ws
 
-# Skipped unless PRISM_REDTEAM_OPEN=1 (then every test here fails until its finding is fixed).
-pytestmark = [
-    pytest.mark.skipif(
-        os.environ.get("PRISM_REDTEAM_OPEN") != "1", reason="open red-team findings, see report"
-    ),
-    pytest.mark.anyio,
-]
+pytestmark = pytest.mark.anyio
 
 __all__ = ["ws"]  # the workspace fixture, used by name
 
@@ -70,6 +63,8 @@ async def test_xargs_delimiter_makes_sort_run_a_compress_program(ws: Path) -> No
 # workspace's own `secret`. When `cd` fails (a directory without search permission: in the
 # sandbox, where no capability overrides permissions, or for any non-root user) bash stays in
 # the root and `cat ../secret` reads the file next to the workspace. `||` makes it explicit.
+# The fix: `cd` after `||` is not followed (approval), and the rendering of every followed
+# `cd` is `{ cd -P -- DIR || exit 1 ; }`, so a `cd` that fails stops the command.
 
 
 @pytest.fixture
@@ -90,7 +85,8 @@ async def test_a_failing_cd_leaves_later_operands_judged_from_the_wrong_director
     assert "OUTSIDE-SECRET" in (await control(locked_space, command, sandboxed=True)).output
     ran = await run(locked_space, command, read_only=True, sandboxed=True)
     assert "OUTSIDE-SECRET" not in ran.output, ran
-    assert ran.error == "execution_denied", ran
+    stopped = "Permission denied" in ran.output and "exited with code 1" in ran.output
+    assert ran.error == "execution_denied" or stopped, ran
 
 
 # --- F3: the policy lists directories outside the roots while expanding a glob -----------------
@@ -125,6 +121,33 @@ async def test_a_glob_lists_a_directory_the_sandbox_masks(private_space: Path) -
     assert "id_ed25519_work" not in ran.output, ran
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo /root/.[a-z]*",
+        "echo up/*",
+        "echo /**",
+        "echo ../w*/x",
+        "echo ../private/nothing*",
+        "ls | xargs --delimiter=Q -n1 sort",
+        "ls | xargs -dQ sort",
+    ],
+)
+def test_globs_into_outside_directories_and_xargs_delimiters_need_approval(
+    ws: Path, command: str
+) -> None:
+    (ws / "up").symlink_to("..")
+    verdict = analyze_command(command, cwd=str(ws), roots=[str(ws)], home=None)
+    assert verdict.decision != "allow", verdict.rendered
+
+
+def test_globs_inside_the_roots_still_expand(ws: Path) -> None:
+    (ws / "sub").mkdir()
+    (ws / "sub" / "x.txt").write_text("")
+    verdict = analyze_command("cat s*/*.txt", cwd=str(ws), roots=[str(ws)], home=None)
+    assert verdict.decision == "allow" and verdict.rendered == "cat sub/x.txt", verdict
+
+
 # --- F4: glob matching is exponential in the policy -----------------------------------------
 # docs/security.md promises every command is decided in bounded time (5 s backstop). The
 # policy's glob matcher backtracks: `echo *a*a*a*a*a*a*a*a*a*a*a*a*b` (38 characters) against one
@@ -142,7 +165,7 @@ def test_a_backtracking_glob_is_decided_in_bounded_time(tmp_path: Path) -> None:
     assert time.monotonic() - started < scaled(5)  # the control: bash is fast
     program = (
         "import sys\n"
-        "from prism.coding_security import analyze_command\n"
+        "from prism.coding_security import CommandRule, analyze_command\n"
         "print(analyze_command(sys.argv[1], cwd=sys.argv[2], roots=[sys.argv[2]], home=None))\n"
     )
     try:
@@ -193,17 +216,26 @@ async def test_a_cached_approval_does_not_cover_a_rewritten_script(
 # a revision or path and its error says whether an outside path exists; `which` stats any path.
 
 
-@pytest.mark.parametrize("command", ["which -a ../secret", "git log --format ../secret"])
+@pytest.mark.parametrize(
+    "command", ["which -a ../secret", "git log --format ../secret", "git show --pretty ../secret"]
+)
 def test_outside_paths_are_not_probed_without_approval(ws: Path, command: str) -> None:
     subprocess.run(["git", "init", "-q", str(ws)], check=True)
     verdict = analyze_command(command, cwd=str(ws), roots=[str(ws)], home=None)
     assert verdict.decision != "allow", verdict.rendered
 
 
+@pytest.mark.parametrize("command", ["which -a ls", "git log --format=%H", "git log --pretty"])
+def test_probes_inside_the_roots_stay_allowed(ws: Path, command: str) -> None:
+    subprocess.run(["git", "init", "-q", str(ws)], check=True)
+    verdict = analyze_command(command, cwd=str(ws), roots=[str(ws)], home=None)
+    assert verdict.decision == "allow", verdict
+
+
 # --- F7: words the policy renders differently from bash (fidelity) ----------------------------
-# Not an escape (the rendering runs what was judged), but the command that runs is not the one
-# the model wrote: a quoted blank glued to a word is dropped, `$'\''` is misparsed, `$$` next to
-# `$"…"` vanishes, an escaped brace still groups, `{fd}<file` becomes an operand.
+# Not an escape (the rendering runs what was judged), but the command that runs was not the one
+# the model wrote: a quoted blank glued to a word was dropped, `$'\''` misparsed, `$$` next to
+# `$"…"` vanished, an escaped brace still grouped. Each now renders faithfully or needs approval.
 
 FIDELITY = [
     'printf "%s\\n" a" "',
@@ -211,6 +243,7 @@ FIDELITY = [
     'printf "%s\\n" $"x"$$"~"',
     "printf '%s\\n' {a\\,b}\\{a,b}",
     'printf \'%s\\n\' "*"- $""%',
+    'printf "%s\\n" x" "y a"  b"c',
 ]
 
 
@@ -229,3 +262,18 @@ def test_the_rendering_prints_what_bash_prints(ws: Path, command: str) -> None:
         ).stdout
 
     assert printed(verdict.rendered) == printed(command), verdict.rendered
+
+
+@pytest.mark.parametrize("command", ["cat {fd}<a", "echo $'a\\0b'"])
+def test_what_cannot_be_rendered_faithfully_needs_approval(ws: Path, command: str) -> None:
+    """`{fd}<a` allocates a descriptor (not an operand), bash cuts `$'…'` at a NUL."""
+    (ws / "a").write_text("x\n")
+    verdict = analyze_command(command, cwd=str(ws), roots=[str(ws)], home=None)
+    assert verdict.decision != "allow", verdict.rendered
+
+
+def test_the_time_keyword_stays_the_keyword(ws: Path) -> None:
+    """Quoted, `'time'` would run /usr/bin/time: the keyword is rendered as written."""
+    (ws / "a").write_text("x\n")
+    verdict = analyze_command("time cat a", cwd=str(ws), roots=[str(ws)], home=None)
+    assert verdict.rendered == "time cat a", verdict
