@@ -15,6 +15,7 @@ from ._fastjsonschema import compile_fastjsonschema
 from ._keywords import SchemaWalk
 from ._lowering import lower_for_fastjsonschema, prepare_common
 from ._options import JsonSchemaValidatorOptions
+from ._refgraph import resolve_references
 from ._rs import compile_rs
 from ._walk import SchemaRejected, WalkState
 
@@ -81,6 +82,7 @@ def compile_checked(
     """
     walk = checked.walk
     document = checked.document
+    resolve_references(walk)
     prepare_common(document, walk.schema_nodes, walk.draft)
     if options.engine == "jsonschema-rs":
         validator = compile_rs(document, validate_formats=options.validate_formats)

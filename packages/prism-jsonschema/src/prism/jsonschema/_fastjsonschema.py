@@ -82,6 +82,16 @@ class _RefuseEveryScheme(Mapping[str, Callable[[str], Any]]):
 REFUSE_EVERY_SCHEME: Final = _RefuseEveryScheme()
 
 
+class _SchemaPositionsResolver(RefResolver):
+    """Upstream's ``walk`` descends into every dict (``const``, ``enum`` values included),
+    registers each ``$id`` it finds (a later one replacing the root) and rewrites every
+    ``$ref`` string in place. The checked copy has no id below its root, and references are
+    joined with the scope when resolved, so this walk does nothing."""
+
+    def walk(self, node: Any, depth: int = 0, rewrite_refs: bool = True) -> None:
+        return None
+
+
 class _Bounded:
     """Mixin over a fastjsonschema generator: linear code size, hard code budget."""
 
@@ -156,7 +166,9 @@ def compile_fastjsonschema(
     fast_fail: bool,
 ) -> Callable[[object], object]:
     """Generate, check and load the validator function for ``document`` (consumed: mutated)."""
-    resolver = RefResolver.from_schema(document, handlers=REFUSE_EVERY_SCHEME, store={})
+    resolver = _SchemaPositionsResolver.from_schema(
+        document, handlers=REFUSE_EVERY_SCHEME, store={}
+    )
     generator = _GENERATORS[draft](
         document,
         resolver=resolver,
