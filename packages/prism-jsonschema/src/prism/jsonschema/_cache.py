@@ -44,6 +44,8 @@ class Entry:
     collect_all: Any = None
     rs_validator: Any = None
     rejected: Any = None
+    patterns: bool = False
+    """Whether the schema matches patterns (jsonschema-rs then checks the input bound)."""
     cost: int = 256
     """Estimated bytes this entry keeps alive (generated code, regexes, engine state)."""
     aliases: list[int] = field(default_factory=list)

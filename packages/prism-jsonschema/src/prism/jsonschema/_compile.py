@@ -11,6 +11,7 @@ from typing import Any
 
 from ._cost import check_compile_cost
 from ._drafts import DEFAULT_DRAFT, Draft, draft_for_uri
+from ._exact import rs_keywords
 from ._fastjsonschema import compile_fastjsonschema
 from ._keywords import SchemaWalk
 from ._lowering import lower_for_fastjsonschema, prepare_common
@@ -85,7 +86,11 @@ def compile_checked(
     resolve_references(walk)
     prepare_common(document, walk.schema_nodes, walk.draft)
     if options.engine == "jsonschema-rs":
-        validator = compile_rs(document, validate_formats=options.validate_formats)
+        validator = compile_rs(
+            document,
+            validate_formats=options.validate_formats,
+            keywords=rs_keywords(walk.regexes),
+        )
         return validator.is_valid, None, validator
     renamed = lower_for_fastjsonschema(walk.schema_nodes, walk.draft, walk.state.refs, walk.regexes)
     regexes = {**walk.regexes, **{name: walk.regexes[key] for name, key in renamed.items()}}

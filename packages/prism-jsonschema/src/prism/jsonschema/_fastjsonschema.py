@@ -33,6 +33,7 @@ from fastjsonschema.ref_resolver import RefResolver
 
 from ._codecheck import SAFE_BUILTINS, GeneratedCodeRejected, check_generated_code
 from ._drafts import Draft
+from ._exact import is_multiple
 from ._regex import PatternRefused, Re2Pattern, compile_pattern
 from ._walk import Json, SchemaRejected
 
@@ -120,6 +121,16 @@ class _Bounded:
             with self.l("if not REGEX_PATTERNS[{}].search({variable}):", repr(pattern)):
                 self.exc("{name} must match pattern {}", self.e(pattern), rule="pattern")  # type: ignore[attr-defined]
 
+    def generate_multiple_of(self) -> None:
+        # Upstream divides through a float or a 28-digit Decimal: both round, and a rounded
+        # quotient that looks whole accepts a non-multiple. `prism_multiple_of` is exact.
+        divisor = self._definition["multipleOf"]  # type: ignore[attr-defined]
+        if not _is_number(divisor):
+            raise JsonSchemaDefinitionException("multipleOf must be a number")
+        number = "isinstance({variable}, (int, float)) and not isinstance({variable}, bool)"
+        with self.l(f"if {number} and not prism_multiple_of({{variable}}, {divisor!r}):"):
+            self.exc("{name} must be multiple of {multipleOf}", rule="multipleOf")
+
     def _expand_refs(self, definition: Any) -> Any:
         # Upstream embeds the whole (ref-expanded) definition in every raise: quadratic code
         # and a second ref-resolution path. Only `const` messages read it.
@@ -140,6 +151,10 @@ def _require_internals() -> None:
 
 
 _require_internals()
+
+
+def _is_number(value: object) -> bool:
+    return type(value) is int or type(value) is float
 
 
 def _bounded(base: type) -> type:
@@ -247,6 +262,7 @@ def _load(
     namespace: dict[str, Any] = dict(generator.global_state)
     namespace.pop("re", None)
     namespace["REGEX_PATTERNS"] = patterns
+    namespace["prism_multiple_of"] = is_multiple
     namespace["__builtins__"] = dict(SAFE_BUILTINS)
     exec(compile(tree, "<prism-jsonschema>", "exec"), namespace)
     function: Callable[[object], object] = namespace[root]

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from prism.core import ToolArgumentValidationResult
+from prism.core import ToolArgumentValidationIssue, ToolArgumentValidationResult
 
+from ._exact import OVERFLOW
 from ._instance import MAX_INSTANCE_INT_BITS, InstanceBounds, InstanceRejected, Slow, Violation
 
 if TYPE_CHECKING:
@@ -91,6 +92,8 @@ def make_rs_run(
     """jsonschema-rs: the bounds are a compiled schema too, run in Rust before the user's."""
 
     def run(entry: Entry, value: object) -> ToolArgumentValidationResult:
+        if entry.patterns:
+            return guarded(entry, value)
         try:
             if type(value) is dict and bounds_ok(value):  # a subclass: read by Python, below
                 if entry.fast(value):
@@ -99,5 +102,22 @@ def make_rs_run(
         except Exception:  # not plain JSON for jsonschema-rs: the slow path says why
             pass
         return slow(entry, value)
+
+    def guarded(entry: Entry, value: object) -> ToolArgumentValidationResult:
+        """A schema with patterns: a string over the input bound fails the value, whatever
+        the engine concluded from the keyword's exception."""
+        OVERFLOW.error = None
+        try:
+            if type(value) is dict and bounds_ok(value):
+                verdict = OK if entry.fast(value) else None
+            else:
+                verdict = slow(entry, value)
+        except Exception:
+            verdict = slow(entry, value)
+        error = OVERFLOW.error
+        if error is not None:
+            OVERFLOW.error = None
+            return failure(ToolArgumentValidationIssue(path=None, message=str(error)))
+        return invalid(entry, value) if verdict is None else verdict
 
     return run

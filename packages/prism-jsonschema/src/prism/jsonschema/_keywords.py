@@ -197,7 +197,9 @@ class SchemaWalk:
         try:
             spelled = translate(pattern)
             if spelled not in self.regexes:
-                self.regexes[spelled] = compile_pattern(spelled)
+                self.regexes[spelled] = compile_pattern(
+                    spelled, self.state.options.max_pattern_input_length
+                )
         except PatternRefused as exc:
             raise SchemaRejected(
                 f"pattern at {location(path)} is not a supported regular expression: {exc}"

@@ -13,6 +13,7 @@ from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
 from ._instance import InstanceBounds, InstanceRejected
 from ._options import JsonSchemaValidatorOptions
+from ._regex import PatternInputTooLong
 from ._rs import compile_rs_bounds, rs_available
 from ._walk import SchemaRejected
 
@@ -129,6 +130,8 @@ class JsonSchemaArgumentValidator:
     ) -> ToolArgumentValidationResult:
         if isinstance(exc, FASTJSONSCHEMA_EXCEPTIONS):
             return self._fastjsonschema_failure(exc, entry.collect_all, instance)
+        if isinstance(exc, PatternInputTooLong):
+            return failure(ToolArgumentValidationIssue(path=None, message=str(exc)))
         return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
 
     def _fastjsonschema_failure(
@@ -183,6 +186,7 @@ class JsonSchemaArgumentValidator:
         fast, collect_all, rs_validator = compiled
         entry = Entry(
             key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
+            patterns=bool(checked.walk.regexes),
             cost=checked.cost * (2 if collect_all is not None else 1),
         )  # fmt: skip
         return entry, True
