@@ -12,6 +12,7 @@ from typing import Any
 from ._cost import check_compile_cost
 from ._drafts import DEFAULT_DRAFT, Draft, draft_for_uri
 from ._exact import rs_keywords
+from ._expansion import expanded_size
 from ._fastjsonschema import compile_fastjsonschema
 from ._keywords import SchemaWalk
 from ._lowering import lower_for_fastjsonschema, prepare_common
@@ -32,6 +33,8 @@ class CheckedSchema:
     digest: bytes
     size: int
     cost: int
+    expanded: int = 0
+    """Expanded size (see ``_expansion``), set when compiling."""
 
 
 def check_schema(schema: object, options: JsonSchemaValidatorOptions) -> CheckedSchema:
@@ -83,7 +86,11 @@ def compile_checked(
     """
     walk = checked.walk
     document = checked.document
-    resolve_references(walk)
+    checked.expanded = expanded_size(
+        [node for node, _ in walk.schema_nodes],
+        resolve_references(walk),
+        options.max_expanded_size,
+    )
     prepare_common(document, walk.schema_nodes, walk.draft)
     if options.engine == "jsonschema-rs":
         validator = compile_rs(

@@ -236,3 +236,30 @@ def _index_of(items: list[object], item: object) -> int:
 
 def _unreadable(why: str) -> ToolArgumentValidationIssue:
     return ToolArgumentValidationIssue(path=None, message=f"value cannot be read as JSON ({why})")
+
+
+def count_nodes(value: object, limit: int) -> int:
+    """JSON nodes in ``value`` (a shared sub-object counts each time it is reached); stops
+    counting once past ``limit``. What is not a container counts as one node."""
+    count = 1
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is dict:
+            items: Any = node.values()  # type: ignore[attr-defined]
+        elif kind is list or kind is tuple:
+            items = node
+        elif isinstance(node, Mapping):
+            items = node.values()
+        else:
+            continue
+        count += len(items)
+        if count > limit:
+            return count
+        for item in items:
+            kind = type(item)
+            if kind is dict or kind is list or kind is tuple or isinstance(item, Mapping):
+                push(item)
+    return count

@@ -15,10 +15,13 @@ from ._walk import Json, SchemaRejected
 __all__ = ["resolve_references"]
 
 
-def resolve_references(walk: SchemaWalk) -> dict[int, dict[str, Json] | bool]:
-    """``{id(node holding the ref): target}`` for every reference; ``SchemaRejected`` when one
-    does not name a schema position (JSON Pointer from the root, or an anchor)."""
-    targets: dict[int, dict[str, Json] | bool] = {}
+Targets = dict[int, list[dict[str, Json] | bool]]
+
+
+def resolve_references(walk: SchemaWalk) -> Targets:
+    """``{id(node holding refs): [targets]}``; ``SchemaRejected`` when a reference does not
+    name a schema position (JSON Pointer from the root, or an anchor)."""
+    targets: Targets = {}
     owners = {id(node): node for node, _ in walk.schema_nodes}
     by_path = {id(path): node for node, path in walk.schema_nodes if path is not None}
     for ref, path in walk.state.refs:
@@ -32,7 +35,7 @@ def resolve_references(walk: SchemaWalk) -> dict[int, dict[str, Json] | bool]:
                 "document (references must point at a schema position, never into data)"
             )
         if isinstance(owner, dict) and id(owner) in owners:
-            targets.setdefault(id(owner), target)
+            targets.setdefault(id(owner), []).append(target)
     return targets
 
 
