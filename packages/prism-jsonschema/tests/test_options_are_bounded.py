@@ -25,7 +25,7 @@ DEFAULTS = {
     "max_cache_bytes": 67_108_864,
     "max_pattern_input_length": 65_536,
     "max_expanded_size": 10_000,
-    "max_validation_work": 250_000,
+    "max_validation_work": 100_000,
 }
 CAPS = {
     "max_schema_bytes": 1_048_576,

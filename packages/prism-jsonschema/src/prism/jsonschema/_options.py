@@ -65,7 +65,7 @@ class JsonSchemaValidatorOptions:
     max_expanded_size: int = 10_000
     """Schema nodes one data node can be checked against, every ``$ref`` inlined (counted at
     registration on the reference graph); a schema above it is refused."""
-    max_validation_work: int = 250_000
+    max_validation_work: int = 100_000
     """Expanded size times the value's node count: a value above it fails validation. At the
     default the heaviest legal validation takes well under 100 ms of CPU on either engine."""
     max_pattern_input_length: int = 65_536

@@ -17,11 +17,8 @@ from ._regex import PatternInputTooLong
 from ._rs import compile_rs_bounds, rs_available
 from ._walk import SchemaRejected
 
-__all__ = ["COLLECT_WORK", "HEAVY_ENTRY_COST", "LIGHT_WORK", "JsonSchemaArgumentValidator"]
+__all__ = ["COLLECT_WORK", "LIGHT_WORK", "JsonSchemaArgumentValidator"]
 
-
-HEAVY_ENTRY_COST: Final = 262_144
-"""Entries estimated above this validate in a worker thread when called by dispatch."""
 LIGHT_WORK: Final = 4_096
 """Expanded size x value nodes up to which dispatch validates on the event loop (tens of
 microseconds); anything heavier runs in a worker thread."""
@@ -62,12 +59,6 @@ class JsonSchemaArgumentValidator:
         """``CacheInfo(hits, misses, compiles, size)``."""
         info = self._cache.info()
         return info._replace(hits=info.hits + self._identity_hits)
-
-    def is_light(self, schema: object) -> bool:
-        """Whether ``schema`` is compiled already (by identity) and cheap to validate against:
-        then validating it on the event loop cannot stall the loop."""
-        alias = self._cache.by_id.get(id(schema))
-        return alias is not None and alias[0] is schema and alias[1].cost <= HEAVY_ENTRY_COST
 
     def cache_bytes(self) -> int:
         """Estimated memory held by the compile cache (bounded by ``max_cache_bytes``)."""
