@@ -50,7 +50,7 @@ def test_the_budget_weighs_bytes_not_nodes() -> None:
 
 
 def test_the_cache_stays_within_its_byte_bound(engine: str) -> None:
-    bound = 400_000
+    bound = 4_000_000
     validator = JsonSchemaArgumentValidator(
         options=JsonSchemaValidatorOptions(engine=engine, max_cache_bytes=bound)
     )

@@ -8,6 +8,7 @@ from prism.core import JsonObject, ToolArgumentValidationIssue, ToolArgumentVali
 
 from ._cache import CacheInfo, CompileCache, Entry
 from ._compile import check_schema, compile_checked
+from ._cost import held_bytes
 from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
@@ -189,14 +190,16 @@ class JsonSchemaArgumentValidator:
         if found is None:
             built, keep = self._build(checked)
             found = cache.store(built, keep=keep)
-        cache.alias(schema, found)
+        if found.rejected is None:  # a rejection is remembered by its hash only
+            cache.alias(schema, found)
         return found
 
     def _reject(self, schema: object, reason: str) -> Entry:
-        cache = self._cache
-        entry = cache.store(Entry(key=("rejected", id(schema)), rejected=_rejection(reason)))
-        cache.alias(schema, entry)
-        return entry
+        """A schema refused before it could be hashed: nothing of it is kept (the walk that
+        refuses it again is bounded by the schema bounds)."""
+        with self._cache.lock:
+            self._cache.misses += 1
+        return Entry(key=None, rejected=_rejection(reason))
 
     def _build(self, checked: Any) -> tuple[Entry, bool]:
         """Compile ``checked``: the entry, and whether to cache it (the schema's own outcome)."""
@@ -216,7 +219,12 @@ class JsonSchemaArgumentValidator:
             key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
             patterns=bool(checked.walk.regexes), expanded=checked.expanded,
             node_limit=self.options.max_validation_work // max(checked.expanded, 1),
-            cost=checked.cost * (2 if collect_all is not None else 1),
+            cost=held_bytes(
+                checked.size,
+                len(checked.walk.regexes),
+                2 if collect_all is not None else 1,
+                self.options.engine,
+            ),
         )  # fmt: skip
         return entry, True
 
