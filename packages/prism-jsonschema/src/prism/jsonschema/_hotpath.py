@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, Final
 from prism.core import ToolArgumentValidationIssue, ToolArgumentValidationResult
 
 from ._exact import OVERFLOW
-from ._instance import MAX_INSTANCE_INT_BITS, InstanceBounds, InstanceRejected, Slow, Violation
+from ._instance import (
+    MAX_INSTANCE_INT_BITS,
+    InstanceBounds,
+    InstanceRejected,
+    Slow,
+    Violation,
+    count_nodes,
+)
 
 if TYPE_CHECKING:
     from ._cache import Entry
@@ -33,11 +40,13 @@ def failure(*errors: Any) -> ToolArgumentValidationResult:
 def make_fastjsonschema_run(
     bounds: InstanceBounds,
     engine_failure: Callable[[Entry, object, Exception], ToolArgumentValidationResult],
+    too_much_work: Callable[[Entry], ToolArgumentValidationResult],
 ) -> EngineRun:
     """fastjsonschema: the Python bounds walk, then the generated function (raises if invalid).
 
     The arguments object's own level is walked inline (tool arguments are mostly flat), nested
-    containers by ``bounds.walk``.
+    containers by ``bounds.walk``. A flat object's node count is known from that loop; only a
+    nested one is counted against ``entry.node_limit`` (the work bound).
     """
     walk, check = bounds.walk, bounds.check
     max_properties, longest = bounds.max_properties, bounds.max_string
@@ -45,9 +54,13 @@ def make_fastjsonschema_run(
 
     def run(entry: Entry, value: object) -> ToolArgumentValidationResult:
         instance: Any = value
+        limit = entry.node_limit
+        counted = False
         try:
             if type(value) is not dict or len(value) > max_properties:
                 raise Slow
+            if len(value) >= limit:
+                return too_much_work(entry)
             for key, item in value.items():
                 kind = type(item)
                 if type(key) is not str or len(key) > longest:
@@ -56,6 +69,10 @@ def make_fastjsonschema_run(
                     if len(item) > longest:
                         raise Slow
                 elif kind is dict or kind is list:
+                    if not counted:  # before any walk: a shared-object DAG is never unfolded
+                        counted = True
+                        if count_nodes(value, limit) > limit:
+                            return too_much_work(entry)
                     try:
                         walk(item, 2)
                     except Violation as violation:
@@ -69,6 +86,8 @@ def make_fastjsonschema_run(
                 elif not (kind is bool or item is None):
                     raise Slow
         except Slow:  # not a plain, flat-enough object: the general check says what is wrong
+            if count_nodes(value, limit) > limit:
+                return too_much_work(entry)
             try:
                 instance = check(value)
             except InstanceRejected as exc:

@@ -12,7 +12,7 @@ from ._cost import held_bytes
 from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
-from ._instance import InstanceBounds, InstanceRejected, count_nodes
+from ._instance import SCALARS, InstanceBounds, InstanceRejected, count_nodes
 from ._options import JsonSchemaValidatorOptions
 from ._regex import PatternInputTooLong
 from ._rs import compile_rs_bounds, rs_available
@@ -54,6 +54,7 @@ class JsonSchemaArgumentValidator:
         self._newest: object = None
         """The entry known to sit at the LRU's most-recent end: repeated calls skip the move."""
         self._identity_hits = 0
+        self._counts_here = self.options.engine == "jsonschema-rs"
         self._run = self._make_run()
 
     def cache_info(self) -> CacheInfo:
@@ -86,9 +87,15 @@ class JsonSchemaArgumentValidator:
         rejected: ToolArgumentValidationResult | None = entry.rejected
         if rejected is not None:
             return rejected
-        limit = entry.node_limit
-        if count_nodes(value, limit) > limit:
-            return self._too_much_work(entry)
+        if self._counts_here:  # jsonschema-rs: the fastjsonschema run counts in its own walk
+            limit = entry.node_limit
+            flat = (  # a flat object: nothing to count
+                type(value) is dict
+                and len(value) < limit
+                and SCALARS.issuperset(map(type, value.values()))
+            )
+            if not flat and count_nodes(value, limit) > limit:
+                return self._too_much_work(entry)
         return self._run(entry, value)
 
     def work(self, schema: object, value: object) -> int | None:
@@ -117,7 +124,7 @@ class JsonSchemaArgumentValidator:
         if self.options.engine == "jsonschema-rs":
             bounds = self._rs_bounds()
             return make_rs_run(bounds.is_valid, self._rs_invalid, self._rs_slow)
-        return make_fastjsonschema_run(self._bounds, self._engine_failure)
+        return make_fastjsonschema_run(self._bounds, self._engine_failure, self._too_much_work)
 
     def _rs_bounds(self) -> Any:
         options = self.options
