@@ -8,7 +8,7 @@ from typing import Any
 
 from prism.jsonschema import HARD_CAPS
 
-__all__ = ["SIZES", "large", "medium", "small", "worst_cases"]
+__all__ = ["SIZES", "budget_cases", "large", "medium", "small", "worst_cases"]
 
 
 def small() -> tuple[dict[str, Any], Any, Any]:
@@ -148,4 +148,35 @@ def worst_cases() -> list[tuple[str, dict[str, Any], Any, dict[str, Any]]]:
         ("1,900 properties (defaults)", _properties_schema(1_900), {}, {}),
         ("3,000 properties, 135 KiB (defaults)", _properties_schema(3_000), {}, {}),
         ("20,000 properties, 0.9 MiB (hard caps)", _properties_schema(20_000), {}, caps),
+    ]
+
+
+def _doubling(levels: int) -> dict[str, Any]:
+    """Definitions each referencing the next twice: 2**levels schema nodes once inlined."""
+    defs: dict[str, Any] = {
+        f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]}
+        for i in range(levels)
+    }
+    defs[f"d{levels}"] = {"type": "integer", "minimum": 0}
+    return {"type": "object", "$defs": defs, "additionalProperties": {"$ref": "#/$defs/d0"}}
+
+
+def budget_cases() -> list[tuple[str, dict[str, Any], Any]]:
+    """The heaviest legal schema/argument pairs at the default budgets (max_expanded_size
+    10,000, max_validation_work 100,000, max_pattern_input_length 65,536)."""
+    deep = {"type": "array", "items": {"type": "integer", "minimum": 0}}
+    wide = {"type": "object", "properties": {"m": {"type": "array", "items": deep}}}
+    pattern = {
+        "type": "object",
+        "properties": {"s": {"type": "array", "items": {"pattern": r"^[\p{L} ]+(x|y|z)*\S$"}}},
+    }
+    return [
+        (
+            "$ref fan-out, expanded size ~8,190, 11 properties",
+            _doubling(11),
+            {f"k{i}": 1 for i in range(11)},
+        ),
+        ("99,000 integers, valid", wide, {"m": [[1] * 9_000 for _ in range(11)]}),
+        ("99,000 integers, every one invalid", wide, {"m": [[-1] * 9_000 for _ in range(11)]}),
+        ("pattern x 8 strings of 65,536 chars", pattern, {"s": ["é" * 65_535 + "x"] * 8}),
     ]

@@ -12,15 +12,20 @@ Prints markdown tables:
 3. compile cost (a cache miss) next to each raw engine's compile;
 4. the performance target: cache-hit validation ≤ 1.5× the raw engine on the same instance;
 5. the worst legal inputs: a ReDoS pattern on the longest string, the largest enum, the largest
-   schema, at the default bounds and at the hard caps (first call = check + compile).
+   schema, at the default bounds and at the hard caps (first call = check + compile);
+6. the heaviest legal schema/argument pairs within the work budgets (expanded size, validation
+   work, pattern input): CPU time and extra memory of a cached validation, target ≤ 100 ms and
+   ≤ 64 MiB on both engines.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import json
 import time
+import tracemalloc
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -39,7 +44,7 @@ from _common import (
     targets_table,
     time_calls,
 )
-from _validation_cases import SIZES, worst_cases
+from _validation_cases import SIZES, budget_cases, worst_cases
 
 from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 from prism.jsonschema._options import Engine
@@ -274,6 +279,42 @@ def worst_case_table() -> str:
     return markdown_table(headers, rows)
 
 
+def budget_table() -> tuple[str, list[Target]]:
+    """Table 6: CPU and memory of the heaviest legal pairs (cached: the compile is table 5)."""
+    rows: list[list[str]] = []
+    targets: list[Target] = []
+    for label, schema, instance in budget_cases():
+        for engine in ENGINES:
+            validator = JsonSchemaArgumentValidator(
+                options=JsonSchemaValidatorOptions(engine=engine)
+            )
+            outcome = _outcome(validator.validate(schema, instance))
+            thunk = functools.partial(validator.validate, schema, instance)
+            cpu = min(_cpu(thunk) for _ in range(5))
+            peak = _peak_bytes(thunk)
+            rows.append([label, engine, outcome, f"{cpu * 1e3:,.1f}", f"{peak / 2**20:,.2f}"])
+            ok = cpu <= 0.1 and peak <= 64 * 2**20 and not outcome.startswith("refused")
+            targets.append((f"heaviest legal pair ≤ 100 ms, ≤ 64 MiB: {label}", engine, ok))
+    headers = ["pair (default budgets)", "engine", "outcome", "CPU ms", "extra MiB (Python)"]
+    return markdown_table(headers, rows), targets
+
+
+def _cpu(thunk: Thunk) -> float:
+    started = time.process_time()
+    thunk()
+    return time.process_time() - started
+
+
+def _peak_bytes(thunk: Thunk) -> int:
+    """Peak Python allocation during ``thunk`` (jsonschema-rs's Rust heap is not seen)."""
+    tracemalloc.start()
+    try:
+        thunk()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def main() -> None:
     args = bench_parser(__doc__).parse_args()
     started = time.perf_counter()
@@ -287,8 +328,11 @@ def main() -> None:
     print(compile_table(args.quick))
     print("\n**5. Worst legal inputs (max_errors=1, one run each)**\n")
     print(worst_case_table())
+    print("\n**6. Heaviest legal pairs within the budgets (a cached validation)**\n")
+    table6, found = budget_table()
+    print(table6)
     print("\n**Targets**\n")
-    print(targets_table(targets))
+    print(targets_table([*targets, *found]))
     print(f"\n({time.perf_counter() - started:.0f} s of measuring)")
 
 

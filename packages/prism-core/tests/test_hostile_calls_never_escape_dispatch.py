@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import tracemalloc
 from typing import Any
 
@@ -23,6 +24,7 @@ from prism.core import (
 )
 from prism.core._arguments import MAX_ARGUMENT_INTEGER_BITS, check_json_object
 from prism.core._backend import current_backend
+from prism.core.testing import scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -89,9 +91,6 @@ HOSTILE_ARGUMENTS: list[Any] = [
     ItemsRaise(a=1),
     LenRaise(a=1),
     {"a": ListIterRaise([1])},
-    {"a": StrLenRaise("x")},
-    {StrLenRaise("k"): 1},
-    {"a": IntBitsRaise(3)},
     {"a": [{"b": ItemsRaise(c=1)}]},
     {"a": BadRepr()},
     {"a": 10**5000},
@@ -170,6 +169,80 @@ async def test_hostile_arguments_are_blocked_not_raised(hostile: Any) -> None:
     assert result.error is not None
     assert result.error.code == "invalid_arguments", result.error
     assert result.tool_call_id == "c1"
+
+
+class LyingStr(str):
+    """Claims to equal anything and to be empty; its real value is what it holds."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = str.__hash__
+
+    def __len__(self) -> int:
+        return 0
+
+
+class LyingInt(int):
+    def bit_length(self) -> int:
+        return 1
+
+
+DECODED: list[tuple[Any, Any]] = [  # subclasses are read for their real value, never trusted
+    ({"a": StrLenRaise("x")}, {"a": "x"}),
+    ({StrLenRaise("k"): 1}, {"k": 1}),
+    ({"a": IntBitsRaise(3)}, {"a": 3}),
+    ({"a": LyingStr("payload")}, {"a": "payload"}),
+    ({"a": [LyingInt(7), FloatReprRaise(2.5)]}, {"a": [7, 2.5]}),
+]
+
+
+@pytest.mark.parametrize(("lying", "canonical"), DECODED, ids=range(len(DECODED)))
+async def test_the_handler_receives_the_canonical_copy(lying: Any, canonical: Any) -> None:
+    received: list[Any] = []
+
+    async def execute(args: Any, ctx: ToolExecutionContext) -> str:
+        received.append(args)
+        return "ran"
+
+    registry = create_tool_registry([ToolDefinition(name="echo", execute=execute)])
+    call = ToolCall(id="c1", name="echo", arguments=lying)
+    result = await dispatch_tool_call(call, registry=registry)
+    assert result.error is None
+    assert received == [canonical]
+    assert _exact_types(received[0])
+
+
+def _exact_types(value: Any) -> bool:
+    if type(value) is dict:
+        return all(type(k) is str and _exact_types(v) for k, v in value.items())
+    if type(value) is list:
+        return all(_exact_types(v) for v in value)
+    return type(value) in (str, int, float, bool, type(None))
+
+
+async def test_a_lying_proto_key_is_refused() -> None:
+    class Proto(str):
+        def __eq__(self, other: object) -> bool:
+            return False
+
+        __hash__ = str.__hash__
+
+    call = ToolCall(id="c1", name="echo", arguments={Proto("__proto__"): {"admin": True}})
+    result = await dispatch_tool_call(call, **_options())
+    assert result.error is not None
+    assert "__proto__" in result.error.message
+
+
+async def test_a_shared_sub_object_dag_is_counted_not_unfolded() -> None:
+    node: Any = {"leaf": 1}
+    for _ in range(60):
+        node = {"a": node, "b": node}  # 2**60 nodes once unfolded
+    started = time.monotonic()
+    result = await dispatch_tool_call(ToolCall(id="c1", name="echo", arguments=node), **_options())
+    assert time.monotonic() - started < scaled(2.0)
+    assert result.error is not None
+    assert "exceed" in result.error.message
 
 
 @pytest.mark.parametrize(

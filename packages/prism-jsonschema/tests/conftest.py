@@ -28,6 +28,7 @@ def _load(name: str) -> ModuleType:
 
 
 realistic = _load("realistic_schemas")
+attacks = _load("attacks")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -23,6 +23,9 @@ DEFAULTS = {
     "max_errors": 8,
     "max_compile_cost": 1_048_576,
     "max_cache_bytes": 67_108_864,
+    "max_pattern_input_length": 65_536,
+    "max_expanded_size": 10_000,
+    "max_validation_work": 100_000,
 }
 CAPS = {
     "max_schema_bytes": 1_048_576,
@@ -38,6 +41,9 @@ CAPS = {
     "max_errors": 64,
     "max_compile_cost": 16_777_216,
     "max_cache_bytes": 1_073_741_824,
+    "max_pattern_input_length": 1_048_576,
+    "max_expanded_size": 1_000_000,
+    "max_validation_work": 100_000_000,
 }
 
 

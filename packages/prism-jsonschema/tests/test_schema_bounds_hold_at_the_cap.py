@@ -52,8 +52,8 @@ def test_max_schema_depth(engine: str, cap: int) -> None:
     validator = JsonSchemaArgumentValidator(
         options=JsonSchemaValidatorOptions(engine=engine, max_schema_depth=cap)
     )
-    assert _rejection(validator, {"examples": _nested(cap - 1)}) is None
-    message = _rejection(validator, {"examples": _nested(cap)})
+    assert _rejection(validator, {"const": _nested(cap - 1)}) is None
+    message = _rejection(validator, {"const": _nested(cap)})
     assert message is not None
     assert f"max_schema_depth={cap}" in message
 

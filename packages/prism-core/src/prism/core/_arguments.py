@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 from json.encoder import encode_basestring
+from typing import Any
 
 __all__ = [
     "DEFAULT_MAX_ARGUMENT_BYTES",
     "MAX_ARGUMENT_BYTES_CAP",
     "MAX_ARGUMENT_DEPTH",
     "MAX_ARGUMENT_INTEGER_BITS",
+    "canonical_json_object",
     "check_json_object",
 ]
 
@@ -34,6 +36,10 @@ class _SizeLimitExceeded(Exception):
     """The encoded size passed the bound: stop counting."""
 
 
+class _Refused(Exception):
+    """The arguments are not acceptable; ``str()`` says why."""
+
+
 def check_json_object(arguments: object, max_bytes: int) -> str | None:
     """Return why ``arguments`` is not an acceptable JSON object, or ``None`` if it is.
 
@@ -41,28 +47,43 @@ def check_json_object(arguments: object, max_bytes: int) -> str | None:
     within ``MAX_ARGUMENT_INTEGER_BITS``), depth at most 64, encoded size (compact UTF-8 JSON)
     at most ``max_bytes``, and no prototype-pollution vector.
     """
+    return canonical_json_object(arguments, max_bytes)[1]
+
+
+def canonical_json_object(
+    arguments: object, max_bytes: int
+) -> tuple[dict[str, Any], None] | tuple[None, str]:
+    """``(copy, None)`` or ``(None, why)``: ``arguments`` decoded once into canonical JSON.
+
+    The copy holds only exact ``dict``/``list``/``str``/``int``/``float``/``bool``/``None``
+    (a ``str`` or ``int`` subclass cannot lie about its value or compare equal to a key it is
+    not); it is what validators check and what the handler receives. A sub-object reached
+    twice is copied (and counted) twice, so a shared-object DAG cannot outgrow the bound.
+    """
     try:
-        return _check(arguments, max_bytes)
+        return _canonical(arguments, max_bytes), None
+    except _Refused as refused:
+        return None, str(refused)
     except RecursionError:
-        return "arguments are nested too deeply to inspect"
+        return None, "arguments are nested too deeply to inspect"
     except Exception as exc:  # a hostile object: refuse, naming only its type
-        return f"arguments cannot be inspected ({type(exc).__name__} while reading them)"
+        return None, f"arguments cannot be inspected ({type(exc).__name__} while reading them)"
 
 
-def _check(arguments: object, max_bytes: int) -> str | None:
+def _canonical(arguments: object, max_bytes: int) -> dict[str, Any]:
     if not isinstance(arguments, dict):
-        return f"expected an object, got {_kind(arguments)}"
-    budget = [0]
-    why = _walk(arguments, "", 1, budget)
-    if why is not None:
-        return why
-    if budget[0] <= max_bytes:
-        return None  # even the worst-case encoding fits: skip the exact measurement
+        raise _Refused(f"expected an object, got {_kind(arguments)}")
+    sizes = [0, 0, max_bytes]  # upper bound, lower bound, the bound
     try:
-        _measure(arguments, max_bytes)
+        copy: dict[str, Any] = _copy(arguments, "", 1, sizes)
     except _SizeLimitExceeded:
-        return f"encoded arguments exceed {max_bytes} bytes"
-    return None
+        raise _Refused(f"encoded arguments exceed {max_bytes} bytes") from None
+    if sizes[0] > max_bytes:  # the worst-case encoding may not fit: measure exactly
+        try:
+            _measure(copy, max_bytes)
+        except _SizeLimitExceeded:
+            raise _Refused(f"encoded arguments exceed {max_bytes} bytes") from None
+    return copy
 
 
 def _kind(value: object) -> str:
@@ -88,61 +109,83 @@ def _describe(key: object) -> str:
     return text if len(text) <= 60 else text[:60] + "..."
 
 
-def _walk(value: object, path: str, depth: int, budget: list[int]) -> str | None:
-    """Check ``value``; add an upper bound of its encoded size to ``budget[0]``."""
+def _copy(value: Any, path: str, depth: int, sizes: list[int]) -> Any:
+    """The canonical copy of ``value``. ``sizes[0]`` gains an upper bound of its encoded size,
+    ``sizes[1]`` a lower bound (past ``sizes[2]``: ``_SizeLimitExceeded``)."""
     if depth > MAX_ARGUMENT_DEPTH:
-        return f"nesting deeper than {MAX_ARGUMENT_DEPTH} levels at {path or '/'}"
-    if isinstance(value, dict):
-        budget[0] += 2 + 2 * len(value)
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return f"non-string key {_describe(key)} at {path or '/'}"
-            where = f"{path}/{key}"
-            if key == "__proto__":
-                return f"forbidden key '__proto__' at {where}"
-            if key == "constructor" and isinstance(item, dict) and "prototype" in item:
-                return f"forbidden 'constructor.prototype' at {where}"
-            budget[0] += 6 * len(key) + 2
-            if isinstance(item, str):
-                budget[0] += 6 * len(item) + 2
-            else:
-                why = _walk(item, where, depth + 1, budget)
-                if why is not None:
-                    return why
-        return None
-    if isinstance(value, (list, tuple)):
-        budget[0] += 2 + len(value)
-        for index, item in enumerate(value):
-            if isinstance(item, str):
-                budget[0] += 6 * len(item) + 2
-            else:
-                why = _walk(item, f"{path}/{index}", depth + 1, budget)
-                if why is not None:
-                    return why
-        return None
-    return _scalar(value, path, budget)
+        raise _Refused(f"nesting deeper than {MAX_ARGUMENT_DEPTH} levels at {path or '/'}")
+    kind = type(value)
+    if kind is str:
+        return _text(value, sizes)
+    if kind is dict or isinstance(value, dict):
+        return _object(value, path, depth, sizes)
+    if kind is list or isinstance(value, (list, tuple)):
+        sizes[0] += 2 + len(value)
+        sizes[1] += 1 + max(len(value), 1)
+        if sizes[1] > sizes[2]:
+            raise _SizeLimitExceeded
+        return [
+            _copy(item, f"{path}/{index}", depth + 1, sizes) for index, item in enumerate(value)
+        ]
+    return _scalar(value, path, sizes)
 
 
-def _scalar(value: object, path: str, budget: list[int]) -> str | None:
+def _object(value: dict[Any, Any], path: str, depth: int, sizes: list[int]) -> dict[str, Any]:
+    sizes[0] += 2 + 2 * len(value)
+    sizes[1] += 1 + max(len(value), 1)
+    out: dict[str, Any] = {}
+    for raw_key, item in value.items():
+        if type(raw_key) is str:
+            key = raw_key
+        elif isinstance(raw_key, str):
+            key = str.__str__(raw_key)
+        else:
+            raise _Refused(f"non-string key {_describe(raw_key)} at {path or '/'}")
+        where = f"{path}/{key}"
+        if key == "__proto__":
+            raise _Refused(f"forbidden key '__proto__' at {where}")
+        if key == "constructor" and isinstance(item, dict) and "prototype" in item:
+            raise _Refused(f"forbidden 'constructor.prototype' at {where}")
+        sizes[0] += 6 * len(key) + 2
+        sizes[1] += len(key) + 3
+        out[key] = _text(item, sizes) if type(item) is str else _copy(item, where, depth + 1, sizes)
+    return out
+
+
+def _text(value: str, sizes: list[int]) -> str:
+    sizes[0] += 6 * len(value) + 2
+    sizes[1] += len(value) + 2
+    if sizes[1] > sizes[2]:
+        raise _SizeLimitExceeded
+    return value
+
+
+def _scalar(value: object, path: str, sizes: list[int]) -> object:
+    sizes[1] += 1
+    if sizes[1] > sizes[2]:
+        raise _SizeLimitExceeded
+    if value is None or value is True or value is False:
+        sizes[0] += 5
+        return value
     if isinstance(value, str):
-        budget[0] += 6 * len(value) + 2
-        return None
-    if value is None or isinstance(value, bool):
-        budget[0] += 5
-        return None
+        return _text(str.__str__(value), sizes)
     if isinstance(value, int):
-        bits = value.bit_length()
+        exact = int.__int__(value)  # a subclass cannot lie about its value or its size
+        bits = exact.bit_length()
         if bits > MAX_ARGUMENT_INTEGER_BITS:
-            return (
+            raise _Refused(
                 f"integer at {path} is too large ({bits} bits; the limit is "
                 f"{MAX_ARGUMENT_INTEGER_BITS} bits, about 617 digits)"
             )
-        budget[0] += bits // 3 + 3
-        return None
+        sizes[0] += bits // 3 + 3
+        return exact
     if isinstance(value, float):
-        budget[0] += 32
-        return None if math.isfinite(value) else f"non-finite number at {path}"
-    return f"{type(value).__name__} is not a JSON value at {path}"
+        number = float.__float__(value)
+        if not math.isfinite(number):
+            raise _Refused(f"non-finite number at {path}")
+        sizes[0] += 32
+        return number
+    raise _Refused(f"{type(value).__name__} is not a JSON value at {path}")
 
 
 def _measure(value: object, room: int) -> int:

@@ -12,6 +12,7 @@ from . import _backend
 from ._abort import NEVER_ABORTED, AbortController, AbortSignal
 from ._dispatch import run_call_middleware, run_dispatch
 from ._dispatch_options import DispatchOptions, DispatchSettings
+from ._hostile import read_call, safe_call
 from ._outcomes import (
     aborted_outcome,
     failed_outcome,
@@ -58,6 +59,8 @@ class _Slot:
     report: CallReporter
     middleware_error: Exception | None = None
     result: ToolResult | None = None
+    unreadable: Exception | None = None
+    """What reading the call's attributes raised (the call is then blocked)."""
 
 
 async def dispatch_tool_calls_in_order(
@@ -114,6 +117,11 @@ async def _prepare(
     slots = []
     for call in calls:
         report = opts.reporter(base)
+        try:
+            call = read_call(call)  # a subclass's properties run once, here, guarded
+        except Exception as exc:
+            slots.append(_Slot(safe_call(call), report, unreadable=exc))
+            continue
         try:
             slots.append(_Slot(await run_call_middleware(call, opts.middleware), report))
         except Exception as exc:
@@ -193,6 +201,8 @@ async def _run_one(
     """One call's result; never raises for its contents (a worker that raised would lose the
     results of the whole batch)."""
     try:
+        if slot.unreadable is not None:
+            return await unprocessable_outcome(slot.report, slot.call, slot.unreadable)
         if slot.middleware_error is not None:
             return await middleware_failed_outcome(slot.report, slot.call, slot.middleware_error)
         context = _slot_context(base, slot.call, signal)

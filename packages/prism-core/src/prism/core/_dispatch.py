@@ -7,12 +7,12 @@ from typing import Unpack
 
 from . import _backend
 from ._abort import NEVER_ABORTED
-from ._arguments import check_json_object
+from ._arguments import canonical_json_object
 from ._dispatch_options import DispatchOptions, DispatchSettings
 from ._fastinit import positional_factory
 from ._filter import tool_allowed
 from ._handler import executed_outcome
-from ._hostile import exception_text, safe_call
+from ._hostile import exception_text, read_call, safe_call
 from ._middleware import MiddlewareRegistry
 from ._outcomes import (
     aborted_outcome,
@@ -77,6 +77,7 @@ async def run_dispatch(
     if type(call) is not ToolCall and not isinstance(call, ToolCall):
         raise TypeError(f"dispatch expects a ToolCall, got {type(call).__name__}")
     try:
+        call = read_call(call)
         return await _pipeline(call, opts, report, context, call_middleware_done)
     except Exception as exc:
         return await unprocessable_outcome(report, call, exc)
@@ -95,11 +96,13 @@ async def _pipeline(
             call = await middleware.run("tool_call", call, ToolCall)
         except Exception as exc:
             return await middleware_failed_outcome(report, call, exc)
-    tool = _precheck(call, opts)
-    if isinstance(tool, tuple):  # refused: (reason, message)
-        if type(call.id) is not str or type(call.name) is not str:
-            call = safe_call(call)
-        return await blocked_outcome(report, call, *tool)
+        call = read_call(call)
+    checked = _precheck(call, opts)
+    if len(checked) == 2:  # refused: (reason, message)
+        if checked[0] == "invalid_arguments" or type(call.name) is not str:
+            call = safe_call(call)  # arguments that are not JSON are never reported onward
+        return await blocked_outcome(report, call, *checked)
+    tool, call = checked[1], checked[2]
     if opts.permission is not None:
         denial = await _permission_denial(call, opts.permission, report, context)
         if denial is not None:
@@ -120,10 +123,14 @@ def _kind(value: object) -> str:
     return "a string" if type(value) is str else f"a {type(value).__name__}"
 
 
-def _precheck(call: ToolCall, opts: DispatchOptions) -> ToolDefinition | tuple[BlockedReason, str]:
+def _precheck(
+    call: ToolCall, opts: DispatchOptions
+) -> tuple[BlockedReason, str] | tuple[None, ToolDefinition, ToolCall]:
     """Step 2: lookup, filter and the JSON-object check (all synchronous).
 
-    Returns the tool to run, or why the call is refused as ``(reason, message)``.
+    Returns ``(None, tool, call)`` with the call's arguments decoded once into canonical JSON
+    (what the validator checks and the handler receives), or why the call is refused as
+    ``(reason, message)``.
     """
     if type(call.id) is not str or type(call.name) is not str:
         kinds = f"got {_kind(call.id)} and {_kind(call.name)}"
@@ -137,14 +144,20 @@ def _precheck(call: ToolCall, opts: DispatchOptions) -> ToolDefinition | tuple[B
     tool_filter = opts.tool_filter
     if tool_filter is not None and not tool_allowed(call.name, tool_filter):
         return ("tool_denied", f"Tool denied: {call.name}")
-    why: str | None
     if call.arguments_error is not None:
         why = call.arguments_error.message or "the arguments could not be parsed"
-    else:
-        why = check_json_object(call.arguments, opts.max_argument_bytes)
-    if why is not None:
         return ("invalid_arguments", f"Tool arguments must be a JSON object: {why}")
-    return tool
+    arguments, refused = canonical_json_object(call.arguments, opts.max_argument_bytes)
+    if arguments is None:
+        return ("invalid_arguments", f"Tool arguments must be a JSON object: {refused}")
+    return (None, tool, _with_arguments(call, arguments))
+
+
+_make_call = positional_factory(ToolCall, ("id", "name", "arguments", "arguments_error"))
+
+
+def _with_arguments(call: ToolCall, arguments: dict[str, object]) -> ToolCall:
+    return _make_call(call.id, call.name, arguments, None)
 
 
 async def _permission_denial(

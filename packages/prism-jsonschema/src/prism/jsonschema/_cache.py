@@ -44,6 +44,13 @@ class Entry:
     collect_all: Any = None
     rs_validator: Any = None
     rejected: Any = None
+    patterns: bool = False
+    """Whether the schema matches patterns (jsonschema-rs then checks the input bound)."""
+    expanded: int = 1
+    """Expanded size: schema nodes one data node is checked against (see ``_expansion``)."""
+    node_limit: int = 1 << 62
+    """Most value nodes validated against it (``max_validation_work // expanded``)."""
+    """Whether the schema matches patterns (jsonschema-rs then checks the input bound)."""
     cost: int = 256
     """Estimated bytes this entry keeps alive (generated code, regexes, engine state)."""
     aliases: list[int] = field(default_factory=list)

@@ -32,9 +32,9 @@ SAFE_BUILTINS: Final[dict[str, object]] = {
 """The only builtins the generated code can see (no ``__import__``, ``open``, ``eval`` ...)."""
 
 _GLOBAL_NAMES: Final = frozenset(
-    {*SAFE_BUILTINS, "NoneType", "Decimal", "REGEX_PATTERNS", "JsonSchemaValueException",
-     "JsonSchemaValuesException", "custom_formats", "name_prefix", "errors", "e", "quotient",
-     "fn", "var", "k", "v"}
+    {*SAFE_BUILTINS, "NoneType", "Decimal", "REGEX_PATTERNS", "prism_multiple_of",
+     "JsonSchemaValueException", "JsonSchemaValuesException", "custom_formats", "name_prefix",
+     "errors", "e", "quotient", "fn", "var", "k", "v"}
 )  # fmt: skip
 _VARIABLE = re.compile(r"data[A-Za-z0-9_]*|validate[a-z0-9_]*")
 _ATTRIBUTES: Final = frozenset(

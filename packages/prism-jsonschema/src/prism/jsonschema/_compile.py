@@ -11,10 +11,13 @@ from typing import Any
 
 from ._cost import check_compile_cost
 from ._drafts import DEFAULT_DRAFT, Draft, draft_for_uri
+from ._exact import rs_keywords
+from ._expansion import expanded_size
 from ._fastjsonschema import compile_fastjsonschema
 from ._keywords import SchemaWalk
 from ._lowering import lower_for_fastjsonschema, prepare_common
 from ._options import JsonSchemaValidatorOptions
+from ._refgraph import resolve_references
 from ._rs import compile_rs
 from ._walk import SchemaRejected, WalkState
 
@@ -30,6 +33,8 @@ class CheckedSchema:
     digest: bytes
     size: int
     cost: int
+    expanded: int = 0
+    """Expanded size (see ``_expansion``), set when compiling."""
 
 
 def check_schema(schema: object, options: JsonSchemaValidatorOptions) -> CheckedSchema:
@@ -81,9 +86,18 @@ def compile_checked(
     """
     walk = checked.walk
     document = checked.document
+    checked.expanded = expanded_size(
+        [node for node, _ in walk.schema_nodes],
+        resolve_references(walk),
+        options.max_expanded_size,
+    )
     prepare_common(document, walk.schema_nodes, walk.draft)
     if options.engine == "jsonschema-rs":
-        validator = compile_rs(document, validate_formats=options.validate_formats)
+        validator = compile_rs(
+            document,
+            validate_formats=options.validate_formats,
+            keywords=rs_keywords(walk.regexes),
+        )
         return validator.is_valid, None, validator
     renamed = lower_for_fastjsonschema(walk.schema_nodes, walk.draft, walk.state.refs, walk.regexes)
     regexes = {**walk.regexes, **{name: walk.regexes[key] for name, key in renamed.items()}}

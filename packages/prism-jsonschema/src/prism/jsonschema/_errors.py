@@ -10,7 +10,7 @@ from prism.core import ToolArgumentValidationIssue
 
 from ._pointer import join_pointer
 
-__all__ = ["MESSAGE_LIMIT", "clip", "fastjsonschema_errors", "rs_errors"]
+__all__ = ["MESSAGE_LIMIT", "MORE", "clip", "fastjsonschema_errors", "rs_errors", "rs_first_error"]
 
 MESSAGE_LIMIT: Final = 300
 """Longest message kept per error (engines quote instance values, which may be huge)."""
@@ -29,6 +29,23 @@ def rs_errors(errors: Iterable[Any], max_errors: int) -> tuple[ToolArgumentValid
         ToolArgumentValidationIssue(path=join_pointer(e.instance_path), message=clip(e.message))
         for e in islice(errors, max_errors)
     )
+
+
+def rs_first_error(validator: Any, instance: object) -> tuple[ToolArgumentValidationIssue, ...]:
+    """The first error only (``validate`` stops there), then a marker for the rest: what
+    ``iter_errors`` would collect, all at once, is not bounded."""
+    try:
+        validator.validate(instance)
+    except Exception as exc:
+        first = ToolArgumentValidationIssue(
+            path=join_pointer(getattr(exc, "instance_path", ())),
+            message=clip(str(getattr(exc, "message", None) or exc)),
+        )
+        return (first, ToolArgumentValidationIssue(path=None, message=MORE))
+    return (ToolArgumentValidationIssue(path=None, message="value is invalid"),)
+
+
+MORE: Final = "and possibly more errors (not collected for a value this large)"
 
 
 def fastjsonschema_errors(

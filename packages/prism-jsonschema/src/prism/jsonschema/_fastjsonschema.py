@@ -33,6 +33,7 @@ from fastjsonschema.ref_resolver import RefResolver
 
 from ._codecheck import SAFE_BUILTINS, GeneratedCodeRejected, check_generated_code
 from ._drafts import Draft
+from ._exact import is_multiple
 from ._regex import PatternRefused, Re2Pattern, compile_pattern
 from ._walk import Json, SchemaRejected
 
@@ -82,6 +83,16 @@ class _RefuseEveryScheme(Mapping[str, Callable[[str], Any]]):
 REFUSE_EVERY_SCHEME: Final = _RefuseEveryScheme()
 
 
+class _SchemaPositionsResolver(RefResolver):
+    """Upstream's ``walk`` descends into every dict (``const``, ``enum`` values included),
+    registers each ``$id`` it finds (a later one replacing the root) and rewrites every
+    ``$ref`` string in place. The checked copy has no id below its root, and references are
+    joined with the scope when resolved, so this walk does nothing."""
+
+    def walk(self, node: Any, depth: int = 0, rewrite_refs: bool = True) -> None:
+        return None
+
+
 class _Bounded:
     """Mixin over a fastjsonschema generator: linear code size, hard code budget."""
 
@@ -110,6 +121,16 @@ class _Bounded:
             with self.l("if not REGEX_PATTERNS[{}].search({variable}):", repr(pattern)):
                 self.exc("{name} must match pattern {}", self.e(pattern), rule="pattern")  # type: ignore[attr-defined]
 
+    def generate_multiple_of(self) -> None:
+        # Upstream divides through a float or a 28-digit Decimal: both round, and a rounded
+        # quotient that looks whole accepts a non-multiple. `prism_multiple_of` is exact.
+        divisor = self._definition["multipleOf"]  # type: ignore[attr-defined]
+        if not _is_number(divisor):
+            raise JsonSchemaDefinitionException("multipleOf must be a number")
+        number = "isinstance({variable}, (int, float)) and not isinstance({variable}, bool)"
+        with self.l(f"if {number} and not prism_multiple_of({{variable}}, {divisor!r}):"):
+            self.exc("{name} must be multiple of {multipleOf}", rule="multipleOf")
+
     def _expand_refs(self, definition: Any) -> Any:
         # Upstream embeds the whole (ref-expanded) definition in every raise: quadratic code
         # and a second ref-resolution path. Only `const` messages read it.
@@ -130,6 +151,10 @@ def _require_internals() -> None:
 
 
 _require_internals()
+
+
+def _is_number(value: object) -> bool:
+    return type(value) is int or type(value) is float
 
 
 def _bounded(base: type) -> type:
@@ -156,7 +181,9 @@ def compile_fastjsonschema(
     fast_fail: bool,
 ) -> Callable[[object], object]:
     """Generate, check and load the validator function for ``document`` (consumed: mutated)."""
-    resolver = RefResolver.from_schema(document, handlers=REFUSE_EVERY_SCHEME, store={})
+    resolver = _SchemaPositionsResolver.from_schema(
+        document, handlers=REFUSE_EVERY_SCHEME, store={}
+    )
     generator = _GENERATORS[draft](
         document,
         resolver=resolver,
@@ -235,6 +262,7 @@ def _load(
     namespace: dict[str, Any] = dict(generator.global_state)
     namespace.pop("re", None)
     namespace["REGEX_PATTERNS"] = patterns
+    namespace["prism_multiple_of"] = is_multiple
     namespace["__builtins__"] = dict(SAFE_BUILTINS)
     exec(compile(tree, "<prism-jsonschema>", "exec"), namespace)
     function: Callable[[object], object] = namespace[root]

@@ -10,9 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from prism.core import ToolArgumentValidationResult
+from prism.core import ToolArgumentValidationIssue, ToolArgumentValidationResult
 
-from ._instance import MAX_INSTANCE_INT_BITS, InstanceBounds, InstanceRejected, Slow, Violation
+from ._exact import OVERFLOW
+from ._instance import (
+    MAX_INSTANCE_INT_BITS,
+    InstanceBounds,
+    InstanceRejected,
+    Slow,
+    Violation,
+    count_nodes,
+)
 
 if TYPE_CHECKING:
     from ._cache import Entry
@@ -32,11 +40,13 @@ def failure(*errors: Any) -> ToolArgumentValidationResult:
 def make_fastjsonschema_run(
     bounds: InstanceBounds,
     engine_failure: Callable[[Entry, object, Exception], ToolArgumentValidationResult],
+    too_much_work: Callable[[Entry], ToolArgumentValidationResult],
 ) -> EngineRun:
     """fastjsonschema: the Python bounds walk, then the generated function (raises if invalid).
 
     The arguments object's own level is walked inline (tool arguments are mostly flat), nested
-    containers by ``bounds.walk``.
+    containers by ``bounds.walk``. A flat object's node count is known from that loop; only a
+    nested one is counted against ``entry.node_limit`` (the work bound).
     """
     walk, check = bounds.walk, bounds.check
     max_properties, longest = bounds.max_properties, bounds.max_string
@@ -44,9 +54,13 @@ def make_fastjsonschema_run(
 
     def run(entry: Entry, value: object) -> ToolArgumentValidationResult:
         instance: Any = value
+        limit = entry.node_limit
+        counted = False
         try:
             if type(value) is not dict or len(value) > max_properties:
                 raise Slow
+            if len(value) >= limit:
+                return too_much_work(entry)
             for key, item in value.items():
                 kind = type(item)
                 if type(key) is not str or len(key) > longest:
@@ -55,6 +69,10 @@ def make_fastjsonschema_run(
                     if len(item) > longest:
                         raise Slow
                 elif kind is dict or kind is list:
+                    if not counted:  # before any walk: a shared-object DAG is never unfolded
+                        counted = True
+                        if count_nodes(value, limit) > limit:
+                            return too_much_work(entry)
                     try:
                         walk(item, 2)
                     except Violation as violation:
@@ -68,6 +86,8 @@ def make_fastjsonschema_run(
                 elif not (kind is bool or item is None):
                     raise Slow
         except Slow:  # not a plain, flat-enough object: the general check says what is wrong
+            if count_nodes(value, limit) > limit:
+                return too_much_work(entry)
             try:
                 instance = check(value)
             except InstanceRejected as exc:
@@ -91,6 +111,8 @@ def make_rs_run(
     """jsonschema-rs: the bounds are a compiled schema too, run in Rust before the user's."""
 
     def run(entry: Entry, value: object) -> ToolArgumentValidationResult:
+        if entry.patterns:
+            return guarded(entry, value)
         try:
             if type(value) is dict and bounds_ok(value):  # a subclass: read by Python, below
                 if entry.fast(value):
@@ -99,5 +121,22 @@ def make_rs_run(
         except Exception:  # not plain JSON for jsonschema-rs: the slow path says why
             pass
         return slow(entry, value)
+
+    def guarded(entry: Entry, value: object) -> ToolArgumentValidationResult:
+        """A schema with patterns: a string over the input bound fails the value, whatever
+        the engine concluded from the keyword's exception."""
+        OVERFLOW.error = None
+        try:
+            if type(value) is dict and bounds_ok(value):
+                verdict = OK if entry.fast(value) else None
+            else:
+                verdict = slow(entry, value)
+        except Exception:
+            verdict = slow(entry, value)
+        error = OVERFLOW.error
+        if error is not None:
+            OVERFLOW.error = None
+            return failure(ToolArgumentValidationIssue(path=None, message=str(error)))
+        return invalid(entry, value) if verdict is None else verdict
 
     return run

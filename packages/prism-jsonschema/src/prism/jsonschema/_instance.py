@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from prism.core import ToolArgumentValidationIssue
 
@@ -20,7 +20,15 @@ from ._walk import is_array
 if TYPE_CHECKING:
     from ._options import JsonSchemaValidatorOptions
 
-__all__ = ["MAX_INSTANCE_INT_BITS", "InstanceBounds", "InstanceRejected", "Slow", "Violation"]
+__all__ = [
+    "MAX_INSTANCE_INT_BITS",
+    "SCALARS",
+    "InstanceBounds",
+    "InstanceRejected",
+    "Slow",
+    "Violation",
+    "count_nodes",
+]
 
 MAX_INSTANCE_INT_BITS = 2048
 """Integers must lie strictly between -2**2048 and 2**2048 (about 617 digits), the bound core's
@@ -236,3 +244,42 @@ def _index_of(items: list[object], item: object) -> int:
 
 def _unreadable(why: str) -> ToolArgumentValidationIssue:
     return ToolArgumentValidationIssue(path=None, message=f"value cannot be read as JSON ({why})")
+
+
+SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+"""Exact JSON scalar types: a dict whose values are all of these is flat."""
+
+
+def count_nodes(value: object, limit: int) -> int:
+    """JSON nodes in ``value`` (a shared sub-object counts each time it is reached); stops
+    counting once past ``limit``. What is not a container counts as one node."""
+    if type(value) is dict:  # the common case, a flat arguments object: no stack at all
+        count = len(value) + 1
+        if count > limit:
+            return count
+        if SCALARS.issuperset(map(type, value.values())):
+            return count
+    count = 1
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is dict:
+            items: Any = node.values()  # type: ignore[attr-defined]
+        elif kind is list or kind is tuple:
+            items = node
+        elif isinstance(node, Mapping):
+            items = node.values()
+        else:
+            continue
+        count += len(items)
+        if count > limit:
+            return count
+        for item in items:
+            kind = type(item)
+            if kind is str or kind is int or kind is float or kind is bool or item is None:
+                continue
+            if kind is dict or kind is list or kind is tuple or isinstance(item, Mapping):
+                push(item)
+    return count

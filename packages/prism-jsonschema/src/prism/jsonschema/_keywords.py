@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, NoReturn
 
+from ._dialect import DROPPED_ANNOTATIONS, KEYWORDS
 from ._drafts import Draft
-from ._pointer import Path, location
+from ._ecma import translate
+from ._pointer import Path, location, pointer
 from ._regex import PatternRefused, Re2Pattern, compile_pattern
 from ._walk import REF_KEYWORDS, Json, SchemaRejected, WalkState, is_array, is_object
 
@@ -42,6 +44,11 @@ class SchemaWalk:
         self.state = state
         self.draft = draft
         self.schema_nodes: list[tuple[dict[str, Json], Path]] = []
+        self.positions: dict[str, dict[str, Json] | bool] = {}
+        """Every schema position by JSON Pointer: the only places a ``$ref`` may point to."""
+        self.anchors: dict[str, dict[str, Json]] = {}
+        """``$anchor``/``$dynamicAnchor`` names (2019-09 and later) and the nodes they name."""
+        self._keywords = KEYWORDS[draft]
         self.regexes: dict[str, Re2Pattern] = {}
         """Every distinct ``pattern``/``patternProperties`` text, compiled with RE2."""
         self._handlers: dict[str, Callable[[object, Path, int], Json]] = {
@@ -62,24 +69,46 @@ class SchemaWalk:
         }
 
     def schema(self, value: object, path: Path, depth: int, *, bool_ok: bool = False) -> Json:
-        """Copy a value in a schema position, checking its keywords."""
+        """Copy a value in a schema position, keeping only the keywords of the draft."""
         if value is True or value is False:
             if self.draft == 4 and not bool_ok:
                 raise SchemaRejected(f"boolean schema at {location(path)} needs draft-06 or later")
+            self.positions[pointer(path)] = value
             return self.state.scalar(value, path)
         if not is_object(value):
             raise SchemaRejected(f"schema at {location(path)} must be an object or a boolean")
         self.state.enter(value, path, depth)
         out: dict[str, Json] = {}
         self.schema_nodes.append((out, path))
+        self.positions[pointer(path)] = out
+        keywords = self._keywords
         for raw_key, item in value.items():
             key = self.state.key(raw_key, path)
+            if key not in keywords or key in DROPPED_ANNOTATIONS:
+                continue  # no meaning in this draft: never read, never seen by an engine
             child = (path, key)
             out[key] = copied = self._keyword(key, item, child, depth + 1)
             if key in REF_KEYWORDS and isinstance(copied, str):
                 self.state.ref(key, copied, child)
         self.state.leave(value)
+        self._identifiers(out, path)
         return out
+
+    def _identifiers(self, node: dict[str, Json], path: Path) -> None:
+        """``$id`` only at the root (one base URI for every reference); anchors by name."""
+        for keyword in ("$id", "id"):
+            if path is not None and keyword in node:
+                raise SchemaRejected(
+                    f"schema keyword {keyword!r} at {location((path, keyword))} starts an "
+                    "embedded resource; only the root may carry an id (every reference is then "
+                    "resolved against one document, the same way on every engine)"
+                )
+        for keyword in ("$anchor", "$dynamicAnchor"):
+            name = node.get(keyword)
+            if isinstance(name, str):
+                if self.anchors.get(name, node) is not node:
+                    raise SchemaRejected(f"anchor {name[:80]!r} is defined twice")
+                self.anchors[name] = node
 
     def _keyword(self, key: str, value: object, path: Path, depth: int) -> Json:
         handler = self._handlers.get(key)
@@ -148,30 +177,34 @@ class SchemaWalk:
     def _pattern_properties(self, value: object, path: Path, depth: int) -> Json:
         out = self._schema_map(value, path, depth)
         assert isinstance(out, dict)
-        for key in out:
-            self._check_regex(key, (path, key))
-        return out
+        spelled = {self._check_regex(key, (path, key)): schema for key, schema in out.items()}
+        if len(spelled) != len(out):
+            _reject(path, "an object of distinct patterns")
+        return spelled
 
     def _pattern(self, value: object, path: Path, depth: int) -> Json:
         copied = self.state.data(value, path, depth)
         _expect(isinstance(copied, str), path, "a string")
-        self._check_regex(str(copied), path)
-        return copied
+        return self._check_regex(str(copied), path)
 
-    def _check_regex(self, pattern: str, path: Path) -> None:
+    def _check_regex(self, pattern: str, path: Path) -> str:
+        """The pattern with its ECMA-262 classes spelled out, compiled with RE2."""
         limit = self.state.options.max_pattern_length
         if len(pattern) > limit:
             raise SchemaRejected(
                 f"pattern at {location(path)} is longer than max_pattern_length={limit}"
             )
-        if pattern in self.regexes:
-            return
         try:
-            self.regexes[pattern] = compile_pattern(pattern)
+            spelled = translate(pattern)
+            if spelled not in self.regexes:
+                self.regexes[spelled] = compile_pattern(
+                    spelled, self.state.options.max_pattern_input_length
+                )
         except PatternRefused as exc:
             raise SchemaRejected(
                 f"pattern at {location(path)} is not a supported regular expression: {exc}"
             ) from None
+        return spelled
 
     def _dependencies(self, value: object, path: Path, depth: int) -> Json:
         return self._object_of(value, path, depth, "an object", self._dependency)

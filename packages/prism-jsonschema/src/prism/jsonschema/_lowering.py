@@ -114,17 +114,9 @@ def _avoid_required_quirk(node: dict[str, Json], regexes: Mapping[str, Re2Patter
 
 
 def _refuse_what_cannot_resolve_exactly(node: dict[str, Json], path: Path, draft: Draft) -> None:
-    # fastjsonschema resolves every reference against the document root: an embedded resource
-    # (a subschema with its own id) or a reference by anchor name would be resolved elsewhere
-    # than the specification says, silently widening the schema. Refuse both.
-    ids = ("id", "$id") if draft == 4 else ("$id",)
-    for keyword in ids:
-        if path is not None and isinstance(node.get(keyword), str):
-            raise SchemaRejected(
-                f"schema keyword {keyword!r} at {location((path, keyword))} starts an embedded "
-                "resource, which the fastjsonschema engine cannot resolve exactly; "
-                "use engine='jsonschema-rs'"
-            )
+    # fastjsonschema resolves every reference by JSON Pointer from the root (embedded ids are
+    # refused for every engine by the walk): a reference by anchor name would be resolved
+    # elsewhere than the specification says, silently widening the schema. Refuse it.
     for keyword in ("$ref", "$dynamicRef", "$recursiveRef"):
         ref = node.get(keyword)
         if isinstance(ref, str) and ref != "#" and not ref.startswith("#/"):

@@ -25,6 +25,9 @@ HARD_CAPS: Final[dict[str, int]] = {
     "max_errors": 64,
     "max_compile_cost": 16_777_216,
     "max_cache_bytes": 1_073_741_824,
+    "max_pattern_input_length": 1_048_576,
+    "max_expanded_size": 1_000_000,
+    "max_validation_work": 100_000_000,
 }
 """The largest value each count option accepts (every one of them is at least 1)."""
 
@@ -59,6 +62,16 @@ class JsonSchemaValidatorOptions:
     distinct pattern. The fastjsonschema engine also stops generating code at this size."""
     max_cache_bytes: int = 67_108_864
     """Bound of the compile cache in (estimated) bytes, next to ``cache_size`` entries."""
+    max_expanded_size: int = 10_000
+    """Schema nodes one data node can be checked against, every ``$ref`` inlined (counted at
+    registration on the reference graph); a schema above it is refused."""
+    max_validation_work: int = 100_000
+    """Expanded size times the value's node count: a value above it fails validation. At the
+    default the heaviest legal validation takes well under 100 ms of CPU on either engine."""
+    max_pattern_input_length: int = 65_536
+    """Longest string (value or property name) matched against a ``pattern`` or
+    ``patternProperties``; a longer one fails validation (matching costs time per character
+    times pattern size: this bounds it)."""
 
     def __post_init__(self) -> None:
         where = "JsonSchemaValidatorOptions."

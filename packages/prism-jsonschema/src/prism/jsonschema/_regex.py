@@ -13,7 +13,13 @@ from typing import Any, Final
 import re2  # type: ignore[import-untyped]
 from re2 import _re2
 
-__all__ = ["REGEX_MAX_MEM", "PatternRefused", "Re2Pattern", "compile_pattern"]
+__all__ = [
+    "REGEX_MAX_MEM",
+    "PatternInputTooLong",
+    "PatternRefused",
+    "Re2Pattern",
+    "compile_pattern",
+]
 
 REGEX_MAX_MEM: Final = 1 << 20
 """Memory RE2 may use per pattern (program and DFA cache); past it, matching stays linear
@@ -26,6 +32,10 @@ _UNANCHORED: Final = _re2.RE2.Anchor.UNANCHORED
 _ANCHOR_START: Final = _re2.RE2.Anchor.ANCHOR_START
 
 
+class PatternInputTooLong(Exception):
+    """A string longer than the pattern input bound was about to be matched."""
+
+
 class PatternRefused(ValueError):
     """RE2 cannot express the pattern (or it is malformed); ``str()`` says why."""
 
@@ -35,11 +45,17 @@ class Re2Pattern:
 
     __slots__ = ("match", "pattern", "search")
 
-    def __init__(self, pattern: str, regexp: Any) -> None:
+    def __init__(self, pattern: str, regexp: Any, max_input: int | None = None) -> None:
         self.pattern = pattern
         match = regexp.Match
+        longest = (1 << 62) if max_input is None else max_input
 
         def search(text: str) -> bool:
+            if len(text) > longest:  # raised, never "no match": under `not` that would accept
+                raise PatternInputTooLong(
+                    f"a string of {len(text):,} characters is longer than "
+                    f"max_pattern_input_length={longest} and is not matched against a pattern"
+                )
             data = text.encode("utf-8", "surrogatepass")
             return bool(match(_UNANCHORED, data, 0, len(data))[0][0] >= 0)
 
@@ -51,8 +67,9 @@ class Re2Pattern:
         self.match = anchored
 
 
-def compile_pattern(pattern: str) -> Re2Pattern:
-    """Compile ``pattern`` with RE2 or raise ``PatternRefused`` naming the problem."""
+def compile_pattern(pattern: str, max_input: int | None = None) -> Re2Pattern:
+    """Compile ``pattern`` with RE2 or raise ``PatternRefused`` naming the problem; ``search``
+    raises ``PatternInputTooLong`` for a string longer than ``max_input``."""
     try:
         compiled = re2.compile(pattern, options=_OPTIONS)
     except re2.error as exc:
@@ -64,4 +81,4 @@ def compile_pattern(pattern: str) -> Re2Pattern:
         ) from None
     except (TypeError, ValueError, OverflowError) as exc:
         raise PatternRefused(str(exc)) from None
-    return Re2Pattern(pattern, compiled._regexp)
+    return Re2Pattern(pattern, compiled._regexp, max_input)

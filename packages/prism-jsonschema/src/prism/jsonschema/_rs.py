@@ -39,14 +39,18 @@ def _refuse(uri: str) -> Any:
     raise ValueError(f"reference {uri[:120]!r} would need a fetch; nothing is fetched")
 
 
-def compile_rs(document: dict[str, Json], *, validate_formats: bool) -> RsValidator:
-    """Build a validator; a retriever that refuses everything keeps it offline."""
+def compile_rs(
+    document: dict[str, Json], *, validate_formats: bool, keywords: dict[str, type] | None = None
+) -> RsValidator:
+    """Build a validator; a retriever that refuses everything keeps it offline. ``keywords``
+    replace built-in keywords (see ``_exact``)."""
     import jsonschema_rs
 
     try:
         validator: RsValidator = jsonschema_rs.validator_for(
             document,
             validate_formats=validate_formats,
+            keywords=keywords,
             retriever=_refuse,
             pattern_options=jsonschema_rs.RegexOptions(
                 size_limit=REGEX_MAX_MEM, dfa_size_limit=REGEX_MAX_MEM

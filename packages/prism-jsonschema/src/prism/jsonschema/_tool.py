@@ -1,7 +1,8 @@
-"""The dispatch ``ToolValidator``: a first compile (or a heavy schema) runs off the event loop.
+"""The dispatch ``ToolValidator``: a compile, or a validation whose work (expanded size x value
+nodes) is not provably small, runs off the event loop.
 
-Dispatch awaits what a validator returns, so on a miss this one returns an awaitable that runs
-the compile in a worker thread (prism-core's backend shim: asyncio or trio). Cancelling it
+Dispatch awaits what a validator returns, so then this one returns an awaitable that runs it
+in a worker thread (prism-core's backend shim: asyncio or trio). Cancelling it
 (an abort past its grace) returns at once; the abandoned compile finishes within the compile
 budget and its result is cached. Outside a running event loop everything stays synchronous.
 """
@@ -21,7 +22,7 @@ from prism.core.lowlevel import (
 
 from ._cache import CacheInfo
 from ._options import JsonSchemaValidatorOptions
-from ._validator import JsonSchemaArgumentValidator
+from ._validator import LIGHT_WORK, JsonSchemaArgumentValidator
 
 __all__ = ["create_json_schema_tool_argument_validator"]
 
@@ -44,7 +45,8 @@ class _JsonSchemaToolValidator:
         if schema is None:
             return missing_schema_blocked(tool) if self._reject_missing else None
         validator = self.validator
-        if not validator.is_light(schema) and _in_event_loop():
+        work = validator.work(schema, arguments)
+        if (work is None or work > LIGHT_WORK) and _in_event_loop():
             return self._off_loop(schema, arguments)
         return validation_verdict(validator.validate(schema, arguments))
 

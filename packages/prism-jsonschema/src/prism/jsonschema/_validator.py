@@ -8,19 +8,24 @@ from prism.core import JsonObject, ToolArgumentValidationIssue, ToolArgumentVali
 
 from ._cache import CacheInfo, CompileCache, Entry
 from ._compile import check_schema, compile_checked
-from ._errors import clip, fastjsonschema_errors, rs_errors
+from ._cost import held_bytes
+from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
-from ._instance import InstanceBounds, InstanceRejected
+from ._instance import SCALARS, InstanceBounds, InstanceRejected, count_nodes
 from ._options import JsonSchemaValidatorOptions
+from ._regex import PatternInputTooLong
 from ._rs import compile_rs_bounds, rs_available
 from ._walk import SchemaRejected
 
-__all__ = ["HEAVY_ENTRY_COST", "JsonSchemaArgumentValidator"]
+__all__ = ["COLLECT_WORK", "LIGHT_WORK", "JsonSchemaArgumentValidator"]
 
-
-HEAVY_ENTRY_COST: Final = 262_144
-"""Entries estimated above this validate in a worker thread when called by dispatch."""
+LIGHT_WORK: Final = 4_096
+"""Expanded size x value nodes up to which dispatch validates on the event loop (tens of
+microseconds); anything heavier runs in a worker thread."""
+COLLECT_WORK: Final = 16_384
+"""Up to this much work every error is collected (then the first ``max_errors``); above it
+only the first error is reported, so an argument with millions of errors costs no memory."""
 
 
 class JsonSchemaArgumentValidator:
@@ -49,18 +54,13 @@ class JsonSchemaArgumentValidator:
         self._newest: object = None
         """The entry known to sit at the LRU's most-recent end: repeated calls skip the move."""
         self._identity_hits = 0
+        self._counts_here = self.options.engine == "jsonschema-rs"
         self._run = self._make_run()
 
     def cache_info(self) -> CacheInfo:
         """``CacheInfo(hits, misses, compiles, size)``."""
         info = self._cache.info()
         return info._replace(hits=info.hits + self._identity_hits)
-
-    def is_light(self, schema: object) -> bool:
-        """Whether ``schema`` is compiled already (by identity) and cheap to validate against:
-        then validating it on the event loop cannot stall the loop."""
-        alias = self._cache.by_id.get(id(schema))
-        return alias is not None and alias[0] is schema and alias[1].cost <= HEAVY_ENTRY_COST
 
     def cache_bytes(self) -> int:
         """Estimated memory held by the compile cache (bounded by ``max_cache_bytes``)."""
@@ -87,13 +87,44 @@ class JsonSchemaArgumentValidator:
         rejected: ToolArgumentValidationResult | None = entry.rejected
         if rejected is not None:
             return rejected
+        if self._counts_here:  # jsonschema-rs: the fastjsonschema run counts in its own walk
+            limit = entry.node_limit
+            flat = (  # a flat object: nothing to count
+                type(value) is dict
+                and len(value) < limit
+                and SCALARS.issuperset(map(type, value.values()))
+            )
+            if not flat and count_nodes(value, limit) > limit:
+                return self._too_much_work(entry)
         return self._run(entry, value)
+
+    def work(self, schema: object, value: object) -> int | None:
+        """Expanded size x node count of ``value`` for a compiled ``schema`` (by identity),
+        ``None`` when it is not compiled; counting stops just past ``LIGHT_WORK``."""
+        alias = self._cache.by_id.get(id(schema))
+        if alias is None or alias[0] is not schema or alias[1].rejected is not None:
+            return None
+        expanded = max(alias[1].expanded, 1)
+        return expanded * count_nodes(value, LIGHT_WORK // expanded)
+
+    def _too_much_work(self, entry: Entry) -> ToolArgumentValidationResult:
+        work = self.options.max_validation_work
+        message = (
+            f"value has more than {entry.node_limit:,} JSON nodes: against this schema "
+            f"(expanded size {entry.expanded:,}) that is more than max_validation_work={work:,}"
+        )
+        return failure(ToolArgumentValidationIssue(path=None, message=message))
+
+    def _collects(self, entry: Entry, instance: object) -> bool:
+        """Whether collecting every error is cheap for this pair (else: the first only)."""
+        cap = COLLECT_WORK // max(entry.expanded, 1)
+        return count_nodes(instance, cap) <= cap
 
     def _make_run(self) -> EngineRun:
         if self.options.engine == "jsonschema-rs":
             bounds = self._rs_bounds()
             return make_rs_run(bounds.is_valid, self._rs_invalid, self._rs_slow)
-        return make_fastjsonschema_run(self._bounds, self._engine_failure)
+        return make_fastjsonschema_run(self._bounds, self._engine_failure, self._too_much_work)
 
     def _rs_bounds(self) -> Any:
         options = self.options
@@ -119,7 +150,10 @@ class JsonSchemaArgumentValidator:
 
     def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
         try:
-            errors = rs_errors(entry.rs_validator.iter_errors(instance), self._max_errors)
+            if self._collects(entry, instance):  # iter_errors collects them all, eagerly
+                errors = rs_errors(entry.rs_validator.iter_errors(instance), self._max_errors)
+            else:
+                errors = rs_first_error(entry.rs_validator, instance)
         except Exception as exc:  # an engine bug must not escape as a crash
             return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
         return failure(*errors)
@@ -128,7 +162,12 @@ class JsonSchemaArgumentValidator:
         self, entry: Entry, instance: object, exc: Exception
     ) -> ToolArgumentValidationResult:
         if isinstance(exc, FASTJSONSCHEMA_EXCEPTIONS):
-            return self._fastjsonschema_failure(exc, entry.collect_all, instance)
+            if entry.collect_all is None or self._collects(entry, instance):
+                return self._fastjsonschema_failure(exc, entry.collect_all, instance)
+            first = fastjsonschema_errors(exc, instance, 1)
+            return failure(*first, ToolArgumentValidationIssue(path=None, message=MORE))
+        if isinstance(exc, PatternInputTooLong):
+            return failure(ToolArgumentValidationIssue(path=None, message=str(exc)))
         return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
 
     def _fastjsonschema_failure(
@@ -158,14 +197,16 @@ class JsonSchemaArgumentValidator:
         if found is None:
             built, keep = self._build(checked)
             found = cache.store(built, keep=keep)
-        cache.alias(schema, found)
+        if found.rejected is None:  # a rejection is remembered by its hash only
+            cache.alias(schema, found)
         return found
 
     def _reject(self, schema: object, reason: str) -> Entry:
-        cache = self._cache
-        entry = cache.store(Entry(key=("rejected", id(schema)), rejected=_rejection(reason)))
-        cache.alias(schema, entry)
-        return entry
+        """A schema refused before it could be hashed: nothing of it is kept (the walk that
+        refuses it again is bounded by the schema bounds)."""
+        with self._cache.lock:
+            self._cache.misses += 1
+        return Entry(key=None, rejected=_rejection(reason))
 
     def _build(self, checked: Any) -> tuple[Entry, bool]:
         """Compile ``checked``: the entry, and whether to cache it (the schema's own outcome)."""
@@ -183,7 +224,14 @@ class JsonSchemaArgumentValidator:
         fast, collect_all, rs_validator = compiled
         entry = Entry(
             key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
-            cost=checked.cost * (2 if collect_all is not None else 1),
+            patterns=bool(checked.walk.regexes), expanded=checked.expanded,
+            node_limit=self.options.max_validation_work // max(checked.expanded, 1),
+            cost=held_bytes(
+                checked.size,
+                len(checked.walk.regexes),
+                2 if collect_all is not None else 1,
+                self.options.engine,
+            ),
         )  # fmt: skip
         return entry, True
 

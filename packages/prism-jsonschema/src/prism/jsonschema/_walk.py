@@ -135,7 +135,8 @@ class WalkState:
             )
 
     def data(self, value: object, path: Path, depth: int) -> Json:
-        """Copy a value in a data position (``enum``, ``default``, unknown keywords ...)."""
+        """Copy a value in a data position (``const``, ``enum`` ...): an opaque value, whatever
+        keys (``$id``, ``$ref`` ...) it holds."""
         if is_object(value):
             self.enter(value, path, depth)
             out: dict[str, Json] = {}
@@ -143,8 +144,6 @@ class WalkState:
                 key = self.key(raw_key, path)
                 child = (path, key)
                 out[key] = self.data(item, child, depth + 1)
-                if key in REF_KEYWORDS and isinstance(out[key], str):
-                    self.ref(key, str(out[key]), child)
             self.leave(value)
             return out
         if is_array(value):

@@ -1,0 +1,82 @@
+"""Keywords every engine evaluates with the same Python code, exactly and within bounds.
+
+``multipleOf`` is decided on the numbers' decimal text (what the JSON says), never through a
+rounded float or 28-digit ``Decimal`` quotient, and never accepts what float division rejects
+(the ``jsonschema`` package's answer): both engines' own versions accepted non-multiples. On
+jsonschema-rs ``pattern`` runs on the same RE2 patterns as fastjsonschema, with the same bound
+on the length of the string it reads.
+"""
+
+from __future__ import annotations
+
+import threading
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from ._regex import PatternInputTooLong, Re2Pattern
+
+__all__ = ["OVERFLOW", "is_multiple", "rs_keywords"]
+
+OVERFLOW = threading.local()
+"""``OVERFLOW.error``: set by a jsonschema-rs ``pattern`` that met a string over the input
+bound. Its exception only means "does not match" to the engine (so ``not`` would accept): the
+validator clears this before each run and fails the value when it is set after."""
+
+
+def is_multiple(value: object, divisor: int | float) -> bool:
+    """Whether the JSON number ``value`` is an integer multiple of ``divisor`` (> 0)."""
+    if type(value) is int and type(divisor) is int:
+        return value % divisor == 0
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return True  # not a number: multipleOf does not apply
+    exact = _decimal(value) / _decimal(divisor)
+    if exact.denominator != 1:
+        return False
+    if isinstance(divisor, float):
+        try:
+            quotient = value / divisor
+        except OverflowError:
+            return False
+        return quotient - quotient == 0.0 and int(quotient) == quotient
+    return value % divisor == 0  # a float value: its binary value, too
+
+
+def _decimal(number: int | float) -> Fraction:
+    return Fraction(Decimal(repr(number))) if isinstance(number, float) else Fraction(number)
+
+
+class _MultipleOf:
+    def __init__(self, parent: Any, value: Any, path: Any) -> None:
+        self.divisor = value
+
+    def validate(self, instance: Any) -> None:
+        if not is_multiple(instance, self.divisor):
+            raise ValueError(f"{_clip(instance)} is not a multiple of {self.divisor}")
+
+
+def rs_keywords(regexes: dict[str, Re2Pattern]) -> dict[str, type]:
+    """Custom keywords for jsonschema-rs: exact ``multipleOf``, RE2 ``pattern``."""
+
+    class Pattern:
+        def __init__(self, parent: Any, value: Any, path: Any) -> None:
+            self.search = regexes[value].search
+            self.pattern = value
+
+        def validate(self, instance: Any) -> None:
+            if type(instance) is not str:
+                return
+            try:
+                found = self.search(instance)
+            except PatternInputTooLong as exc:
+                OVERFLOW.error = exc
+                raise
+            if not found:
+                raise ValueError(f"{_clip(instance)} does not match {_clip(self.pattern)}")
+
+    return {"multipleOf": _MultipleOf, "pattern": Pattern}
+
+
+def _clip(value: object) -> str:
+    text = repr(value) if not isinstance(value, str) else f'"{value}"'
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,44 @@
+"""Runs one hostile schema/argument pair through the real dispatch pipeline (shared by the
+attack tests: each finding is reproduced end to end, on asyncio and trio)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prism.core import (
+    ToolCall,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolResult,
+    create_tool_registry,
+    dispatch_tool_call,
+)
+from prism.jsonschema import JsonSchemaValidatorOptions, create_json_schema_tool_argument_validator
+
+
+class Recorder:
+    """A tool handler that records the arguments it was given."""
+
+    def __init__(self) -> None:
+        self.calls: list[Any] = []
+
+    async def __call__(self, args: Any, context: ToolExecutionContext) -> str:
+        self.calls.append(args)
+        return "ran"
+
+
+async def dispatch_once(
+    engine: str, schema: Any, arguments: Any, **options: Any
+) -> tuple[ToolResult, Recorder]:
+    """Dispatch ``arguments`` to a tool with ``schema`` validated on ``engine``."""
+    handler = Recorder()
+    validate = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine, **options)
+    )
+    tool = ToolDefinition(name="shell", execute=handler, parameters=schema)
+    result = await dispatch_tool_call(
+        ToolCall(id="c1", name="shell", arguments=arguments),
+        registry=create_tool_registry([tool]),
+        validate=validate,
+    )
+    return result, handler

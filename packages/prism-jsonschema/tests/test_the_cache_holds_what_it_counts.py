@@ -1,0 +1,68 @@
+"""The compile cache bounds what it really holds: rejected schemas are remembered by hash only
+(never the schema object), and compiled entries stay near their byte estimate (measured with
+``tracemalloc``: the fastjsonschema engine's memory is all Python)."""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+from typing import Any
+
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
+
+
+def _big_rejected(index: int) -> dict[str, Any]:
+    """About 60 KB that passes the walk and is refused when compiled (a ref into data)."""
+    return {
+        "const": {"type": "string"},
+        "$ref": "#/const",
+        "properties": {f"p{i}": {"description": f"{index}-{i}-" + "x" * 190} for i in range(300)},
+    }
+
+
+def _traced(action: Any) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        action()
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def test_rejected_schemas_are_not_held(engine: str) -> None:
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
+
+    def reject_many() -> None:
+        for index in range(60):  # 3.6 MB of schemas, each dropped by the caller
+            result = validator.validate(_big_rejected(index), {})
+            assert not result.ok
+            assert "schema rejected" in result.errors[0].message
+
+    held = _traced(reject_many)
+    assert validator.cache_info().size == 60  # every rejection remembered, by its hash
+    assert held < 500_000, f"the cache holds {held:,} bytes for 60 rejections"
+
+
+def test_compiled_entries_stay_within_the_byte_bound() -> None:
+    bound = 2_000_000
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine="fastjsonschema", max_cache_bytes=bound)
+    )
+
+    def compile_many() -> None:
+        for index in range(40):
+            schema = {
+                "type": "object",
+                "properties": {
+                    f"p{i}_{index}": {"type": "string", "maxLength": i} for i in range(150)
+                },
+            }
+            assert validator.validate(schema, {}).ok
+
+    held = _traced(compile_many)
+    assert validator.cache_bytes() <= bound
+    # the entries, plus the validator's own few objects
+    assert held < bound * 5 // 4, f"the cache holds {held:,} bytes for a bound of {bound:,}"
