@@ -165,3 +165,53 @@ def test_re2_only_pattern_syntax_is_refused_not_read_as_re2(
     validator = JsonSchemaArgumentValidator(options=options)
     result = validator.validate(_x({"type": "string", "pattern": pattern}), {"x": text})
     assert not result.ok
+
+
+def _shared_dag(levels: int) -> list[Any]:
+    """2**levels leaves, one list object per level (shared sub-objects)."""
+    node: list[Any] = [0]
+    for _ in range(levels):
+        node = [node, node]
+    return node
+
+
+def _distinct_tree(levels: int) -> list[Any]:
+    return [0] if levels == 0 else [_distinct_tree(levels - 1), _distinct_tree(levels - 1)]
+
+
+_BIG_ARGUMENTS: dict[str, Any] = {
+    "flat-600k-zeros-refused-at-1MiB": {"x": [0] * 600_000},
+    "distinct-tree-2**16-leaves": {"x": _distinct_tree(16)},
+    "shared-dag-2**40-leaves-refused-at-1MiB": {"x": _shared_dag(40)},
+}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", sorted(_BIG_ARGUMENTS))
+async def test_decoding_arguments_never_stalls_the_loop(engine: str, name: str) -> None:
+    """Core's canonical copy of an argument within ``max_argument_bytes`` runs on the loop."""
+    registry = create_tool_registry(
+        [ToolDefinition(name="t", execute=_ok, parameters={"type": "object"})]
+    )
+    validate = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
+    )
+    gaps: list[float] = []
+    done = anyio.Event()
+
+    async def heartbeat() -> None:
+        last = time.perf_counter()
+        while not done.is_set():
+            await anyio.sleep(0.005)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    with anyio.fail_after(scaled(60)):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(heartbeat)
+            await anyio.sleep(0.02)
+            call = ToolCall(id="1", name="t", arguments=_BIG_ARGUMENTS[name])
+            await dispatch_tool_call(call, registry=registry, validate=validate)
+            done.set()
+    assert max(gaps) < scaled(0.05), f"heartbeat gap {max(gaps) * 1000:.0f} ms"
