@@ -15,6 +15,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from anyio import fail_after as anyio_fail_after
 
 from prism.core import (
     ToolCall,
@@ -779,3 +780,97 @@ def test_unique_items_is_not_quadratic(engine: str) -> None:
     result = validator.validate(schema, value)
     assert not result.ok
     assert time.process_time() - start < scaled(0.5)
+
+
+class _RaisingSchema(Mapping[str, Any]):
+    def __getitem__(self, key: str) -> Any:
+        raise RuntimeError("getitem")
+
+    def __iter__(self) -> Iterator[str]:
+        raise RuntimeError("iter")
+
+    def __len__(self) -> int:
+        return 1
+
+
+class _FlippingType(Mapping[str, Any]):
+    """A subschema whose ``type`` alternates on every read."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def __getitem__(self, key: str) -> Any:
+        self.reads += 1
+        return "integer" if self.reads % 2 else "string"
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(["type"])
+
+    def __len__(self) -> int:
+        return 1
+
+
+def _schema_dag(levels: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": "integer"}
+    for _ in range(levels):
+        node = {"allOf": [node, node]}
+    return {"type": "object", "properties": {"x": node}}
+
+
+def _ref_doubling(levels: int) -> dict[str, Any]:
+    defs: dict[str, Any] = {"d0": {"type": "integer"}}
+    for i in range(1, levels):
+        twice = [{"$ref": f"#/$defs/d{i - 1}"}, {"$ref": f"#/$defs/d{i - 1}"}]
+        defs[f"d{i}"] = {"allOf": twice}
+    return {"$defs": defs, "properties": {"x": {"$ref": f"#/$defs/d{levels - 1}"}}}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "parameters",
+    [
+        pytest.param(_RaisingSchema(), id="schema-mapping-that-raises"),
+        pytest.param(_schema_dag(40), id="python-shared-schema-dag-2**40"),
+        pytest.param(_ref_doubling(40), id="ref-doubling-2**40"),
+    ],
+)
+async def test_hostile_schema_objects_block_every_call_quickly(
+    engine: str, parameters: Any
+) -> None:
+    handler = _Recorder()
+    registry = create_tool_registry(
+        [ToolDefinition(name="t", execute=handler, parameters=parameters)]
+    )
+    validate = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine)
+    )
+    calls = [
+        ToolCall(id="a", name="t", arguments={"x": 1}),
+        ToolCall(id="b", name="t", arguments={}),
+    ]
+    with anyio_fail_after(scaled(10)):
+        results = await dispatch_tool_calls_in_order(calls, registry=registry, validate=validate)
+    assert len(results) == 2
+    for result in results:
+        assert result.error is not None
+        assert result.error.code == "validation_failed"
+        assert "schema rejected" in result.error.message
+    assert handler.seen == []
+
+
+@pytest.mark.anyio
+async def test_a_schema_is_read_once_per_validator(engine: str) -> None:
+    handler = _Recorder()
+    parameters = {"type": "object", "properties": {"x": _FlippingType()}}
+    registry = create_tool_registry(
+        [ToolDefinition(name="t", execute=handler, parameters=parameters)]
+    )
+    validate = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine)
+    )
+    verdicts = []
+    for value in (1, "s", 1, "s"):
+        call = ToolCall(id="a", name="t", arguments={"x": value})
+        result = await dispatch_tool_call(call, registry=registry, validate=validate)
+        verdicts.append(result.error is None)
+    assert verdicts in ([True, False, True, False], [False, True, False, True])
