@@ -508,6 +508,78 @@ _INVALID_BY_REFERENCE: list[tuple[str, dict[str, Any], Any]] = [
     ),
 ]
 
+_INVALID_BY_REFERENCE += [
+    (
+        "lone surrogate key, properties",
+        {"properties": {"\ud800": {"type": "integer"}}},
+        {"\ud800": "s"},
+    ),
+    (
+        "lone surrogate key, additionalProperties",
+        {"properties": {"a": {}}, "additionalProperties": False},
+        {"\ud800": 1},
+    ),
+    (
+        "lone surrogate key, patternProperties",
+        {"patternProperties": {"^\ud800$": {"type": "integer"}}},
+        {"\ud800": "s"},
+    ),
+    ("lone surrogates in enum", {"properties": {"x": {"enum": ["\ud800"]}}}, {"x": "\udc00"}),
+    ("U+FFFD is not a lone surrogate", {"properties": {"x": {"const": "\ud800"}}}, {"x": "\ufffd"}),
+    ("lone surrogate is not U+FFFD", {"properties": {"x": {"const": "\ufffd"}}}, {"x": "\ud800"}),
+    ("NUL inside a key", {"properties": {"a\u0000b": {"type": "integer"}}}, {"a\u0000b": "s"}),
+    ("required lone surrogate", {"required": ["\ud800"]}, {"\udc00": 1}),
+    ("propertyNames and a lone surrogate", {"propertyNames": {"maxLength": 0}}, {"\ud800": 1}),
+    (
+        "unevaluatedProperties next to not",
+        {
+            "properties": {"a": {}},
+            "not": {"properties": {"b": {}}, "required": ["c"]},
+            "unevaluatedProperties": False,
+        },
+        {"a": 1, "b": 2},
+    ),
+    (
+        "unevaluatedItems after items",
+        _x({"prefixItems": [{}], "items": {"type": "integer"}, "unevaluatedItems": False}),
+        {"x": [1, "s"]},
+    ),
+    (
+        "$dynamicRef overridden by the outer scope",
+        {
+            "$id": "https://e/r",
+            "$ref": "list",
+            "$defs": {
+                "items": {"$dynamicAnchor": "items", "type": "string"},
+                "list": {
+                    "$id": "list",
+                    "type": "array",
+                    "items": {"$dynamicRef": "#items"},
+                    "$defs": {"items": {"$dynamicAnchor": "items"}},
+                },
+            },
+        },
+        [1],
+    ),
+    (
+        "$anchor reference",
+        {
+            "$defs": {"a": {"$anchor": "foo", "type": "string"}},
+            "properties": {"x": {"$ref": "#foo"}},
+        },
+        {"x": 1},
+    ),
+    (
+        "$id-relative reference",
+        {
+            "$id": "https://e/r",
+            "$defs": {"a": {"$id": "a.json", "type": "string"}},
+            "properties": {"x": {"$ref": "a.json"}},
+        },
+        {"x": 1},
+    ),
+]
+
 _FORMATS_INVALID_BY_REFERENCE: list[tuple[str, dict[str, Any], Any]] = [
     ("email", _x({"format": "email"}), {"x": "nope"}),
     ("date 02-30", _x({"format": "date"}), {"x": "2020-02-30"}),
