@@ -32,7 +32,7 @@ from .test_redteam_http import (
     status,
 )
 
-pytestmark = [pytest.mark.skip(reason="open red-team findings, see report"), pytest.mark.anyio]
+pytestmark = pytest.mark.anyio
 
 AUTH = {"Authorization": f"Bearer {TOKEN}", "mcp-protocol-version": "2025-11-25"}
 
