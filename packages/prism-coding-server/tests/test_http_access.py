@@ -130,6 +130,9 @@ async def test_the_operators_approver_command_decides_over_http(tmp_path: Path) 
                 (approver / "allow").touch()
                 allowed = await session.call_tool("shell", {"command": "python3 mark.py"})
     assert refused.is_error and "denied" in text_of(refused)
+    # The operator's command decided, and the result says so (not the client's user).
+    assert "operator's approver denied" in text_of(refused), text_of(refused)
+    assert "denied by the user" not in text_of(refused)
     assert not allowed.is_error, text_of(allowed)
     assert (root / "ran.txt").read_text() == "ran"
     lines = (approver / "asked.log").read_text().splitlines()

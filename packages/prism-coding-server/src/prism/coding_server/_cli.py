@@ -34,6 +34,7 @@ def _listening(url: str) -> None:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="prism-coding-server",
+        allow_abbrev=False,  # a prefix such as ``--i`` must not stand for the no-auth flag
         description="Serve shell/read/write/edit confined to --root over MCP, under Prism's "
         "coding policy, with the shell in a bubblewrap sandbox when available.",
     )

@@ -21,6 +21,8 @@ _SESSION_FLAGS = (
     ("max_requests_per_session", "--max-requests-per-session", int, "N",
      "requests one session may have in flight (default 16)"),
     ("max_request_bytes", "--max-request-bytes", int, "N", "largest request body (default 4 MiB)"),
+    ("credential_share", "--sessions-per-token", int, "N", "sessions each token is guaranteed "
+     "(default: half of --max-sessions); beyond it, a token's sessions make room for others"),
 )  # fmt: skip
 _HTTP_ONLY = ("token_file", "no_auth", "approver_token_file", *(f[0] for f in _SESSION_FLAGS))
 

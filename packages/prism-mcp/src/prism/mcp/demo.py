@@ -93,7 +93,9 @@ def demo_tools(label: str = "demo") -> ToolRegistry:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve the demo tools on stdin/stdout until the client leaves."""
-    parser = argparse.ArgumentParser(prog="python -m prism.mcp.demo", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m prism.mcp.demo", description=__doc__, allow_abbrev=False
+    )
     parser.add_argument("--label", default="demo", help="the label search answers with")
     args = parser.parse_args(argv)
     try:

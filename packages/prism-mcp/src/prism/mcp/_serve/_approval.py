@@ -17,7 +17,14 @@ from prism.core import AbortSignal
 
 from ._auth import APPROVE_SCOPE
 
-__all__ = ["CURRENT_REQUEST", "ApprovalPrompt", "HostApprove", "McpApproval", "NoApproverError"]
+__all__ = [
+    "CURRENT_REQUEST",
+    "ApprovalPrompt",
+    "HostApprove",
+    "McpApproval",
+    "NoApproverError",
+    "OperatorDeniedError",
+]
 
 CURRENT_REQUEST: ContextVar[ServerRequestContext[Any] | None] = ContextVar(
     "prism_mcp_current_request", default=None
@@ -51,6 +58,10 @@ HostApprove: TypeAlias = Callable[[Any], "bool | Awaitable[bool]"]
 
 class NoApproverError(RuntimeError):
     """Approval was needed and no one could be asked; the message says why."""
+
+
+class OperatorDeniedError(RuntimeError):
+    """The server operator's approver (not the client's user) denied the call."""
 
 
 class McpApproval:
@@ -95,7 +106,12 @@ class McpApproval:
         answer = self.approver(request)
         if inspect.isawaitable(answer):
             answer = await answer
-        return answer is True
+        if answer is not True:  # say who decided: the policy's own wording names the user
+            raise OperatorDeniedError(
+                "the server operator's approver denied this (not the client's user); "
+                "do not retry the same action"
+            )
+        return True
 
     async def _elicit(self, ctx: ServerRequestContext[Any], request: ApprovalPrompt) -> bool | None:
         """The user's answer; ``None`` when this connection cannot carry the question (the

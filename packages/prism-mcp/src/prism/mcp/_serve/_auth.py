@@ -114,9 +114,37 @@ def remove_token_file(path: str) -> None:
             pass
 
 
+def _check_directory(path: str) -> None:
+    """Like ssh's StrictModes: the directory holding the token file (and the one holding its
+    real file, through symlinks) must be owned by this user or root, and not writable by
+    group or others unless sticky (then others cannot replace our file)."""
+    euid = os.geteuid()
+    folders = {os.path.dirname(os.path.abspath(path)), os.path.dirname(os.path.realpath(path))}
+    for folder in sorted(folders):
+        try:
+            info = os.stat(folder)
+        except OSError as error:
+            raise ValueError(
+                f"token file {path!r}: directory {folder!r}: {error.strerror}"
+            ) from None
+        mode = stat.S_IMODE(info.st_mode)
+        if info.st_uid not in (euid, 0):
+            raise ValueError(
+                f"token file {path!r}: its directory {folder!r} is owned by uid {info.st_uid}, "
+                f"not by this server's user (uid {euid}) or root; that user could replace the file"
+            )
+        if mode & 0o022 and not mode & stat.S_ISVTX:
+            raise ValueError(
+                f"token file {path!r}: its directory {folder!r} may be written by other users "
+                f"(mode {mode:04o}), who could replace the file; run: chmod go-w {folder}"
+            )
+
+
 def read_token_file(path: str) -> str:
     """The token in ``path`` (surrounding whitespace stripped). Refused, naming the path: a
-    missing or non-regular file, one that group or others may read, or a malformed token."""
+    missing or non-regular file, one owned by another user, one that group or others may
+    read, one in a directory others may write, or a malformed token."""
+    _check_directory(path)
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
@@ -125,6 +153,11 @@ def read_token_file(path: str) -> str:
         info = os.fstat(file.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise ValueError(f"token file {path!r} is not a regular file")
+        if info.st_uid != os.geteuid():
+            raise ValueError(
+                f"token file {path!r} is owned by uid {info.st_uid}, not by this server's user "
+                f"(uid {os.geteuid()}); that user knows or chose the token"
+            )
         mode = stat.S_IMODE(info.st_mode)
         if mode & 0o077:
             raise ValueError(

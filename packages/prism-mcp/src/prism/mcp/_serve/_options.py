@@ -41,12 +41,16 @@ class SessionLimits:
     """Bounds of stateful HTTP sessions. At ``max_sessions`` the session idle the longest is
     closed to admit a new one (refused with 503 only when every session is busy); a session
     idle for ``idle_seconds`` is closed; one session holds at most ``max_requests_per_session``
-    requests in flight (429 beyond), each body at most ``max_request_bytes`` (413 beyond)."""
+    requests in flight (429 beyond), each body at most ``max_request_bytes`` (413 beyond).
+    Each credential is guaranteed ``credential_share`` sessions (``None``: half of
+    ``max_sessions``, at least 1): at the cap, a new client whose credential holds fewer
+    first takes the slot of a credential holding more, even from a busy session."""
 
     max_sessions: int = 64
     idle_seconds: float = 600.0
     max_requests_per_session: int = 16
     max_request_bytes: int = 4 * MIB
+    credential_share: int | None = None
 
     def __post_init__(self) -> None:
         check_count("SessionLimits.max_sessions", self.max_sessions, cap=100_000)
@@ -58,6 +62,15 @@ class SessionLimits:
         check_count(
             "SessionLimits.max_request_bytes", self.max_request_bytes, cap=1 * GIB, minimum=1024
         )
+        if self.credential_share is not None:
+            where = "SessionLimits.credential_share"
+            check_count(where, self.credential_share, cap=self.max_sessions)
+
+    @property
+    def share(self) -> int:
+        """The sessions one credential is guaranteed."""
+        share = self.credential_share
+        return share if share is not None else max(1, self.max_sessions // 2)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,6 +96,11 @@ class HttpOptions:
     sessions: SessionLimits = SessionLimits()
     json_response: bool = False
     stateless: bool = False
+    max_connections: int = 1000
+    """Open TCP connections at most (lowered to fit the descriptor limit); past it, the oldest
+    connection with no request in progress is closed to admit a new one."""
+    header_timeout_seconds: float = 10.0
+    """A connection that has not sent a complete request header by then is closed."""
 
     def __post_init__(self) -> None:
         check_count("HttpOptions.port", self.port, cap=65_535, minimum=0)
@@ -98,6 +116,11 @@ class HttpOptions:
             raise ValueError(f"HttpOptions.sessions must be a SessionLimits, got {self.sessions!r}")
         check_flag("HttpOptions.json_response", self.json_response)
         check_flag("HttpOptions.stateless", self.stateless)
+        check_count("HttpOptions.max_connections", self.max_connections, cap=100_000, minimum=8)
+        seconds = check_seconds(
+            "HttpOptions.header_timeout_seconds", self.header_timeout_seconds, cap=3600.0
+        )
+        object.__setattr__(self, "header_timeout_seconds", seconds)
 
 
 def _check_auth(options: HttpOptions) -> None:

@@ -20,6 +20,7 @@ from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 
 from ._auth import HookVerifier
+from ._connections import connection_cap, guarded_protocol
 from ._options import HttpOptions
 from ._server import McpToolServer
 from ._sessions import BoundedSessionManager, SessionEndpoint
@@ -95,9 +96,11 @@ async def run_http(
     once the socket is bound (with the real port when ``options.port`` is 0)."""
     import uvicorn
 
+    cap = connection_cap(options.max_connections)
     config = uvicorn.Config(
         http_app(server, options), host=options.host, port=options.port, log_level="warning",
-        lifespan="on",
+        lifespan="on", http=guarded_protocol(cap, options.header_timeout_seconds),
+        timeout_keep_alive=5,
     )  # fmt: skip
     listener = uvicorn.Server(config)
     if on_listening is None:

@@ -1,6 +1,6 @@
-"""Red-team variants against ``prism-coding-server --http`` that BREAK a claim today (see the
-red-team report). Each test asserts the safe behaviour, so it fails until the finding is fixed;
-the module is skipped on this branch only so the findings stay runnable without turning CI red."""
+"""The HTTP listener under the red team's variants (issue 30): idle connections, refused
+requests, one token hoarding sessions, token-file ownership, opening bodies, abbreviated flags.
+Each test reproduces an attack that worked before the fix and asserts the safe behaviour."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from .test_redteam_http import (
     status,
 )
 
-pytestmark = [pytest.mark.skip(reason="open red-team findings, see report"), pytest.mark.anyio]
+pytestmark = pytest.mark.anyio
 
 AUTH = {"Authorization": f"Bearer {TOKEN}", "mcp-protocol-version": "2025-11-25"}
 
@@ -214,6 +214,19 @@ def test_a_token_file_in_a_directory_others_can_write_is_refused(tmp_path: Path)
     code, stderr = run_until_listening(root, tmp_path, "--token-file", str(token_file))
     assert code == 2, stderr
     assert str(shared) in stderr, stderr
+
+
+def test_a_token_file_in_a_sticky_shared_directory_is_accepted(tmp_path: Path) -> None:
+    """The /tmp case: others may write the directory, but the sticky bit stops them from
+    replacing a file they do not own, so the server starts."""
+    shared = tmp_path / "sticky"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    token_file = shared / "token"
+    token_file.write_text("operator-token-0123456789abcdef\n")
+    token_file.chmod(0o600)
+    code, stderr = run_until_listening(project(tmp_path), tmp_path, "--token-file", str(token_file))
+    assert code is None, stderr
 
 
 def rss_bytes(pid: int) -> int:
