@@ -300,3 +300,19 @@ def each_app(request: pytest.FixtureRequest) -> App:
     """The same scenario on an embedded SQLite file and on a private PostgreSQL server."""
     app: App = request.getfixturevalue(f"{request.param}_app")
     return app
+
+
+@pytest.fixture(scope="session")
+def durable_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """DBOS in this process on a SQLite file, launched once for the session (DBOS keeps one
+    instance per process); for tests that run durable turns here rather than in children."""
+    from dbos import DBOS
+
+    from prism.dbos import launch_dbos
+
+    folder = tmp_path_factory.mktemp("durable-host")
+    launch_dbos(app_name="prism-tests", database_url=f"sqlite:///{folder / 'dbos.sqlite'}")
+    try:
+        yield
+    finally:
+        DBOS.destroy(destroy_registry=False)
