@@ -4,9 +4,12 @@ fixed; each test asserts the secure outcome and runs a no-policy control proving
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
+
+from prism.core.testing import scaled
 
 from ._redteam import control, run, ws
 
@@ -62,3 +65,18 @@ async def test_time_cd_moves_the_directory_the_policy_judges(ws: Path, command: 
     assert "OUTSIDE-SECRET" in shown.output, shown
     ran = await run(ws, command, read_only=True)
     assert "OUTSIDE-SECRET" not in ran.output, ran
+
+
+# An unclosed bracket expression repeated (`[[:` ×1000, a 3 KB command) makes the glob analysis
+# roughly cubic in the word length: ~35-40 s of check() on one core; the 5 s analysis bound is
+# only noticed afterwards ("analysis took longer than 5.0 s"). bash expands it at once.
+@pytest.mark.parametrize("unit", ["[[:", "[[.", "[[="])
+async def test_unclosed_bracket_globs_do_not_stall_the_check(ws: Path, unit: str) -> None:
+    command = "cat " + unit * 1000
+    started = time.monotonic()
+    shown = await control(ws, command)
+    assert shown.output.startswith("cat: "), shown
+    assert time.monotonic() - started < scaled(5)
+    started = time.monotonic()
+    ran = await run(ws, command, read_only=True)
+    assert time.monotonic() - started < scaled(5), ran
