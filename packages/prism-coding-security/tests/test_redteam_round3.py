@@ -44,6 +44,9 @@ REFUSED = [
     ({"a": "1"}, "ls -a | xargs -n1 find", "../secret"),
     ({"up": "@link:..", "a": "1"}, "ls -L up | xargs cat", "cat: secret"),
     ({"a b": "", "a": "x", "b": "y"}, "ls | xargs -n1 cat", "xxyy"),
+    # names listed in another directory, run from the working directory (a link there)
+    ({"d/x": "1", "x": "@link:../secret"}, "ls d | xargs cat", "OUTSIDE-SECRET"),
+    ({"d/x": "1", "x": "@link:../secret"}, "ls -R | xargs cat", "OUTSIDE-SECRET"),
     # cd in a group, subshell, function, condition, pipeline, after CDPATH, `cd -`
     ({"d/x": "1"}, "{ cd d; }; cat ../../secret", "OUTSIDE-SECRET"),
     ({"d/x": "1"}, "if cd d; then cat ../../secret; fi", "OUTSIDE-SECRET"),
