@@ -121,8 +121,9 @@ def exact_fields(
                 paths = glob_chars(item, cwd, listable, spend)
             except GlobOutside as outside:
                 return ExactFields(None, f"a glob that looks into {outside.directory}, outside")
-            except GlobTooLarge:
-                return ExactFields(None, "a glob that matches more files than can be checked")
+            except GlobTooLarge as large:
+                why = str(large) or "a glob that matches more files than can be checked"
+                return ExactFields(None, why)
             result.extend(
                 Arg(_operand(path), False, subst, procsub, globbed=True) for path in paths
             )

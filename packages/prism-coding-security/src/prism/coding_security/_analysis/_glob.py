@@ -66,14 +66,42 @@ def _class_members(name: str) -> str:
     return "".join(chr(code) for code in range(128) if test(chr(code)))
 
 
-def _bracket(chars: Chars, start: int) -> tuple[str, int] | None:
-    """A regex class for the bracket expression opening at ``start``; None when it is no bracket."""
+MAX_BRACKETS = 256
+"""Unquoted ``[`` one glob word may hold: each may open a bracket expression that is scanned to
+its end, so a word of many unclosed ``[`` costs (brackets x length); more is refused as dynamic."""
+
+
+class _Closes:
+    """For each position, where the next ``:]``/``.]``/``=]`` starts (one right-to-left pass),
+    so a bracket's class, equivalence or collating element is closed in O(1)."""
+
+    __slots__ = ("_next",)
+
+    def __init__(self, text: str) -> None:
+        self._next: dict[str, list[int]] = {}
+        for kind in ":=.":
+            table = [-1] * (len(text) + 1)
+            for at in range(len(text) - 2, -1, -1):
+                table[at] = at if text[at] == kind and text[at + 1] == "]" else table[at + 1]
+            self._next[kind] = table
+
+    def find(self, kind: str, start: int) -> int:
+        table = self._next[kind]
+        return table[start] if start < len(table) else -1
+
+
+def _bracket(
+    chars: Chars, start: int, closes: _Closes, spend: Callable[[int], None]
+) -> tuple[str, int] | None:
+    """A regex class for the bracket expression opening at ``start``; None when it is no bracket.
+    Every character scanned is counted through ``spend``."""
     index = start + 1
     negate = index < len(chars) and chars[index][0] in "!^" and not chars[index][1] & QUOTED
     if negate:
         index += 1
     members: list[str] = []
     first = True
+    spend(len(chars) - index + 1)
     while index < len(chars):
         ch, flags = chars[index]
         if ch == "]" and not flags & QUOTED and not first:
@@ -85,12 +113,12 @@ def _bracket(chars: Chars, start: int) -> tuple[str, int] | None:
         if ch == "[" and not flags & QUOTED and index + 1 < len(chars):
             kind = chars[index + 1][0]
             if kind in ":=." and not chars[index + 1][1] & QUOTED:
-                close = chars_text(chars[index + 2 :]).find(kind + "]")
+                close = closes.find(kind, index + 2)
                 if close >= 0:
-                    name = chars_text(chars[index + 2 : index + 2 + close])
+                    name = chars_text(chars[index + 2 : close])
                     text = _class_members(name) if kind == ":" else name
                     members.append("".join(re.escape(c) for c in text))
-                    index += close + 4
+                    index = close + 2
                     continue
         if (
             index + 2 < len(chars)
@@ -107,8 +135,15 @@ def _bracket(chars: Chars, start: int) -> tuple[str, int] | None:
     return None
 
 
-def _component_tokens(chars: Chars) -> list[str | re.Pattern[str] | None]:
+def _unbounded(_amount: int) -> None:
+    """No step budget (a caller that bounds the work itself)."""
+
+
+def _component_tokens(
+    chars: Chars, spend: Callable[[int], None] = _unbounded
+) -> list[str | re.Pattern[str] | None]:
     tokens: list[str | re.Pattern[str] | None] = []
+    closes = _Closes(chars_text(chars))
     index = 0
     while index < len(chars):
         ch, flags = chars[index]
@@ -120,7 +155,7 @@ def _component_tokens(chars: Chars) -> list[str | re.Pattern[str] | None]:
         elif ch == "?":
             tokens.append(_ANY)
         else:
-            found = _bracket(chars, index)
+            found = _bracket(chars, index, closes, spend)
             if found is None:
                 tokens.append(ch)
             else:
@@ -185,6 +220,7 @@ class _Walk:
         self.steps = [MAX_MATCH_STEPS]
         self.listable = listable
         self.spend = spend
+        self.tokens: dict[int, list[str | re.Pattern[str] | None]] = {}
 
     def _enter(self, prefix: str) -> None:
         """Refuse (before any look) a directory outside what the command may read."""
@@ -217,7 +253,9 @@ class _Walk:
         # After a globbed component bash joins with one `/` however many were written.
         empties = next((i for i, part in enumerate(rest) if part), len(rest))
         rest = rest[empties:] or ([[]] if empties else [])
-        tokens = _component_tokens(head)
+        tokens = self.tokens.get(id(head))
+        if tokens is None:  # once per component, however many directories it is matched in
+            tokens = self.tokens[id(head)] = _component_tokens(head, self.spend)
         explicit_dot = bool(head) and head[0][0] == "."
         found: list[str] = []
         for name in sorted(self._list(prefix)):
@@ -240,11 +278,14 @@ def glob_chars(
     chars: Chars, cwd: str, listable: Callable[[str], bool], spend: Callable[[int], None]
 ) -> list[str]:
     """The paths bash would expand the field ``chars`` to in ``cwd``; ``[text]`` when the field
-    is no pattern or nothing matches. Raises ``GlobTooLarge`` past the bounds, ``GlobOutside``
-    when it would look into a directory ``listable`` refuses (outside the roots, a secret).
+    is no pattern or nothing matches. Raises ``GlobTooLarge`` past the bounds (``MAX_BRACKETS``
+    too), ``GlobOutside`` when it would look into a directory ``listable`` refuses (outside the
+    roots, a secret).
     Every name compared is counted through ``spend`` (the analysis step budget)."""
     if not _is_pattern(chars):
         return [chars_text(chars)]
+    if sum(1 for ch, flags in chars if ch == "[" and not flags & QUOTED) > MAX_BRACKETS:
+        raise GlobTooLarge(f"a glob with more than {MAX_BRACKETS} `[` (too costly to check)")
     parts = _components(chars)
     absolute = not parts[0] and len(parts) > 1
     walk = _Walk("/" if absolute else cwd, listable, spend)

@@ -1,5 +1,6 @@
-"""Red-team round 3: variants that still break the policy on the host (no sandbox). Skipped until
-fixed; each test asserts the secure outcome and runs a no-policy control proving the attack live."""
+"""Red-team round 3: reads through `ls -a | xargs`, `time cd`, and bracket globs that stalled
+check(). Each test asserts the secure outcome and runs a no-policy control proving the attack
+live."""
 
 from __future__ import annotations
 
@@ -15,10 +16,7 @@ from ._redteam import control, run, ws
 
 __all__ = ["ws"]  # the workspace fixture, used by name
 
-pytestmark = [
-    pytest.mark.anyio,
-    pytest.mark.skip(reason="open red-team findings, see report"),
-]
+pytestmark = pytest.mark.anyio
 
 
 # `ls -a` prints `..`; xargs hands it to a recursive reader, which reads the parent directory.
@@ -70,9 +68,12 @@ async def test_time_cd_moves_the_directory_the_policy_judges(ws: Path, command: 
 # An unclosed bracket expression repeated (`[[:` ×1000, a 3 KB command) makes the glob analysis
 # roughly cubic in the word length: ~35-40 s of check() on one core; the 5 s analysis bound is
 # only noticed afterwards ("analysis took longer than 5.0 s"). bash expands it at once.
-@pytest.mark.parametrize("unit", ["[[:", "[[.", "[[="])
-async def test_unclosed_bracket_globs_do_not_stall_the_check(ws: Path, unit: str) -> None:
-    command = "cat " + unit * 1000
+# Just under the bound of `[` per word (the scan is then linear per bracket) with a long tail.
+@pytest.mark.parametrize(
+    "word", [u * 1000 for u in ("[[:", "[[.", "[[=")] + ["[[:" * 128 + "x" * 20_000 + ":]"]
+)
+async def test_unclosed_bracket_globs_do_not_stall_the_check(ws: Path, word: str) -> None:
+    command = "cat " + word
     started = time.monotonic()
     shown = await control(ws, command)
     assert shown.output.startswith("cat: "), shown
