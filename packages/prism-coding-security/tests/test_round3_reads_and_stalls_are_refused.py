@@ -26,6 +26,11 @@ XARGS_DOTDOT = [
     "ls -a | xargs -r -t -x -n2 grep -r OUTSIDE",
     "ls -a | xargs du -a",
     "ls -a | xargs ls",
+    "ls --all | xargs grep -r OUTSIDE",
+    "ls -f | xargs grep -r OUTSIDE",
+    "ls -U -a | xargs grep -r OUTSIDE",
+    "ls -Ua | xargs grep -r OUTSIDE",
+    "ls -d .. | xargs grep -r OUTSIDE",
 ]
 
 
@@ -37,6 +42,13 @@ async def test_ls_dot_dot_through_xargs_does_not_read_outside(ws: Path, command:
     ran = await run(ws, command, read_only=True)
     assert ran.error == "execution_denied", ran
     assert "secret" not in ran.output, ran
+
+
+async def test_ls_almost_all_through_xargs_still_runs(ws: Path) -> None:
+    (ws / "a").write_text("inside OUTSIDE\n")
+    ran = await run(ws, "ls -A | xargs grep -r OUTSIDE", read_only=True)
+    assert ran.error is None, ran
+    assert "inside OUTSIDE" in ran.output and "secret" not in ran.output, ran
 
 
 def _decoy(root: Path) -> None:

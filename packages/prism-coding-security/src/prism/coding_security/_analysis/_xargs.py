@@ -27,7 +27,10 @@ XARGS_TARGETS = names("cat head tail wc ls stat nl file grep echo du sort")
 _XARGS_OK = names("-0 -r -t -x -n -L -s -P")
 """Not ``-d``/``--delimiter``: it splits items inside names (``aQ--opt``), which the name
 checks below do not model."""
-_LS_NAMES_ONLY = names("-1 -a -A -r -t -S -X -v -U -R -p -F -d")
+_LS_NAMES_ONLY = names("-1 -A -r -t -S -X -v -U -R -p -F -d")
+"""Not ``-a``/``--all`` nor ``-f`` (which implies it): they list ``.`` and ``..``, and xargs would
+hand ``..`` (the parent of the working directory) to a recursive reader. ``-A`` omits both."""
+_DOTS = frozenset((".", ".."))
 _FIND_PRINTS = names("-printf -fprintf -ls -fls")
 _UNSAFE_NAME = frozenset("'\"\\")
 
@@ -81,6 +84,11 @@ def xargs_source_reason(
     paths = [absolute(s, cwd) for s in starts]
     if any(p is None for p in paths):
         return "lists a directory that cannot be followed"
+    for start, path in zip(starts, paths, strict=True):
+        # An operand can itself be an item (`ls -d X`, a file, `find X`): none may be `..` or
+        # lead outside, even where the listing's own read check would already refuse it.
+        if ".." in start.split("/") or (path is not None and outside(path) is not None):
+            return f"would hand xargs the item {start!r}, which may lead outside"
 
     def descend(entry: os.DirEntry[str]) -> str | None:
         if not recursive:
@@ -94,6 +102,8 @@ def xargs_source_reason(
     try:
         for entry in bounded_entries(real, max_entries=MAX_LINK_WALK, descend=descend):
             name = entry.name
+            if name in _DOTS:  # never listed by scandir; refused should that ever change
+                return f"would hand xargs the name {name!r}, which may lead outside"
             if name.startswith("-") or name.split() != [name] or _UNSAFE_NAME & set(name):
                 return f"would hand xargs the name {name!r}, which it could read as an option"
             if entry.is_symlink() and outside(entry.path) is not None:
