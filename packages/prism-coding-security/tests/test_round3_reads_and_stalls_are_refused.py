@@ -65,6 +65,14 @@ TIME_CD = [
     "time cd d; cat link/secret",
     "time cd d && cat link/secret",
     "time -p cd d; cat link/secret",
+    "time -p -- cd d; cat link/secret",
+    "time ! cd d; cat link/secret",
+    "! time cd d; cat link/secret",
+    "time command cd d; cat link/secret",
+    "time builtin cd d; cat link/secret",
+    "time pushd d >/dev/null; cat link/secret",
+    "time cd d\ncat link/secret",
+    "! cd d; cat link/secret",
 ]
 
 

@@ -157,10 +157,30 @@ def cd_destination(args: list[str], cwd: str | None, home: str | None) -> str | 
     return os.path.realpath(joined) if os.path.isdir(joined) else joined
 
 
+_MOVES = frozenset(("cd", "pushd", "popd"))
+_PREFIXES = frozenset(("command", "builtin", "exec", "time"))
+
+
+def _timed_move(words: tuple[Word, ...]) -> bool:
+    """``time [-p] [--] [!] cd …`` (the keyword runs the rest in this shell): a move, or a
+    wrapper that may hide one, after ``time``'s own words."""
+    for word in words[1:]:
+        texts = [a.text for a in word.guess]
+        if texts and (texts[0].startswith("-") or texts[0] == "!"):
+            continue
+        return not texts or os.path.basename(texts[0]) in _MOVES | _PREFIXES
+    return False
+
+
 def track_cd(words: tuple[Word, ...], scope: Scope) -> None:
     if not words or not words[0].guess:
         return
     name = os.path.basename(words[0].guess[0].text)
+    if name == "time":
+        if _timed_move(words):
+            scope.cwd = None  # `time cd d` moves this shell; its landing is not followed
+            scope.vars["PWD"] = None
+        return
     if name in ("command", "builtin"):
         later = [a.text for w in words[1:3] for a in w.guess]
         if any(text in ("cd", "pushd", "popd") for text in later):
