@@ -37,6 +37,7 @@ _FAMILIES = {
 """Families a coding command never needs: (family, type, protocol) for ``socket()``."""
 _PROBE = (
     "import json, socket, sys\n"
+    "print('PROBE-RAN')\n"
     "for name, (f, t, p) in json.loads(sys.argv[1]).items():\n"
     "    try:\n"
     "        socket.socket(f, t, p).close(); print('OPENED', name)\n"
@@ -65,18 +66,23 @@ _CREDENTIALS = (
 
 @conformance_row("E18", timeout_seconds=120)
 async def socket_families_by_allowlist(subjects: ConformanceSubjects) -> None:
-    python = shutil.which("python3")
-    if python is None:
+    if shutil.which("python3") is None:
         raise RowSkipped("python3 is not installed; the row opens sockets with it")
-    command = f"{python} -c {shlex.quote(_PROBE)} {shlex.quote(json.dumps(_FAMILIES))}; true"
+    # `python3` as the sandbox's PATH finds it: a virtual environment's interpreter (under a
+    # directory the sandbox does not show) would fail to start, and prove nothing.
+    command = f"python3 -c {shlex.quote(_PROBE)} {shlex.quote(json.dumps(_FAMILIES))}; true"
     with _dirs(_outside_base()) as d:
         for network in (False, True):
             tools = _sandboxed_tools(subjects, d.root, network=network)
             await _sandbox_up(subjects, tools, d.root)
+            text = await _shell(subjects, tools, command)
+            if "PROBE-RAN" not in text:
+                raise AssertionError(
+                    f"the socket probe did not run in the sandbox (network={network}), so "
+                    f"nothing was proven: {text[-300:]!r}"
+                )
             opened = [
-                line.split(" ", 1)[1]
-                for line in (await _shell(subjects, tools, command)).splitlines()
-                if line.startswith("OPENED ")
+                line.split(" ", 1)[1] for line in text.splitlines() if line.startswith("OPENED ")
             ]
             if opened:
                 raise AssertionError(
