@@ -28,7 +28,6 @@ from prism.jsonschema import (
     create_json_schema_tool_argument_validator,
 )
 
-pytestmark = pytest.mark.skip(reason="open red-team findings, see report")
 
 _CPU_BUDGET_S = 0.1
 _MEMORY_BUDGET = 64 * 1024 * 1024
@@ -80,6 +79,7 @@ def _measure(validator: JsonSchemaArgumentValidator, schema: Any, value: Any) ->
     return cpu, peak
 
 
+@pytest.mark.skip(reason="open red-team finding: see the integration report")
 @pytest.mark.parametrize("name", sorted(_HEAVY))
 @pytest.mark.parametrize("max_errors", [1, 8, 64])
 def test_one_validation_stays_within_cpu_and_memory_budget(
@@ -92,6 +92,7 @@ def test_one_validation_stays_within_cpu_and_memory_budget(
     assert peak < _MEMORY_BUDGET, f"{name}: {peak / 2**20:.1f} MiB"
 
 
+@pytest.mark.skip(reason="open red-team finding: see the integration report")
 def test_big_integers_against_a_float_limit_stay_within_budget(engine: str) -> None:
     """A valid value: 9,999 integers of 2,047 bits under ``maximum: 1.5``."""
     schema = _x({"type": "array", "items": {"maximum": 1.5}})
@@ -105,6 +106,7 @@ async def _ok(args: Any, context: ToolExecutionContext) -> str:
     return "ok"
 
 
+@pytest.mark.skip(reason="open red-team finding: see the integration report")
 @pytest.mark.anyio
 @pytest.mark.parametrize(
     "name", ["propertyNames-pattern-x-1000-long-names", "enum-of-300-objects-x-300-items"]
@@ -157,6 +159,28 @@ _RE2_ONLY = [
 ]
 
 
+_ECMA_ESCAPES = [
+    (r"^\p{L}$", "a", "1"),
+    (r"^\P{L}$", "1", "a"),
+    (r"^[\p{Nd}]$", "1", "a"),
+    (r"^\p{Script=Greek}$", "α", "a"),
+    (r"^\p{sc=Latin}$", "a", "α"),
+    (r"^\x41$", "A", "x"),
+    (r"^[\x41-\x43]$", "B", "D"),
+    (r"^\u{1F600}$", "\U0001f600", "A"),
+    (r"^a\/\.\0?$", "a/.", "a/x"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "good", "bad"), _ECMA_ESCAPES)
+def test_ecma_escapes_keep_their_meaning(engine: str, pattern: str, good: str, bad: str) -> None:
+    options = JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
+    validator = JsonSchemaArgumentValidator(options=options)
+    schema = _x({"type": "string", "pattern": pattern})
+    assert validator.validate(schema, {"x": good}).ok
+    assert not validator.validate(schema, {"x": bad}).ok
+
+
 @pytest.mark.parametrize(("pattern", "text"), _RE2_ONLY)
 def test_re2_only_pattern_syntax_is_refused_not_read_as_re2(
     engine: str, pattern: str, text: str
@@ -186,6 +210,7 @@ _BIG_ARGUMENTS: dict[str, Any] = {
 }
 
 
+@pytest.mark.skip(reason="open red-team finding: see the integration report")
 @pytest.mark.anyio
 @pytest.mark.parametrize("name", sorted(_BIG_ARGUMENTS))
 async def test_decoding_arguments_never_stalls_the_loop(engine: str, name: str) -> None:
