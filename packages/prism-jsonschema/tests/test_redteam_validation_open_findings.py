@@ -28,7 +28,6 @@ from prism.jsonschema import (
     create_json_schema_tool_argument_validator,
 )
 
-
 _CPU_BUDGET_S = 0.1
 _MEMORY_BUDGET = 64 * 1024 * 1024
 

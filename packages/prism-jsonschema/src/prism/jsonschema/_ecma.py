@@ -37,8 +37,11 @@ r"""ECMA-262 (``u`` flag) identity escapes: its syntax characters and ``/`` (``-
 Every other escape is a syntax error there (and ``\C``, ``\A``, ``\z`` ... mean something
 else in RE2), so it is refused."""
 _CATEGORIES: Final = frozenset(
-    "C Cc Cf Co Cs L Ll Lm Lo Lt Lu M Mc Me Mn N Nd Nl No "
-    "P Pc Pd Pe Pf Pi Po Ps S Sc Sk Sm So Z Zl Zp Zs".split()
+    {
+        *("C", "Cc", "Cf", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me"),
+        *("Mn", "N", "Nd", "Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps"),
+        *("S", "Sc", "Sk", "Sm", "So", "Z", "Zl", "Zp", "Zs"),
+    }
 )
 """General_Category short names both RE2 and Rust's ``regex`` know."""
 _SCRIPT_NAME: Final = re.compile(r"[A-Z][a-z]+(?:_[A-Z][a-z]+)*")
