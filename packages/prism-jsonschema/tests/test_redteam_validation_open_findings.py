@@ -78,7 +78,6 @@ def _measure(validator: JsonSchemaArgumentValidator, schema: Any, value: Any) ->
     return cpu, peak
 
 
-@pytest.mark.skip(reason="open red-team finding: see the integration report")
 @pytest.mark.parametrize("name", sorted(_HEAVY))
 @pytest.mark.parametrize("max_errors", [1, 8, 64])
 def test_one_validation_stays_within_cpu_and_memory_budget(
@@ -91,7 +90,6 @@ def test_one_validation_stays_within_cpu_and_memory_budget(
     assert peak < _MEMORY_BUDGET, f"{name}: {peak / 2**20:.1f} MiB"
 
 
-@pytest.mark.skip(reason="open red-team finding: see the integration report")
 def test_big_integers_against_a_float_limit_stay_within_budget(engine: str) -> None:
     """A valid value: 9,999 integers of 2,047 bits under ``maximum: 1.5``."""
     schema = _x({"type": "array", "items": {"maximum": 1.5}})
@@ -105,7 +103,6 @@ async def _ok(args: Any, context: ToolExecutionContext) -> str:
     return "ok"
 
 
-@pytest.mark.skip(reason="open red-team finding: see the integration report")
 @pytest.mark.anyio
 @pytest.mark.parametrize(
     "name", ["propertyNames-pattern-x-1000-long-names", "enum-of-300-objects-x-300-items"]
