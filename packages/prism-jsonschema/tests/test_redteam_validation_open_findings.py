@@ -206,7 +206,6 @@ _BIG_ARGUMENTS: dict[str, Any] = {
 }
 
 
-@pytest.mark.skip(reason="open red-team finding: see the integration report")
 @pytest.mark.anyio
 @pytest.mark.parametrize("name", sorted(_BIG_ARGUMENTS))
 async def test_decoding_arguments_never_stalls_the_loop(engine: str, name: str) -> None:
