@@ -1,6 +1,6 @@
-"""Outside red-team round on issue 25: attacks that BREAK a claim today (skipped on this branch).
+"""Outside red-team round on issue 25: heavy values, RE2-only pattern syntax, big arguments.
 
-Each test asserts the claimed behaviour and fails now; remove the skip when the fix lands.
+Each test reproduced an attack that broke a claim (the cost model and engines were not honest).
 Budgets are the issue's: one validation within the default bounds costs at most 100 ms of CPU
 and 64 MiB of extra memory, and the event loop's heartbeat gap stays under 50 ms.
 """
