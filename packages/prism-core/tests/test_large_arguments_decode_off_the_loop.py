@@ -16,7 +16,7 @@ from prism.core import (
     create_tool_registry,
     dispatch_tool_call,
 )
-from prism.core._arguments import LOOP_NODES, canonical_json_object
+from prism.core._arguments import LOOP_NODES, cannot_fit, canonical_json_object
 from prism.core.testing import scaled
 
 
@@ -68,3 +68,11 @@ async def test_large_arguments_reach_the_handler_intact_and_the_loop_keeps_runni
     assert result.error is None
     assert seen == [{"x": tree}]
     assert max(gaps) < scaled(0.05), f"heartbeat gap {max(gaps) * 1000:.0f} ms"
+
+
+def test_a_shared_object_dag_is_refused_without_a_copy() -> None:
+    node: list[Any] = [0]
+    for _ in range(40):
+        node = [node, node]
+    assert cannot_fit({"x": node}, 1_048_576)
+    assert not cannot_fit({"x": [0] * 1000, "y": "é" * 1000}, 1_048_576)

@@ -18,6 +18,7 @@ __all__ = [
     "MAX_ARGUMENT_BYTES_CAP",
     "MAX_ARGUMENT_DEPTH",
     "MAX_ARGUMENT_INTEGER_BITS",
+    "cannot_fit",
     "canonical_json_object",
     "check_json_object",
 ]
@@ -79,6 +80,32 @@ def canonical_json_object(
         return None, "arguments are nested too deeply to inspect"
     except Exception as exc:  # a hostile object: refuse, naming only its type
         return None, f"arguments cannot be inspected ({type(exc).__name__} while reading them)"
+
+
+def cannot_fit(arguments: object, max_bytes: int) -> bool:
+    """Whether ``arguments`` surely encodes to more than ``max_bytes``: a walk that allocates
+    nothing (no copy: a copy of a huge shared-object DAG would run the garbage collector over
+    the whole heap, holding the GIL) and stops at the bound. Types are checked by the copy."""
+    least = 0
+    stack = [arguments]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        if isinstance(node, str):
+            least += len(node) + 2
+        elif isinstance(node, dict):
+            least += 1 + max(len(node), 1)
+            for key in node:
+                least += len(key) + 3 if isinstance(key, str) else 0
+            extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            least += 1 + max(len(node), 1)
+            extend(node)
+        else:
+            least += 1
+        if least > max_bytes:
+            return True
+    return False
 
 
 def _canonical(arguments: object, max_bytes: int, max_nodes: int | None) -> dict[str, Any]:

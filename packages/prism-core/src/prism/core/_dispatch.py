@@ -7,7 +7,7 @@ from typing import Unpack
 
 from . import _backend
 from ._abort import NEVER_ABORTED
-from ._arguments import LOOP_NODES, canonical_json_object
+from ._arguments import LOOP_NODES, cannot_fit, canonical_json_object
 from ._dispatch_options import DispatchOptions, DispatchSettings
 from ._fastinit import positional_factory
 from ._filter import tool_allowed
@@ -166,7 +166,16 @@ async def _decode_off_loop(call: ToolCall, opts: DispatchOptions) -> ToolCall | 
     """Decode large arguments in a worker thread (the loop keeps running): the call with its
     canonical arguments, or the message refusing them."""
     raw, limit = call.arguments, opts.max_argument_bytes
-    arguments, refused = await _backend.to_thread(lambda: canonical_json_object(raw, limit))
+
+    def decode() -> tuple[dict[str, object] | None, str | None]:
+        try:
+            if cannot_fit(raw, limit):  # refused without allocating a copy
+                return None, f"encoded arguments exceed {limit} bytes"
+        except Exception:  # a hostile object: the copy below says what is wrong
+            pass
+        return canonical_json_object(raw, limit)
+
+    arguments, refused = await _backend.to_thread(decode)
     if arguments is None:
         return f"Tool arguments must be a JSON object: {refused}"
     return _with_arguments(call, arguments)
