@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -18,25 +17,9 @@ from prism.coding_security._analysis._render import Rendering, Span, render
 from prism.coding_tools import ShellOptions, create_shell_tool
 from prism.core import AbortController, ToolExecutionContext, render_tool_result
 
+from ._redteam import Ran, Refuser
+
 pytestmark = pytest.mark.anyio
-
-
-@dataclass
-class Refuser:
-    """An approval callback that records what it was asked and refuses."""
-
-    asked: list[str] = field(default_factory=list)
-
-    async def __call__(self, request: object) -> bool:
-        self.asked.append(str(getattr(request, "command", request)))
-        return False
-
-
-@dataclass(frozen=True)
-class Ran:
-    error: str | None
-    output: str
-    asked: list[str]
 
 
 @pytest.fixture
