@@ -72,6 +72,8 @@ def test_a_failing_row_exits_one_and_explains_itself(
         (["--package", "prism-nope"], "unknown distribution 'prism-nope'"),
         (["--package", "core"], "rows belong to: prism-core, prism-jsonschema"),
         (["--package", "prism-mcp", "--rows", "4"], "has no row among --rows 4"),
+        (["--req", "4"], "unrecognized arguments: --req 4"),
+        (["--fail-on"], "unrecognized arguments: --fail-on"),
     ],
 )
 def test_bad_arguments_exit_two(

@@ -46,6 +46,7 @@ _COLOUR = {"passed": "32", "failed": "1;31", "skipped": "33"}
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="prism-conformance",
+        allow_abbrev=False,  # "--req" must not silently stand for "--require"
         description=(
             f"Run the Prism threat matrix ({describe_rows()}, {len(THREAT_MATRIX)} rows) "
             "against the installed packages, on asyncio and trio."
