@@ -1,11 +1,12 @@
-"""Test doubles for hosts and demos (a scripted stand-in for an LLM, recording tools) and the
-test time factor."""
+"""Test doubles for hosts and demos (a scripted stand-in for an LLM, recording tools), a probe for
+loop-blocking work, and the test time factor."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
 
+from ._loop_gap import largest_loop_gap
 from ._messages import ModelRequest, ModelResponse
 from ._recording_tools import RecordingTools
 from ._time_factor import (
@@ -21,6 +22,7 @@ __all__ = [
     "RecordingTools",
     "ScriptedProvider",
     "check_time_factor",
+    "largest_loop_gap",
     "scaled",
     "set_time_factor",
     "time_factor",
