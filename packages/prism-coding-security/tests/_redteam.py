@@ -3,6 +3,7 @@ real policy (refusing every approval) or with no policy at all (the control)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -113,6 +114,20 @@ def host_python_runs(root: Path, marker: Path) -> bool:
         env={"PATH": "/usr/bin:/bin"},
     )
     return marker.exists()
+
+
+NEEDS_GIT = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def git_in(repo: Path, *args: str) -> None:
+    """Run ``git`` in ``repo`` with a throwaway identity; raises when it fails."""
+    subprocess.run(
+        ["git", "-c", "user.email=a@b", "-c", "user.name=a", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        timeout=scaled(60),
+    )
 
 
 def host_git_env(home: Path) -> dict[str, str]:
