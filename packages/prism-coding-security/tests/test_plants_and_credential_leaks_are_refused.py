@@ -75,12 +75,9 @@ async def test_a_flood_does_not_leave_a_site_packages_pth_the_host_runs(
 
 @pytest.mark.usefixtures("bwrap_ready")
 async def test_a_moved_repository_keeps_its_history_but_not_new_code_parts(
-    host_dir: Path, run_sandboxed: RunSandbox
+    project_root: Path, run_sandboxed: RunSandbox
 ) -> None:
-    root = host_dir / "ws"
-    (root / "proj").mkdir(parents=True)
-    (root / "proj" / "a.txt").write_text("work\n")
-    _commit_all(root / "proj")
+    root = project_root
     sandbox = BubblewrapSandbox(root=root, git="code")
     command = (
         "mv proj proj2 && printf '[core]\\n\\tpager = touch /tmp/x\\n' > proj2/.git/config.worktree"
@@ -714,16 +711,23 @@ async def test_a_renamed_credential_directory_stays_masked_in_the_next_command(
 
 @pytest.mark.usefixtures("bwrap_ready")
 async def test_renaming_a_project_directory_does_not_delete_its_git_history(
-    host_dir: Path, run_sandboxed: RunSandbox
+    project_root: Path, run_sandboxed: RunSandbox
 ) -> None:
-    root = host_dir / "ws"
-    (root / "proj").mkdir(parents=True)
-    (root / "proj" / "a.txt").write_text("work\n")
-    _commit_all(root / "proj")
+    root = project_root
     # an ordinary refactor an agent may run (or be tricked into): no plant, only a rename
     _, output = await run_sandboxed(BubblewrapSandbox(root=root), "mv proj proj2", root)
     assert (root / "proj2" / "a.txt").exists()
     assert (root / "proj2" / ".git" / "HEAD").exists(), output  # today: removed with history
+
+
+@pytest.fixture
+def project_root(host_dir: Path) -> Path:
+    """``host_dir/ws`` holding ``proj``, a git repository with one commit ("history")."""
+    root = host_dir / "ws"
+    (root / "proj").mkdir(parents=True)
+    (root / "proj" / "a.txt").write_text("work\n")
+    _commit_all(root / "proj")
+    return root
 
 
 def _commit_all(directory: Path) -> None:
