@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -40,12 +38,9 @@ def extra(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def outside() -> Iterator[Path]:
-    """A host directory on the root file system (under /var/tmp, not the private /tmp)."""
-    base = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
-    path = Path(tempfile.mkdtemp(prefix="prism-sbx-", dir=base)).resolve()
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+def outside(host_dir: Path) -> Path:
+    """A host directory outside every sandbox root (conftest's ``host_dir``)."""
+    return host_dir
 
 
 async def _run(
