@@ -285,11 +285,11 @@ async def test_the_default_runs_the_shell_in_the_sandbox_when_it_works(tmp_path:
     assert "sandboxed hello" in text(result)
 
 
-def test_an_explicit_sandbox_refuses_to_start_without_bubblewrap(tmp_path: Path) -> None:
-
+def _refused_start(*args: str, env: dict[str, str] | None = None) -> str:
+    """Start the server CLI with ``args``; it must exit 2 before serving; returns its stderr."""
     done = subprocess.run(
-        [sys.executable, "-m", "prism.coding_server", "--root", str(tmp_path), "--sandbox"],
-        env={"PATH": str(tmp_path), "HOME": str(tmp_path)},
+        [sys.executable, "-m", "prism.coding_server", *args],
+        env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -298,22 +298,19 @@ def test_an_explicit_sandbox_refuses_to_start_without_bubblewrap(tmp_path: Path)
     )
     assert done.returncode == 2
     assert done.stdout == ""
-    assert "--sandbox" in done.stderr and "bubblewrap" in done.stderr
+    return done.stderr
+
+
+def test_an_explicit_sandbox_refuses_to_start_without_bubblewrap(tmp_path: Path) -> None:
+    env = {"PATH": str(tmp_path), "HOME": str(tmp_path)}
+    stderr = _refused_start("--root", str(tmp_path), "--sandbox", env=env)
+    assert "--sandbox" in stderr and "bubblewrap" in stderr
 
 
 def test_a_root_that_is_not_a_directory_is_a_clear_error(tmp_path: Path) -> None:
-
     missing = tmp_path / "missing"
-    done = subprocess.run(
-        [sys.executable, "-m", "prism.coding_server", "--root", str(missing)],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 2
-    assert "roots" in done.stderr and str(missing) in done.stderr
+    stderr = _refused_start("--root", str(missing))
+    assert "roots" in stderr and str(missing) in stderr
 
 
 HTTP_TOKEN = "served-http-token-0a1b2c3d4e5f"
