@@ -1,5 +1,6 @@
 """Shared helpers for the red-team tests: run one command through the real shell tool, with the
-real policy (refusing every approval) or with no policy at all (the control)."""
+real policy (refusing every approval) or with no policy at all (the control); the coding tools
+under the default policy; a real venv; git and python runs on the host as the user's would be."""
 
 from __future__ import annotations
 
