@@ -34,8 +34,11 @@ START, END = "<!-- otel-trees:start -->", "<!-- otel-trees:end -->"
 SHOWN = ("gen_ai.tool.call.id", "prism.outcome", "error.type", "prism.policy.decision")
 
 
-def _pipeline(provider: TracerProvider) -> ToolPipeline:
-    telemetry = ToolTelemetry(tracer_provider=provider)
+def three_calls(telemetry: ToolTelemetry, provider: TracerProvider) -> ToolPipeline:
+    """``add`` (opens ``add inner``), ``rm`` (denied), ``boom`` (raises), traced by ``telemetry``.
+
+    packages/prism-otel/tests/test_framework_spans.py runs the same pipeline, so the trees shown
+    in docs/otel.md are the ones the tests check."""
     tracer = provider.get_tracer("tool")
 
     async def add(args: Any, ctx: ToolExecutionContext) -> str:
@@ -56,6 +59,10 @@ def _pipeline(provider: TracerProvider) -> ToolPipeline:
         emit=telemetry,
         permission=create_static_permission_policy(deny=["tool:rm:*"]),
     )
+
+
+def _pipeline(provider: TracerProvider) -> ToolPipeline:
+    return three_calls(ToolTelemetry(tracer_provider=provider), provider)
 
 
 async def pydantic_ai_spans(provider: TracerProvider) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from prism.coding_security._sandbox._bwrap import BWRAP_ISOLATION
 from prism.coding_tools import ExecResult
 from prism.core.testing import scaled
 
@@ -19,12 +20,13 @@ RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]
 
 
 def _bwrap_problem() -> str | None:
+    """Why bwrap cannot start with the sandbox's isolation flags here, or ``None`` when it can."""
     binary = shutil.which("bwrap")
     if binary is None:
         return "bubblewrap (bwrap) is not installed; apt-get install bubblewrap"
     probe = subprocess.run(
         [
-            *(binary, "--unshare-all", "--unshare-user", "--disable-userns"),
+            *(binary, *BWRAP_ISOLATION),
             *("--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"),
         ],
         capture_output=True,
@@ -37,14 +39,15 @@ def _bwrap_problem() -> str | None:
     return None
 
 
-_PROBLEM = _bwrap_problem()
+BWRAP_PROBLEM = _bwrap_problem()
+"""Why the real-bwrap tests skip on this machine (``None``: they run)."""
 
 
 @pytest.fixture
 def bwrap_ready() -> None:
     """Skip (with the named reason) where bwrap or user namespaces are missing."""
-    if _PROBLEM is not None:
-        pytest.skip(_PROBLEM)
+    if BWRAP_PROBLEM is not None:
+        pytest.skip(BWRAP_PROBLEM)
 
 
 @pytest.fixture

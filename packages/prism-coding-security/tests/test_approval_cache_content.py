@@ -3,18 +3,16 @@ after it is rewritten (the attack: approve a harmless `bash run.sh`, then swap i
 
 from __future__ import annotations
 
-import inspect
 import os
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from prism.coding_security import ApprovalRequest, create_coding_approval_policy
 from prism.coding_security._script_digest import MAX_DIGEST_BYTES, script_digests
-from prism.core import ExecutionAction, ExecutionDecision
-from prism.core.testing import scaled
+
+from ._policy_calls import decide, shell
 
 pytestmark = pytest.mark.anyio
 
@@ -37,19 +35,8 @@ def root(tmp_path: Path) -> Path:
 
 async def _run(policy: Any, root: Path, command: str, cwd: Path | None = None) -> None:
     where = str(cwd or root)
-    action = ExecutionAction(
-        kind="shell",
-        operation="execute",
-        command=command,
-        cwd=where,
-        paths=(where,),
-        metadata={"session_id": "s1", "run_id": "r1"},
-    )
-    outcome = policy.check(action)
-    if inspect.isawaitable(outcome):
-        with anyio.fail_after(scaled(10)):
-            outcome = await outcome
-    assert isinstance(outcome, ExecutionDecision) and outcome.allowed, outcome
+    outcome = await decide(policy, shell(where, command, session_id="s1", run_id="r1"))
+    assert outcome.allowed, outcome
 
 
 SCRIPTS = [

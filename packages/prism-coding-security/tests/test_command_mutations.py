@@ -152,6 +152,16 @@ def mutated(
     return row, mutated_source.decode()
 
 
+_MUTATIONS = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _assert_never_allowed(case: tuple[Any, str], setting: tuple[str, str]) -> None:
+    row, command = case
+    root, home = setting
+    verdict = analyze_command(command, cwd=root, roots=[root], home=home)
+    assert verdict.decision != "allow", f"{row['id']} mutated to {command!r} was allowed"
+
+
 @pytest.fixture(scope="module")
 def setting(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     base = tmp_path_factory.mktemp("mutations").resolve()
@@ -160,35 +170,23 @@ def setting(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     return str(base / "root"), str(base / "home")
 
 
-@settings(
-    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(_MUTATIONS, max_examples=400)
 @given(case=mutated(DENIED))
 def test_a_mutated_deny_row_is_never_allowed(
     case: tuple[Any, str], setting: tuple[str, str]
 ) -> None:
-    row, command = case
-    root, home = setting
-    verdict = analyze_command(command, cwd=root, roots=[root], home=home)
-    assert verdict.decision != "allow", f"{row['id']} mutated to {command!r} was allowed"
+    _assert_never_allowed(case, setting)
 
 
-@settings(
-    max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(_MUTATIONS, max_examples=250)
 @given(case=mutated(GUARDED))
 def test_a_mutated_guarded_row_is_never_allowed(
     case: tuple[Any, str], setting: tuple[str, str]
 ) -> None:
-    row, command = case
-    root, home = setting
-    verdict = analyze_command(command, cwd=root, roots=[root], home=home)
-    assert verdict.decision != "allow", f"{row['id']} mutated to {command!r} was allowed"
+    _assert_never_allowed(case, setting)
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(_MUTATIONS, max_examples=150)
 @given(case=mutated(ANALYSIS_DENIED, wrappers=False))
 def test_a_respelled_deny_row_stays_denied(case: tuple[Any, str], setting: tuple[str, str]) -> None:
     """Whitespace, quoting and flag order alone do not change a denial at all."""
@@ -198,9 +196,7 @@ def test_a_respelled_deny_row_stays_denied(case: tuple[Any, str], setting: tuple
     assert verdict.decision == "deny", f"{row['id']} respelled as {command!r}: {verdict.reason}"
 
 
-@settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(_MUTATIONS, max_examples=100)
 @given(case=mutated(ALLOWED, wrappers=False))
 def test_a_respelled_allow_row_keeps_its_decision(
     case: tuple[Any, str], setting: tuple[str, str]

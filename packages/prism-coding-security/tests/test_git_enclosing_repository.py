@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -12,16 +11,9 @@ import pytest
 from prism.coding_security import create_coding_approval_policy
 from prism.core import ExecutionAction, ExecutionDecision
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+from ._redteam import NEEDS_GIT, git_in
 
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.email=a@b", "-c", "user.name=a", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
+pytestmark = NEEDS_GIT
 
 
 @pytest.fixture
@@ -29,13 +21,13 @@ def nested(tmp_path: Path) -> tuple[Path, Path]:
     """(enclosing repository whose config runs a program on `git diff`, workspace inside it)."""
     outer = tmp_path.resolve() / "outer"
     outer.mkdir()
-    _git(outer, "init", "-q", ".")
+    git_in(outer, "init", "-q", ".")
     (outer / "tracked").write_text("a\n")
-    _git(outer, "add", "tracked")
-    _git(outer, "commit", "-qm", "enclosing-secret-history")
+    git_in(outer, "add", "tracked")
+    git_in(outer, "commit", "-qm", "enclosing-secret-history")
     marker = tmp_path / "RAN"
-    _git(outer, "config", "diff.external", f"touch {marker}")
-    _git(outer, "config", "core.pager", f"touch {marker}; cat")
+    git_in(outer, "config", "diff.external", f"touch {marker}")
+    git_in(outer, "config", "core.pager", f"touch {marker}; cat")
     (outer / "tracked").write_text("b\n")  # a change, so `git diff` has work for the driver
     workspace = outer / "ws"
     (workspace / "src").mkdir(parents=True)
@@ -75,10 +67,10 @@ def test_git_in_a_nested_workspace_never_reads_the_enclosing_repository(
 
 def test_a_repository_at_the_root_still_works(nested: tuple[Path, Path]) -> None:
     _, workspace = nested
-    _git(workspace, "init", "-q", ".")
+    git_in(workspace, "init", "-q", ".")
     (workspace / "src" / "f").write_text("x\n")
-    _git(workspace, "add", "src/f")
-    _git(workspace, "commit", "-qm", "own-history")
+    git_in(workspace, "add", "src/f")
+    git_in(workspace, "commit", "-qm", "own-history")
     result = _run_as_allowed(workspace, "git log --oneline", workspace / "src")
     assert result.returncode == 0, result.stderr
     assert "own-history" in result.stdout

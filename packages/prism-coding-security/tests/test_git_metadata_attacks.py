@@ -3,7 +3,6 @@ allowlisted git commands the policy allows run hardened (real git in temp reposi
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,26 +15,19 @@ from prism.coding_security._protected import ProtectedPaths
 from prism.core import ExecutionAction, ExecutionDecision
 from prism.core.testing import scaled
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+from ._redteam import NEEDS_GIT, git_in
 
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.email=a@b", "-c", "user.name=a", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
+pytestmark = NEEDS_GIT
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path.resolve() / "ws"
     root.mkdir()
-    _git(root, "init", "-q", ".")
+    git_in(root, "init", "-q", ".")
     (root / "f").write_text("a\n")
-    _git(root, "add", "f")
-    _git(root, "commit", "-qm", "x")
+    git_in(root, "add", "f")
+    git_in(root, "commit", "-qm", "x")
     return root
 
 
@@ -128,7 +120,7 @@ def test_commondir_and_config_includes_are_protected(repo: Path) -> None:
 def test_a_separate_git_directory_of_any_name_is_protected(repo: Path) -> None:
     other = repo / "vendor"
     other.mkdir()
-    _git(other, "init", "-q", "--separate-git-dir", str(repo / "gitstore"), "lib")
+    git_in(other, "init", "-q", "--separate-git-dir", str(repo / "gitstore"), "lib")
     assert not _write(repo, "gitstore/config").allowed
     assert not _write(repo, "gitstore/hooks/post-checkout").allowed
     assert not _write(repo, "vendor/lib/.git").allowed

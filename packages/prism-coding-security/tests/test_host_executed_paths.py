@@ -4,7 +4,6 @@ policy and the real sandbox. Each entry of ``HOST_EXECUTED_PATHS`` has a sample 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
@@ -16,15 +15,12 @@ from prism.coding_security import (
     ApprovalRequest,
     BubblewrapSandbox,
     analyze_command,
-    create_coding_approval_policy,
 )
 from prism.coding_security._host_run import HOST_EXECUTED_PATHS, VENV_BIN
 from prism.coding_security._protected import ProtectedPaths
-from prism.coding_tools import ExecResult, create_coding_tools
-from prism.core import AbortController, ToolDefinition, ToolExecutionContext, ToolResult
-from prism.core.testing import scaled
 
-RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]
+from ._redteam import RunSandbox, policy_tools, run_tool
+
 pytestmark = pytest.mark.anyio
 
 SAMPLES: dict[str, str] = {
@@ -132,12 +128,6 @@ def test_docs_list_every_entry_with_its_reason() -> None:
         assert f"| `{entry.pattern}` | {entry.why} |" in page, entry.pattern
 
 
-def _context() -> ToolExecutionContext:
-    return ToolExecutionContext(
-        session_id="s", run_id="r", tool_call_id="c", signal=AbortController().signal
-    )
-
-
 class Approver:
     """A host approval prompt that answers ``answer`` and records what it was asked."""
 
@@ -150,16 +140,6 @@ class Approver:
         return self.answer
 
 
-def _tools(root: Path, approver: Approver | None) -> dict[str, ToolDefinition]:
-    policy = create_coding_approval_policy(roots=[root], approve=approver)
-    return {tool.name: tool for tool in create_coding_tools(root, execution_policy=policy)}
-
-
-async def _run(tool: ToolDefinition, arguments: dict[str, object]) -> ToolResult:
-    with anyio.fail_after(scaled(30)):
-        return await tool.execute(arguments, _context())
-
-
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     real = tmp_path.resolve() / "ws"
@@ -170,28 +150,32 @@ def root(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("sample", sorted(SAMPLES.values()))
 async def test_the_write_tool_plants_nothing_without_approval(root: Path, sample: str) -> None:
     declined = Approver(answer=False)
-    result = await _run(_tools(root, declined)["write"], {"path": sample, "content": PLANT})
+    result = await run_tool(
+        policy_tools(root, declined)["write"], {"path": sample, "content": PLANT}
+    )
     assert result.error is not None
     assert not (root / sample).exists()
     assert declined.asked and "host-executed" in declined.asked[0]
-    unasked = await _run(_tools(root, None)["write"], {"path": sample, "content": PLANT})
+    unasked = await run_tool(policy_tools(root, None)["write"], {"path": sample, "content": PLANT})
     assert unasked.error is not None
     assert not (root / sample).exists()
 
 
 async def test_the_user_may_approve_a_host_executed_write_and_edit(root: Path) -> None:
     approver = Approver(answer=True)
-    tools = _tools(root, approver)
+    tools = policy_tools(root, approver)
     path = ".vscode/settings.json"
-    written = await _run(tools["write"], {"path": path, "content": '{"a": 1}\n'})
+    written = await run_tool(tools["write"], {"path": path, "content": '{"a": 1}\n'})
     assert written.error is None
     edit = {"path": path, "edits": [{"old_text": '"a": 1', "new_text": '"a": 2'}]}
-    edited = await _run(tools["edit"], edit)
+    edited = await run_tool(tools["edit"], edit)
     assert edited.error is None, edited.error
     assert (root / path).read_text() == '{"a": 2}\n'
     assert len(approver.asked) == 2
-    declined = _tools(root, Approver(answer=False))
-    refused = await _run(declined["edit"], {**edit, "edits": [{"old_text": "2", "new_text": "3"}]})
+    declined = policy_tools(root, Approver(answer=False))
+    refused = await run_tool(
+        declined["edit"], {**edit, "edits": [{"old_text": "2", "new_text": "3"}]}
+    )
     assert refused.error is not None
     assert (root / path).read_text() == '{"a": 2}\n'
 
@@ -199,8 +183,8 @@ async def test_the_user_may_approve_a_host_executed_write_and_edit(root: Path) -
 async def test_git_metadata_stays_denied_even_with_an_approver(root: Path) -> None:
     approver = Approver(answer=True)
     await anyio.run_process(["git", "init", "-q", str(root)])
-    result = await _run(
-        _tools(root, approver)["write"], {"path": ".git/hooks/pre-commit", "content": "x"}
+    result = await run_tool(
+        policy_tools(root, approver)["write"], {"path": ".git/hooks/pre-commit", "content": "x"}
     )
     assert result.error is not None
     assert approver.asked == []
@@ -279,12 +263,12 @@ async def test_a_virtual_environment_of_any_name_is_found_by_its_pyvenv_cfg(
     (root / venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (root / "plain" / "bin").mkdir(parents=True)
     declined = Approver(answer=False)
-    tools = _tools(root, declined)
-    result = await _run(tools["write"], {"path": f"{venv}/bin/pytest", "content": PLANT})
+    tools = policy_tools(root, declined)
+    result = await run_tool(tools["write"], {"path": f"{venv}/bin/pytest", "content": PLANT})
     assert result.error is not None
     assert (root / venv / "bin" / "pytest").read_text() == "#!/bin/sh\n"
     assert declined.asked and "pyvenv.cfg" in declined.asked[0]
-    plain = await _run(tools["write"], {"path": "plain/bin/tool", "content": "echo\n"})
+    plain = await run_tool(tools["write"], {"path": "plain/bin/tool", "content": "echo\n"})
     assert plain.error is None
     found = ProtectedPaths().existing_under(str(root))
     assert str(root / venv / "bin") in found

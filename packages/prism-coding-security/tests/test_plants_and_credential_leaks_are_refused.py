@@ -12,11 +12,8 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,109 +26,58 @@ from prism.coding_security import (
     create_sandbox_bash_operations,
 )
 from prism.coding_security._sandbox._guard import printable_path
-from prism.coding_tools import ExecResult, ShellOptions, create_coding_tools
-from prism.core import AbortController, ToolDefinition, ToolExecutionContext, ToolResult
+from prism.coding_tools import ShellOptions, create_coding_tools
 from prism.core.testing import scaled
 
-RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]
+from ._redteam import (
+    RunSandbox,
+    host_git_env,
+    host_python_runs,
+    make_venv,
+    policy_tools,
+    run_tool,
+)
+
 pytestmark = pytest.mark.anyio
-
-
-def _context() -> ToolExecutionContext:
-    return ToolExecutionContext(
-        session_id="s", run_id="r", tool_call_id="c", signal=AbortController().signal
-    )
-
-
-def _tools(root: Path) -> dict[str, ToolDefinition]:
-    """The coding tools under the default policy with no approval callback (asks = denies)."""
-    policy = create_coding_approval_policy(roots=[root])
-    return {tool.name: tool for tool in create_coding_tools(root, execution_policy=policy)}
-
-
-async def _run(tool: ToolDefinition, arguments: dict[str, object]) -> ToolResult:
-    with anyio.fail_after(scaled(30)):
-        return await tool.execute(arguments, _context())
-
-
-def _make_venv(root: Path) -> Path:
-    """A real virtual environment (no pip) in ``root/.venv``; returns its site-packages."""
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")],
-        check=True,
-        timeout=scaled(120),
-    )
-    found = list((root / ".venv" / "lib").glob("python3*/site-packages"))
-    assert len(found) == 1
-    return found[0]
-
-
-def _host_python_runs(root: Path, marker: Path) -> bool:
-    """Start the workspace venv's python on the host, as the user's next ``pytest`` would."""
-    marker.unlink(missing_ok=True)
-    subprocess.run(
-        [str(root / ".venv" / "bin" / "python"), "-c", "pass"],
-        check=False,
-        timeout=scaled(60),
-        env={"PATH": "/usr/bin:/bin"},
-    )
-    return marker.exists()
 
 
 # --- F1: the scan-limit overflow keeps every plant below the root's first level ----------------
 
 
 @pytest.mark.usefixtures("bwrap_ready")
-async def test_a_flood_past_the_scan_limit_does_not_leave_a_pth_the_host_runs(
-    host_dir: Path, run_sandboxed: RunSandbox
+@pytest.mark.parametrize(
+    ("scan_limit", "flood"),
+    [
+        pytest.param(200, 400, id="past-the-scan-limit"),
+        pytest.param(20, 1000, id="past-every-walk-bound"),  # clean-up walk: 400
+    ],
+)
+async def test_a_flood_does_not_leave_a_site_packages_pth_the_host_runs(
+    host_dir: Path, run_sandboxed: RunSandbox, scan_limit: int, flood: int
 ) -> None:
     root = host_dir / "ws"
     root.mkdir()
-    site = _make_venv(root)
+    site = make_venv(root)
     marker = host_dir / "pwned-by-pth"
     plant = f"import os; open({str(marker)!r}, 'w').close()\n"
     relative = site.relative_to(root) / "zz-evil.pth"
-    sandbox = BubblewrapSandbox(root=root, protected_scan_limit=200)
+    sandbox = BubblewrapSandbox(root=root, protected_scan_limit=scan_limit)
     command = (
         f"printf %s {shlex.quote(plant)} > {shlex.quote(str(relative))}; "
-        "mkdir flood; for i in $(seq 400); do : > flood/f$i; done"
+        f"mkdir flood; for i in $(seq {flood}); do : > flood/f$i; done"
     )
     with pytest.raises(SandboxUnavailableError, match="untrusted"):
         await run_sandboxed(sandbox, command, root)
     # The error is raised, but the plant stays on disk: the host's next Python start runs it.
     assert not (root / relative).exists()
-    assert not _host_python_runs(root, marker)
-
-
-@pytest.mark.usefixtures("bwrap_ready")
-async def test_a_flood_past_every_walk_bound_still_removes_site_packages_plants(
-    host_dir: Path, run_sandboxed: RunSandbox
-) -> None:
-    root = host_dir / "ws"
-    root.mkdir()
-    site = _make_venv(root)
-    marker = host_dir / "pwned-by-pth"
-    plant = f"import os; open({str(marker)!r}, 'w').close()\n"
-    relative = site.relative_to(root) / "zz-evil.pth"
-    sandbox = BubblewrapSandbox(root=root, protected_scan_limit=20)  # clean-up walk: 400
-    command = (
-        f"printf %s {shlex.quote(plant)} > {shlex.quote(str(relative))}; "
-        "mkdir flood; for i in $(seq 1000); do : > flood/f$i; done"
-    )
-    with pytest.raises(SandboxUnavailableError, match="untrusted"):
-        await run_sandboxed(sandbox, command, root)
-    assert not (root / relative).exists()
-    assert not _host_python_runs(root, marker)
+    assert not host_python_runs(root, marker)
 
 
 @pytest.mark.usefixtures("bwrap_ready")
 async def test_a_moved_repository_keeps_its_history_but_not_new_code_parts(
-    host_dir: Path, run_sandboxed: RunSandbox
+    project_root: Path, run_sandboxed: RunSandbox
 ) -> None:
-    root = host_dir / "ws"
-    (root / "proj").mkdir(parents=True)
-    (root / "proj" / "a.txt").write_text("work\n")
-    _commit_all(root / "proj")
+    root = project_root
     sandbox = BubblewrapSandbox(root=root, git="code")
     command = (
         "mv proj proj2 && printf '[core]\\n\\tpager = touch /tmp/x\\n' > proj2/.git/config.worktree"
@@ -174,9 +120,7 @@ def _bare_repo_with_symlinked_head(root: Path) -> Path:
 def _host_pushes(root: Path, bare: Path) -> None:
     """The user's next ``git push`` to the workspace remote, on the host."""
     clone = root.parent / "clone"
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(root.parent), "GIT_CONFIG_NOSYSTEM": "1"}
-    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
-    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = host_git_env(root.parent)
     for args in (
         ["init", "-q", "-b", "main", str(clone)],
         ["-C", str(clone), "commit", "-q", "--allow-empty", "-m", "x"],
@@ -202,8 +146,8 @@ async def test_a_bare_repository_with_a_symlinked_head_keeps_its_hooks_read_only
     _host_pushes(root, bare)
     assert not marker.exists(), "the host ran a hook planted by a sandboxed command"
     # The write tool (policy) lets the same plant through without approval too.
-    written = await _run(
-        _tools(root)["write"], {"path": "remote.git/hooks/pre-receive", "content": hook}
+    written = await run_tool(
+        policy_tools(root)["write"], {"path": "remote.git/hooks/pre-receive", "content": hook}
     )
     assert written.error is not None
 
@@ -219,7 +163,7 @@ DISTUTILS_PTH = (
 
 
 def _venv_with_setuptools_shim(root: Path) -> Path:
-    site = _make_venv(root)
+    site = make_venv(root)
     (site / "distutils-precedence.pth").write_text(DISTUTILS_PTH)
     (site / "_distutils_hack").mkdir()
     (site / "_distutils_hack" / "__init__.py").write_text("def add_shim():\n    pass\n")
@@ -234,7 +178,7 @@ async def test_the_module_a_pth_imports_at_every_start_stays_read_only(
     root.mkdir()
     site = _venv_with_setuptools_shim(root)
     marker = host_dir / "pwned-by-shim"
-    assert not _host_python_runs(root, marker)
+    assert not host_python_runs(root, marker)
     shim = site.relative_to(root) / "_distutils_hack" / "__init__.py"
     payload = f"import os; open({str(marker)!r}, 'w').close()\n"
     command = f"printf %s {shlex.quote(payload)} >> {shlex.quote(str(shim))}"
@@ -243,7 +187,7 @@ async def test_the_module_a_pth_imports_at_every_start_stays_read_only(
     pth = site.relative_to(root) / "distutils-precedence.pth"
     await run_sandboxed(BubblewrapSandbox(root=root), f"echo x >> {shlex.quote(str(pth))}", root)
     assert (site / "distutils-precedence.pth").read_text() == DISTUTILS_PTH
-    assert not _host_python_runs(root, marker), output
+    assert not host_python_runs(root, marker), output
 
 
 async def test_the_write_tool_asks_before_rewriting_a_module_a_pth_imports(
@@ -253,17 +197,17 @@ async def test_the_write_tool_asks_before_rewriting_a_module_a_pth_imports(
     root.mkdir()
     site = _venv_with_setuptools_shim(root)
     marker = host_dir / "pwned-by-shim"
-    tools = _tools(root)
+    tools = policy_tools(root)
     shim = str(site.relative_to(root) / "_distutils_hack" / "__init__.py")
     payload = f"import os\ndef add_shim():\n    open({str(marker)!r}, 'w').close()\n"
-    control = await _run(
+    control = await run_tool(
         tools["write"],
         {"path": str(site.relative_to(root) / "distutils-precedence.pth"), "content": "x"},
     )
     assert control.error is not None  # the .pth is on the list
-    written = await _run(tools["write"], {"path": shim, "content": payload})
+    written = await run_tool(tools["write"], {"path": shim, "content": payload})
     assert written.error is not None
-    assert not _host_python_runs(root, marker)
+    assert not host_python_runs(root, marker)
 
 
 # --- F4: host-run configuration files missing from HOST_EXECUTED_PATHS ---------------------------
@@ -298,10 +242,10 @@ async def test_the_write_tool_asks_before_planting_other_host_run_files(
 ) -> None:
     root = host_dir / "ws"
     root.mkdir()
-    tools = _tools(root)
-    control = await _run(tools["write"], {"path": "mise.toml", "content": "[hooks]\n"})
+    tools = policy_tools(root)
+    control = await run_tool(tools["write"], {"path": "mise.toml", "content": "[hooks]\n"})
     assert control.error is not None  # the listed sibling needs approval (denied here)
-    written = await _run(tools["write"], {"path": relative, "content": "x = 1\n"})
+    written = await run_tool(tools["write"], {"path": relative, "content": "x = 1\n"})
     assert written.error is not None, MISSING_HOST_RUN[relative]
     assert not (root / relative).exists()
 
@@ -342,10 +286,10 @@ async def test_the_write_tool_asks_before_planting_in_a_home_that_is_a_root(
     home = host_dir / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    tools = _tools(home)
-    control = await _run(tools["write"], {"path": "~/.bashrc", "content": "x\n"})
+    tools = policy_tools(home)
+    control = await run_tool(tools["write"], {"path": "~/.bashrc", "content": "x\n"})
     assert control.error is not None
-    written = await _run(tools["write"], {"path": f"~/{relative}", "content": "x\n"})
+    written = await run_tool(tools["write"], {"path": f"~/{relative}", "content": "x\n"})
     assert written.error is not None
     assert not (home / relative).exists()
 
@@ -395,12 +339,12 @@ async def test_other_credential_stores_are_masked_in_the_sandbox(
 
 
 async def test_the_read_tool_refuses_other_credential_stores(secret_home: Path) -> None:
-    tools = _tools(secret_home)  # the home is the workspace root
-    control = await _run(tools["read"], {"path": "~/.npmrc"})
+    tools = policy_tools(secret_home)  # the home is the workspace root
+    control = await run_tool(tools["read"], {"path": "~/.npmrc"})
     assert control.error is not None
     leaked = []
     for relative in MISSING_CREDENTIALS:
-        result = await _run(tools["read"], {"path": f"~/{relative}"})
+        result = await run_tool(tools["read"], {"path": f"~/{relative}"})
         if result.error is None:
             leaked.append(relative)
     assert leaked == []
@@ -477,9 +421,7 @@ async def test_a_bare_repository_made_during_the_command_with_a_symlinked_head_i
 
 
 def _commit_on_host(root: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(root.parent), "GIT_CONFIG_NOSYSTEM": "1"}
-    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
-    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = host_git_env(root.parent)
     subprocess.run(
         ["git", "-C", str(root), "commit", "-q", "--allow-empty", "-m", "x"],
         check=False,
@@ -541,11 +483,11 @@ async def test_the_write_tool_asks_before_writing_through_a_hook_or_envrc_symlin
     (root / "tools" / "envrc.sh").write_text("export A=1\n")
     (root / ".envrc").symlink_to("tools/envrc.sh")  # the sandbox binds this target read-only
     (root / "app").mkdir()
-    tools = _tools(root)
-    control = await _run(tools["write"], {"path": "app/.envrc", "content": "x\n"})
+    tools = policy_tools(root)
+    control = await run_tool(tools["write"], {"path": "app/.envrc", "content": "x\n"})
     assert control.error is not None  # a plain .envrc needs approval (denied here)
     for target in (".envrc", "tools/envrc.sh", "scripts/pre-commit.sh"):
-        written = await _run(tools["write"], {"path": target, "content": "touch /tmp/x\n"})
+        written = await run_tool(tools["write"], {"path": target, "content": "touch /tmp/x\n"})
         assert written.error is not None, target
     assert (root / "tools" / "envrc.sh").read_text() == "export A=1\n"
 
@@ -572,10 +514,10 @@ async def test_a_protected_sitecustomize_cannot_be_replaced_through_its_bytecode
 ) -> None:
     root = host_dir / "ws"
     root.mkdir()
-    site = _make_venv(root)
+    site = make_venv(root)
     (site / "sitecustomize.py").write_text("# a tool's start-up hook, on the list\n")
     marker = host_dir / "pwned-by-pyc"
-    assert not _host_python_runs(root, marker)
+    assert not host_python_runs(root, marker)
     source = str((site / "sitecustomize.py").relative_to(root))
     payload = f"open({str(marker)!r}, 'w').close()"
     control = f"echo x >> {shlex.quote(source)}"  # the source itself is read-only
@@ -584,7 +526,7 @@ async def test_a_protected_sitecustomize_cannot_be_replaced_through_its_bytecode
     )
     _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
     assert "Read-only file system" in output
-    assert not _host_python_runs(root, marker)
+    assert not host_python_runs(root, marker)
 
 
 # --- F10: with the home as a root, missing credential files can be created as code --------------
@@ -649,7 +591,7 @@ SPELLINGS = [
 def test_every_shell_spelling_of_a_pth_write_is_denied(host_dir: Path, spelling: str) -> None:
     root = host_dir / "ws"
     root.mkdir()
-    site = _make_venv(root)
+    site = make_venv(root)
     relative = site.relative_to(root)
     (root / "payload").write_text("import os\n")
     (root / "evil.pth").write_text("import os\n")
@@ -672,9 +614,7 @@ def test_every_shell_spelling_of_a_pth_write_is_denied(host_dir: Path, spelling:
 
 
 def _dotfiles_repo(home: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"}
-    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
-    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = host_git_env(home)
     for args in (["init", "-q"], ["add", ".npmrc", ".bashrc"], ["commit", "-qm", "dotfiles"]):
         subprocess.run(["git", "-C", str(home), *args], check=True, timeout=scaled(30), env=env)
 
@@ -693,10 +633,10 @@ async def test_a_tracked_credential_is_not_printed_by_allowlisted_git(
     shell = ShellOptions(operations=create_sandbox_bash_operations(BubblewrapSandbox(root=home)))
     tools = create_coding_tools(home, execution_policy=policy, shell=shell)
     run = next(tool for tool in tools if tool.name == "shell")
-    control = await _run(run, {"command": "cat .npmrc"})
+    control = await run_tool(run, {"command": "cat .npmrc"})
     assert control.error is not None and "credential" in control.error.message
     for command in ("git show HEAD:.npmrc", "git log -p", "git show"):
-        result = await _run(run, {"command": command})
+        result = await run_tool(run, {"command": command})
         assert "NPM-SECRET" not in str(result.content), command
 
 
@@ -731,12 +671,12 @@ async def test_the_write_and_edit_tools_do_not_write_through_a_symlinked_protect
     (root / link).parent.mkdir(parents=True, exist_ok=True)
     (root / link).symlink_to(target)
     (root / path).write_text("original\n")
-    control = await _run(_tools(plain)["write"], {"path": path, "content": "x\n"})
+    control = await run_tool(policy_tools(plain)["write"], {"path": path, "content": "x\n"})
     assert control.error is not None  # the same path, not a symlink, is refused
-    tools = _tools(root)
-    written = await _run(tools["write"], {"path": path, "content": "PWNED\n"})
+    tools = policy_tools(root)
+    written = await run_tool(tools["write"], {"path": path, "content": "PWNED\n"})
     edit = {"path": path, "edits": [{"old_text": "original", "new_text": "PWNED"}]}
-    edited = await _run(tools["edit"], edit)
+    edited = await run_tool(tools["edit"], edit)
     assert written.error is not None and edited.error is not None
     assert (root / path).read_text() == "original\n"
 
@@ -762,7 +702,7 @@ async def test_a_renamed_credential_directory_stays_masked_in_the_next_command(
     await run_sandboxed(sandbox, "mv .config .cfg; mv .docker .dk", home)
     _, second = await run_sandboxed(sandbox, "cat .cfg/gh/hosts.yml .dk/config.json", home)
     assert "SECRET" not in second
-    read = await _run(_tools(home)["read"], {"path": ".cfg/gh/hosts.yml"})
+    read = await run_tool(policy_tools(home)["read"], {"path": ".cfg/gh/hosts.yml"})
     assert "GH-SECRET" not in str(read.content)
 
 
@@ -771,22 +711,27 @@ async def test_a_renamed_credential_directory_stays_masked_in_the_next_command(
 
 @pytest.mark.usefixtures("bwrap_ready")
 async def test_renaming_a_project_directory_does_not_delete_its_git_history(
-    host_dir: Path, run_sandboxed: RunSandbox
+    project_root: Path, run_sandboxed: RunSandbox
 ) -> None:
-    root = host_dir / "ws"
-    (root / "proj").mkdir(parents=True)
-    (root / "proj" / "a.txt").write_text("work\n")
-    _commit_all(root / "proj")
+    root = project_root
     # an ordinary refactor an agent may run (or be tricked into): no plant, only a rename
     _, output = await run_sandboxed(BubblewrapSandbox(root=root), "mv proj proj2", root)
     assert (root / "proj2" / "a.txt").exists()
     assert (root / "proj2" / ".git" / "HEAD").exists(), output  # today: removed with history
 
 
+@pytest.fixture
+def project_root(host_dir: Path) -> Path:
+    """``host_dir/ws`` holding ``proj``, a git repository with one commit ("history")."""
+    root = host_dir / "ws"
+    (root / "proj").mkdir(parents=True)
+    (root / "proj" / "a.txt").write_text("work\n")
+    _commit_all(root / "proj")
+    return root
+
+
 def _commit_all(directory: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(directory), "GIT_CONFIG_NOSYSTEM": "1"}
-    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
-    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = host_git_env(directory)
     for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "history"]):
         subprocess.run(
             ["git", "-C", str(directory), *args], check=True, timeout=scaled(30), env=env
@@ -821,10 +766,10 @@ def stow_home(host_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 async def test_the_read_tool_refuses_a_symlinked_credential_by_any_name(
     stow_home: Path, path: str
 ) -> None:
-    tools = _tools(stow_home)  # the home is the workspace root
-    control = await _run(tools["read"], {"path": ".pypirc"})
+    tools = policy_tools(stow_home)  # the home is the workspace root
+    control = await run_tool(tools["read"], {"path": ".pypirc"})
     assert control.error is not None and "PLAIN-SECRET" not in str(control.content)
-    result = await _run(tools["read"], {"path": path.replace("{home}", str(stow_home))})
+    result = await run_tool(tools["read"], {"path": path.replace("{home}", str(stow_home))})
     assert result.error is not None
     assert "STOW-SECRET" not in str(result.content)
 

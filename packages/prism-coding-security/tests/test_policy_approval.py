@@ -12,8 +12,10 @@ import pytest
 
 from prism.coding_security import create_coding_approval_policy
 from prism.coding_security._approval import MAX_CACHED_APPROVALS
-from prism.core import AbortController, ExecutionAction, ExecutionDecision
+from prism.core import AbortController, ExecutionAction
 from prism.core.testing import scaled
+
+from ._policy_calls import decide, shell
 
 pytestmark = pytest.mark.anyio
 
@@ -41,24 +43,8 @@ def root(tmp_path: Path) -> str:
     return str(real)
 
 
-def shell(root: str, command: str, **metadata: str) -> ExecutionAction:
-    return ExecutionAction(
-        kind="shell",
-        operation="execute",
-        command=command,
-        cwd=root,
-        paths=(root,),
-        metadata=metadata,
-    )
-
-
 async def allowed(policy: Any, action: ExecutionAction) -> bool:
-    outcome = policy.check(action)
-    if inspect.isawaitable(outcome):
-        with anyio.fail_after(scaled(10)):
-            outcome = await outcome
-    assert isinstance(outcome, ExecutionDecision)
-    return outcome.allowed
+    return (await decide(policy, action)).allowed
 
 
 async def test_no_cache_asks_every_time(root: str) -> None:

@@ -6,7 +6,6 @@ callback consulted = needs-approval, denied without asking = deny.
 
 from __future__ import annotations
 
-import inspect
 import re
 from pathlib import Path
 from typing import Any
@@ -14,9 +13,9 @@ from typing import Any
 import pytest
 
 from prism.coding_security import create_coding_approval_policy
-from prism.core import ExecutionAction, ExecutionDecision
 
 from ._corpus import load_corpus
+from ._policy_calls import decide, shell
 
 pytestmark = pytest.mark.anyio
 
@@ -50,23 +49,9 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return str(workspace)
 
 
-def _action(root: str, command: str) -> ExecutionAction:
-    return ExecutionAction(
-        kind="shell",
-        operation="execute",
-        command=command,
-        cwd=root,
-        paths=(root,),
-        metadata={"session_id": "s1", "run_id": "r1"},
-    )
-
-
 async def classify(policy: Any, host: Host, root: str, command: str) -> str:
     before = len(host.asked)
-    outcome = policy.check(_action(root, command))
-    if inspect.isawaitable(outcome):
-        outcome = await outcome
-    assert isinstance(outcome, ExecutionDecision)
+    outcome = await decide(policy, shell(root, command, session_id="s1", run_id="r1"))
     if len(host.asked) > before:
         return "needs-approval"
     return "allow" if outcome.allowed else "deny"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,8 @@ from prism.coding_security import _policy as policy_module
 from prism.coding_security._harden import harden
 from prism.core import ExecutionAction, ExecutionDecision, ExecutionDeniedError
 from prism.core import assert_execution_allowed as gate
+
+from ._policy_calls import decide, shell
 
 pytestmark = pytest.mark.anyio
 
@@ -38,27 +39,8 @@ def root(tmp_path: Path) -> str:
     return str(real)
 
 
-def shell(root: str, command: str, **metadata: str) -> ExecutionAction:
-    return ExecutionAction(
-        kind="shell",
-        operation="execute",
-        command=command,
-        cwd=root,
-        paths=(root,),
-        metadata=metadata,
-    )
-
-
 def file_action(kind: str, path: str) -> ExecutionAction:
     return ExecutionAction(kind=kind, operation=kind, paths=(path,))
-
-
-async def decide(policy: Any, action: ExecutionAction) -> ExecutionDecision:
-    outcome = policy.check(action)
-    if inspect.isawaitable(outcome):
-        outcome = await outcome
-    assert isinstance(outcome, ExecutionDecision)
-    return outcome
 
 
 @pytest.mark.parametrize(

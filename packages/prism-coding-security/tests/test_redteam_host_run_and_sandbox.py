@@ -12,62 +12,19 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import anyio
 import pytest
 
 from prism.coding_security import (
     BubblewrapSandbox,
     analyze_command,
-    create_coding_approval_policy,
 )
-from prism.coding_tools import ExecResult, create_coding_tools
-from prism.core import AbortController, ToolDefinition, ToolExecutionContext, ToolResult
 from prism.core.testing import scaled
 
-RunSandbox = Callable[..., Awaitable[tuple[ExecResult, str]]]
+from ._redteam import RunSandbox, host_python_runs, make_venv, policy_tools, run_tool
+
 pytestmark = pytest.mark.anyio
-
-
-def _context() -> ToolExecutionContext:
-    return ToolExecutionContext(
-        session_id="s", run_id="r", tool_call_id="c", signal=AbortController().signal
-    )
-
-
-def _tools(root: Path) -> dict[str, ToolDefinition]:
-    policy = create_coding_approval_policy(roots=[root])
-    return {tool.name: tool for tool in create_coding_tools(root, execution_policy=policy)}
-
-
-async def _run(tool: ToolDefinition, arguments: dict[str, object]) -> ToolResult:
-    with anyio.fail_after(scaled(30)):
-        return await tool.execute(arguments, _context())
-
-
-def _make_venv(root: Path) -> Path:
-    """A real virtual environment (no pip) in ``root/.venv``; returns its site-packages."""
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(root / ".venv")],
-        check=True,
-        timeout=scaled(120),
-    )
-    found = list((root / ".venv" / "lib").glob("python3*/site-packages"))
-    assert len(found) == 1
-    return found[0]
-
-
-def _host_python_runs(root: Path, marker: Path) -> bool:
-    marker.unlink(missing_ok=True)
-    subprocess.run(
-        [str(root / ".venv" / "bin" / "python"), "-c", "pass"],
-        check=False,
-        timeout=scaled(60),
-        env={"PATH": "/usr/bin:/bin"},
-    )
-    return marker.exists()
 
 
 @pytest.fixture
@@ -75,7 +32,7 @@ def venv_root(host_dir: Path) -> tuple[Path, Path, Path]:
     """(workspace root with a real .venv, its site-packages, a marker the plant would touch)."""
     root = host_dir / "ws"
     root.mkdir()
-    return root, _make_venv(root), host_dir / "pwned"
+    return root, make_venv(root), host_dir / "pwned"
 
 
 # --- plants the host Python runs later -----------------------------------------------------------
@@ -93,7 +50,7 @@ async def test_a_new_pth_by_any_route_is_removed_before_the_host_starts_python(
     (root / "payload.pth").write_text(payload)
     # control: the same .pth planted by the host is run by the host's next Python start
     shutil.copy(root / "payload.pth", site / "control.pth")
-    assert _host_python_runs(root, marker)
+    assert host_python_runs(root, marker)
     (site / "control.pth").unlink()
     lib = f".venv/lib/{version}"
     command = {
@@ -110,7 +67,7 @@ async def test_a_new_pth_by_any_route_is_removed_before_the_host_starts_python(
     }[route]
     _, output = await run_sandboxed(BubblewrapSandbox(root=root), command, root)
     assert not (site / "evil.pth").exists(), output
-    assert not _host_python_runs(root, marker)
+    assert not host_python_runs(root, marker)
 
 
 async def test_the_write_tool_needs_approval_for_a_pth_in_any_spelling(
@@ -118,7 +75,7 @@ async def test_the_write_tool_needs_approval_for_a_pth_in_any_spelling(
 ) -> None:
     root, site, marker = venv_root
     version = site.parent.name
-    tools = _tools(root)
+    tools = policy_tools(root)
     payload = f"import os; open({str(marker)!r}, 'w').close()\n"
     for relative in (
         f".venv/lib/{version}/site-packages/evil.pth",
@@ -128,9 +85,9 @@ async def test_the_write_tool_needs_approval_for_a_pth_in_any_spelling(
         f".venv/lib/{version}/site-packages/sitecustomize.py",
         ".venv/bin/activate",
     ):
-        result = await _run(tools["write"], {"path": relative, "content": payload})
+        result = await run_tool(tools["write"], {"path": relative, "content": payload})
         assert result.error is not None, relative
-    assert not _host_python_runs(root, marker)
+    assert not host_python_runs(root, marker)
 
 
 # --- git directories ---------------------------------------------------------------------------
@@ -309,7 +266,7 @@ async def test_the_read_tool_refuses_credentials_by_every_path(npm_home: Path) -
     root = npm_home  # the home is the workspace root
     (root / "proj").mkdir()
     (root / "proj" / "link").symlink_to(root / ".npmrc")
-    tools = _tools(root)
+    tools = policy_tools(root)
     for path in (
         "~/.npmrc",
         str(root / ".npmrc"),
@@ -318,7 +275,7 @@ async def test_the_read_tool_refuses_credentials_by_every_path(npm_home: Path) -
         f"/proc/self/root{root}/.npmrc",
         f"{root}//.ssh/./id_ed25519",
     ):
-        result = await _run(tools["read"], {"path": path})
+        result = await run_tool(tools["read"], {"path": path})
         assert result.error is not None, path
         assert "SECRET" not in json.dumps([str(c) for c in result.content]), path
 
@@ -329,11 +286,11 @@ async def test_the_write_tool_refuses_to_create_credential_configs_in_a_home_roo
     home = host_dir / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    tools = _tools(home)
-    control = await _run(tools["write"], {"path": "notes.txt", "content": "x\n"})
+    tools = policy_tools(home)
+    control = await run_tool(tools["write"], {"path": "notes.txt", "content": "x\n"})
     assert control.error is None  # plain files in the home root are writable
     for relative in (".ssh/config", ".aws/config", ".kube/config", ".docker/config.json"):
-        result = await _run(
+        result = await run_tool(
             tools["write"], {"path": f"~/{relative}", "content": "ProxyCommand x\n"}
         )
         assert result.error is not None, relative

@@ -3,53 +3,23 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
-from prism.coding_security._sandbox._bwrap import BWRAP_ISOLATION, BubblewrapSandbox
+from prism.coding_security._sandbox._bwrap import BubblewrapSandbox
 from prism.coding_security._sandbox._protocol import SandboxUnavailableError
 from prism.coding_tools import ExecResult
 from prism.core import AbortController, AbortSignal
 from prism.core.testing import scaled
 
+from .conftest import BWRAP_PROBLEM
 
-def _bwrap_problem() -> str | None:
-    binary = shutil.which("bwrap")
-    if binary is None:
-        return "bubblewrap (bwrap) is not installed; apt-get install bubblewrap"
-    probe = subprocess.run(
-        [
-            binary,
-            *BWRAP_ISOLATION,
-            "--ro-bind",
-            "/",
-            "/",
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
-            "true",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
-    if probe.returncode != 0:
-        return f"bwrap cannot create namespaces here: {probe.stderr.strip()[:200]}"
-    return None
-
-
-PROBLEM = _bwrap_problem()
-needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=PROBLEM or "")
+needs_bwrap = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=BWRAP_PROBLEM or "")
 pytestmark = pytest.mark.anyio
 
 
@@ -68,12 +38,9 @@ def extra(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def outside() -> Iterator[Path]:
-    """A host directory on the root file system (under /var/tmp, not the private /tmp)."""
-    base = "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
-    path = Path(tempfile.mkdtemp(prefix="prism-sbx-", dir=base)).resolve()
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+def outside(host_dir: Path) -> Path:
+    """A host directory outside every sandbox root (conftest's ``host_dir``)."""
+    return host_dir
 
 
 async def _run(

@@ -15,7 +15,6 @@ import inspect
 import json
 import os
 import re
-import shutil
 import signal
 import stat
 import subprocess
@@ -27,6 +26,7 @@ from typing import Any
 import anyio
 import pytest
 
+from prism.coding_security import BubblewrapSandbox
 from prism.coding_server import build_server
 from prism.coding_server._cli import parse_options
 from prism.core import (
@@ -285,12 +285,11 @@ async def test_the_default_runs_the_shell_in_the_sandbox_when_it_works(tmp_path:
     assert "sandboxed hello" in text(result)
 
 
-def test_an_explicit_sandbox_refuses_to_start_without_bubblewrap(tmp_path: Path) -> None:
-    import subprocess
-
+def _refused_start(*args: str, env: dict[str, str] | None = None) -> str:
+    """Start the server CLI with ``args``; it must exit 2 before serving; returns its stderr."""
     done = subprocess.run(
-        [sys.executable, "-m", "prism.coding_server", "--root", str(tmp_path), "--sandbox"],
-        env={"PATH": str(tmp_path), "HOME": str(tmp_path)},
+        [sys.executable, "-m", "prism.coding_server", *args],
+        env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -299,23 +298,19 @@ def test_an_explicit_sandbox_refuses_to_start_without_bubblewrap(tmp_path: Path)
     )
     assert done.returncode == 2
     assert done.stdout == ""
-    assert "--sandbox" in done.stderr and "bubblewrap" in done.stderr
+    return done.stderr
+
+
+def test_an_explicit_sandbox_refuses_to_start_without_bubblewrap(tmp_path: Path) -> None:
+    env = {"PATH": str(tmp_path), "HOME": str(tmp_path)}
+    stderr = _refused_start("--root", str(tmp_path), "--sandbox", env=env)
+    assert "--sandbox" in stderr and "bubblewrap" in stderr
 
 
 def test_a_root_that_is_not_a_directory_is_a_clear_error(tmp_path: Path) -> None:
-    import subprocess
-
     missing = tmp_path / "missing"
-    done = subprocess.run(
-        [sys.executable, "-m", "prism.coding_server", "--root", str(missing)],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 2
-    assert "roots" in done.stderr and str(missing) in done.stderr
+    stderr = _refused_start("--root", str(missing))
+    assert "roots" in stderr and str(missing) in stderr
 
 
 HTTP_TOKEN = "served-http-token-0a1b2c3d4e5f"
@@ -361,33 +356,6 @@ async def test_approve_writes_asks_before_every_write(tmp_path: Path) -> None:
 TOKEN = "ghp_prismEncodedLeak0123456789abcdef"
 
 
-def _bwrap_problem() -> str | None:
-    binary = shutil.which("bwrap")
-    if binary is None:
-        return "bubblewrap (bwrap) is not installed; apt-get install bubblewrap"
-    probe = subprocess.run(
-        [
-            binary,
-            "--unshare-all",
-            "--ro-bind",
-            "/",
-            "/",
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
-            "true",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
-    if probe.returncode != 0:
-        return f"bwrap cannot create user namespaces here: {probe.stderr.strip()[:200]}"
-    return None
-
-
 def encodings(secret: str) -> list[str]:
     """The secret in the forms an exfiltrating command would print."""
     raw = secret.encode()
@@ -421,9 +389,8 @@ def home(tmp_path: Path) -> Path:
 
 
 async def test_no_encoding_of_a_credential_leaves_through_the_served_tools(home: Path) -> None:
-    problem = _bwrap_problem()
-    if problem is not None:
-        pytest.skip(problem)
+    if not BubblewrapSandbox(root=str(home)).capabilities.user_namespace:
+        pytest.skip("bwrap is missing or cannot create the sandbox's user namespaces here")
     env = {"HOME": str(home), "GH_TOKEN": TOKEN}
     attacks = (
         "base64 ~/.git-credentials; base64 -w0 .config/gh/hosts.yml; rev ~/.git-credentials",

@@ -1,15 +1,18 @@
-"""Shared helpers for prism-coding-tools tests: contexts, policies, /proc checks."""
+"""Shared helpers for prism-coding-tools tests: a scripted executor, contexts, policies, /proc
+checks."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from prism.coding_tools import ExecResult
 from prism.core import (
     AbortController,
     AbortSignal,
@@ -17,6 +20,39 @@ from prism.core import (
     ExecutionDecision,
     ToolExecutionContext,
 )
+
+
+class Scripted:
+    """Feeds fixed output, records what it was given, returns a fixed outcome."""
+
+    def __init__(self, outcome: ExecResult | BaseException, output: bytes = b"") -> None:
+        self.outcome = outcome
+        self.output = output
+        self.calls: list[dict[str, Any]] = []
+
+    async def exec(
+        self,
+        command: str,
+        *,
+        cwd: str,
+        env: Mapping[str, str],
+        on_data: Callable[[bytes], None],
+        signal: AbortSignal | None,
+        timeout_seconds: float | None,
+    ) -> ExecResult:
+        self.calls.append(
+            {
+                "command": command,
+                "cwd": cwd,
+                "env": env,
+                "signal": signal,
+                "timeout": timeout_seconds,
+            }
+        )
+        on_data(self.output)
+        if isinstance(self.outcome, BaseException):
+            raise self.outcome
+        return self.outcome
 
 
 class RecordingPolicy:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,40 +19,9 @@ from prism.coding_tools import _shell as shell_module
 from prism.core import AbortController, AbortSignal
 from prism.core.testing import scaled
 
+from .conftest import Scripted
+
 pytestmark = pytest.mark.anyio
-
-
-class Scripted:
-    """Feeds fixed output, records what it was given, returns a fixed outcome."""
-
-    def __init__(self, outcome: ExecResult | BaseException, output: bytes = b"") -> None:
-        self.outcome = outcome
-        self.output = output
-        self.calls: list[dict[str, Any]] = []
-
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        env: Mapping[str, str],
-        on_data: Callable[[bytes], None],
-        signal: AbortSignal | None,
-        timeout_seconds: float | None,
-    ) -> ExecResult:
-        self.calls.append(
-            {
-                "command": command,
-                "cwd": cwd,
-                "env": env,
-                "signal": signal,
-                "timeout": timeout_seconds,
-            }
-        )
-        on_data(self.output)
-        if isinstance(self.outcome, BaseException):
-            raise self.outcome
-        return self.outcome
 
 
 class IgnoresAbort:

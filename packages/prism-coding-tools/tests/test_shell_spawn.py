@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -10,31 +9,12 @@ import anyio
 import pytest
 
 from prism.coding_tools import ExecResult, ShellOptions, SpawnContext, create_shell_tool
-from prism.core import AbortSignal, ExecutionAction, ExecutionDecision
+from prism.core import ExecutionAction, ExecutionDecision
 from prism.core.testing import scaled
 
+from .conftest import Scripted
+
 pytestmark = pytest.mark.anyio
-
-
-class RecordingOperations:
-    """A stand-in executor (what a sandbox implements): records exactly what it was given."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, str, dict[str, str]]] = []
-
-    async def exec(
-        self,
-        command: str,
-        *,
-        cwd: str,
-        env: Mapping[str, str],
-        on_data: Callable[[bytes], None],
-        signal: AbortSignal | None,
-        timeout_seconds: float | None,
-    ) -> ExecResult:
-        self.calls.append((command, cwd, dict(env)))
-        on_data(b"ran\n")
-        return ExecResult(exit_code=0)
 
 
 class DenySpawn:
@@ -107,7 +87,7 @@ async def test_a_hook_result_the_policy_refuses_never_runs(tmp_path: Path, conte
         return SpawnContext(command=f"touch {canary}", cwd=spawn.cwd, env=spawn.env)
 
     deny = DenySpawn()
-    operations = RecordingOperations()
+    operations = Scripted(ExecResult(exit_code=0), b"ran\n")
     options = ShellOptions(spawn_hook=hook, operations=operations)
     shell = create_shell_tool(tmp_path, options=options, execution_policy=deny)
     with anyio.fail_after(scaled(20)):
@@ -120,7 +100,7 @@ async def test_a_hook_result_the_policy_refuses_never_runs(tmp_path: Path, conte
 async def test_the_executor_gets_exactly_the_hooked_spawn_and_an_unchanged_hook_is_not_rechecked(
     tmp_path: Path, context: Any, policy: Any
 ) -> None:
-    operations = RecordingOperations()
+    operations = Scripted(ExecResult(exit_code=0), b"ran\n")
     recorder = policy()
 
     def rewrite(spawn: SpawnContext) -> SpawnContext:
@@ -139,8 +119,13 @@ async def test_the_executor_gets_exactly_the_hooked_spawn_and_an_unchanged_hook_
     with anyio.fail_after(scaled(20)):
         await shell.execute({"command": "ls"}, context())
         await same.execute({"command": "ls"}, context())
-    assert operations.calls[0] == ("wrapped: p\nls", "/", {"ONLY": "this"})
-    assert operations.calls[1][:2] == ("ls", str(tmp_path))
+    first, second = operations.calls
+    assert (first["command"], first["cwd"], dict(first["env"])) == (
+        "wrapped: p\nls",
+        "/",
+        {"ONLY": "this"},
+    )
+    assert (second["command"], second["cwd"]) == ("ls", str(tmp_path))
     assert [a.operation for a in recorder.actions] == ["execute", "spawn", "execute"]
 
 
@@ -157,7 +142,7 @@ async def test_the_executor_gets_exactly_the_hooked_spawn_and_an_unchanged_hook_
 async def test_a_broken_hook_is_an_error_result_and_nothing_runs(
     tmp_path: Path, context: Any, hook: Any, message: str
 ) -> None:
-    operations = RecordingOperations()
+    operations = Scripted(ExecResult(exit_code=0), b"ran\n")
     options = ShellOptions(operations=operations, spawn_hook=hook)
     with anyio.fail_after(scaled(20)):
         result = await create_shell_tool(tmp_path, options=options).execute(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 import tracemalloc
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -301,25 +302,23 @@ def test_integer_size_is_bounded() -> None:
         assert why is not None and "/a/0" in why and "integer" in why
 
 
-def test_size_check_peak_memory_stays_small_for_a_huge_string() -> None:
-    value = {"s": "é" * 20_000_000}
+@pytest.mark.parametrize(
+    ("make", "limit"),
+    [
+        pytest.param(lambda: {"s": "é" * 20_000_000}, 1_048_576, id="one-huge-string"),
+        # worst-case escapes, large in total: the check stops early
+        pytest.param(lambda: {"s": ['\u2028"' * 300] * 20_000}, 100_000, id="many-small-strings"),
+    ],
+)
+def test_size_check_peak_memory_stays_small(
+    make: Callable[[], dict[str, object]], limit: int
+) -> None:
+    value = make()  # built per test, not held by the collected parameters
     tracemalloc.start()
     try:
-        why = check_json_object(value, 1_048_576)
+        why = check_json_object(value, limit)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert why is not None and "exceed 1048576 bytes" in why
-    assert peak < 1_000_000, peak
-
-
-def test_size_check_stops_early_on_many_small_strings() -> None:
-    value = {"s": ['\u2028"' * 300] * 20_000}  # worst-case escapes, large in total
-    tracemalloc.start()
-    try:
-        why = check_json_object(value, 100_000)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert why is not None and "exceed 100000 bytes" in why
+    assert why is not None and f"exceed {limit} bytes" in why
     assert peak < 1_000_000, peak

@@ -69,8 +69,16 @@ _divisors = st.one_of(
 )
 
 
-@settings(max_examples=300, derandomize=True, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+_PROPERTY = settings(
+    max_examples=300,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+"""Both properties: 300 reproducible examples each, the engine fixture shared across them."""
+
+
+@_PROPERTY
 @given(value=_numbers, divisor=_divisors)
 def test_multiple_of_is_never_wider_than_exact_math_or_jsonschema(
     engine: str, value: float, divisor: float
@@ -132,8 +140,7 @@ _patterns = st.lists(
 _text = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=6)
 
 
-@settings(max_examples=300, derandomize=True, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@_PROPERTY
 @given(pattern=_patterns, text=_text)
 def test_pattern_classes_agree_with_jsonschema_on_printable_ascii(
     engine: str, pattern: str, text: str

@@ -4,47 +4,28 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
+from pathlib import Path
 
 import pytest
 
 from prism.jsonschema import HARD_CAPS, JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
-DEFAULTS = {
-    "max_schema_bytes": 262_144,
-    "max_schema_depth": 64,
-    "max_schema_nodes": 10_000,
-    "max_refs": 128,
-    "max_pattern_length": 1_000,
-    "cache_size": 256,
-    "max_instance_depth": 64,
-    "max_instance_properties": 1_000,
-    "max_string_length": 1_000_000,
-    "max_array_items": 10_000,
-    "max_errors": 8,
-    "max_compile_cost": 1_048_576,
-    "max_cache_bytes": 67_108_864,
-    "max_pattern_input_length": 65_536,
-    "max_expanded_size": 10_000,
-    "max_validation_work": 100_000,
-}
-CAPS = {
-    "max_schema_bytes": 1_048_576,
-    "max_schema_depth": 128,
-    "max_schema_nodes": 100_000,
-    "max_refs": 1_024,
-    "max_pattern_length": 10_000,
-    "cache_size": 1_024,
-    "max_instance_depth": 128,
-    "max_instance_properties": 100_000,
-    "max_string_length": 8_388_608,
-    "max_array_items": 100_000,
-    "max_errors": 64,
-    "max_compile_cost": 16_777_216,
-    "max_cache_bytes": 1_073_741_824,
-    "max_pattern_input_length": 1_048_576,
-    "max_expanded_size": 1_000_000,
-    "max_validation_work": 100_000_000,
-}
+_PAGE = Path(__file__).resolve().parents[3] / "docs" / "jsonschema.md"
+_ROW = re.compile(r"^\| `(\w+)` \| ([\d,]+) \| ([\d,]+) \|", re.MULTILINE)
+
+
+def _documented() -> dict[str, tuple[int, int]]:
+    """docs/jsonschema.md's options table: each count option's (default, hard cap)."""
+    page = _PAGE.read_text()
+    table = page[page.index("| option | default | hard cap |") :].split("\n\n", 1)[0]
+    return {
+        m[1]: (int(m[2].replace(",", "")), int(m[3].replace(",", ""))) for m in _ROW.finditer(table)
+    }
+
+
+DEFAULTS = {name: default for name, (default, _) in _documented().items()}
+CAPS = {name: cap for name, (_, cap) in _documented().items()}
 
 
 def test_defaults_match_the_design() -> None:

@@ -18,10 +18,11 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolResult,
     create_tool_registry,
     dispatch_tool_call,
 )
-from prism.core.testing import scaled
+from prism.core.testing import largest_loop_gap, scaled
 from prism.jsonschema import (
     JsonSchemaArgumentValidator,
     JsonSchemaValidatorOptions,
@@ -117,27 +118,16 @@ async def test_dispatch_never_stalls_the_loop(engine: str, name: str) -> None:
     )
     warm = ToolCall(id="0", name="t", arguments={})
     await dispatch_tool_call(warm, registry=registry, validate=validate)
-    gaps: list[float] = []
-    done = anyio.Event()
+    call = ToolCall(id="1", name="t", arguments=value)
 
-    async def heartbeat() -> None:
-        last = time.perf_counter()
-        while not done.is_set():
-            await anyio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
+    async def dispatch() -> ToolResult:
+        return await dispatch_tool_call(call, registry=registry, validate=validate)
 
     with anyio.fail_after(scaled(60)):
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(heartbeat)
-            await anyio.sleep(0.02)
-            call = ToolCall(id="1", name="t", arguments=value)
-            result = await dispatch_tool_call(call, registry=registry, validate=validate)
-            done.set()
+        gap, result = await largest_loop_gap(dispatch, tick_seconds=0.005, lead_seconds=0.02)
     assert result.error is not None
     assert result.error.code == "validation_failed"
-    assert max(gaps) < scaled(0.05), f"heartbeat gap {max(gaps) * 1000:.0f} ms"
+    assert gap < scaled(0.05), f"heartbeat gap {gap * 1000:.0f} ms"
 
 
 # RE2-only syntax, read with RE2's meaning. ECMA-262 (which JSON Schema names) has none of
@@ -196,22 +186,11 @@ async def test_decoding_arguments_never_stalls_the_loop(engine: str, name: str) 
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
     )
-    gaps: list[float] = []
-    done = anyio.Event()
+    call = ToolCall(id="1", name="t", arguments=_BIG_ARGUMENTS[name])
 
-    async def heartbeat() -> None:
-        last = time.perf_counter()
-        while not done.is_set():
-            await anyio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
+    async def dispatch() -> ToolResult:
+        return await dispatch_tool_call(call, registry=registry, validate=validate)
 
     with anyio.fail_after(scaled(60)):
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(heartbeat)
-            await anyio.sleep(0.02)
-            call = ToolCall(id="1", name="t", arguments=_BIG_ARGUMENTS[name])
-            await dispatch_tool_call(call, registry=registry, validate=validate)
-            done.set()
-    assert max(gaps) < scaled(0.05), f"heartbeat gap {max(gaps) * 1000:.0f} ms"
+        gap, _ = await largest_loop_gap(dispatch, tick_seconds=0.005, lead_seconds=0.02)
+    assert gap < scaled(0.05), f"heartbeat gap {gap * 1000:.0f} ms"

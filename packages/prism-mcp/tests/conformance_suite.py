@@ -110,6 +110,26 @@ def conformance_server(port: int) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
+def _judge(
+    scenario: str,
+    done: subprocess.CompletedProcess[str],
+    out: Path,
+    unsupported: dict[str, str],
+) -> None:
+    """A scenario passed when the suite exited 0 with checks and none failed; an ``unsupported``
+    one must not pass (then it belongs off the list and out of the docs)."""
+    checks = all_checks(out)
+    failed = failed_checks(out)
+    passed = done.returncode == 0 and not failed and bool(checks)
+    if scenario in unsupported:
+        assert not passed, f"{scenario} now passes: remove it from UNSUPPORTED and the docs"
+        return
+    detail = "\n".join(
+        f"{c.get('id')}: {c.get('status')} {c.get('errorMessage', '')}" for c in failed
+    )
+    assert passed, f"{scenario} failed (exit {done.returncode}):\n{detail}\n{done.stderr[-3000:]}"
+
+
 def check_server_scenario(
     suite: tuple[Path, Path], url: str, scenario: str, out: Path, unsupported: dict[str, str]
 ) -> None:
@@ -124,16 +144,7 @@ def check_server_scenario(
         check=False,
         cwd=out.parent,
     )
-    checks = all_checks(out)
-    failed = failed_checks(out)
-    passed = done.returncode == 0 and not failed and bool(checks)
-    if scenario in unsupported:
-        assert not passed, f"{scenario} now passes: remove it from UNSUPPORTED and the docs"
-        return
-    detail = "\n".join(
-        f"{c.get('id')}: {c.get('status')} {c.get('errorMessage', '')}" for c in failed
-    )
-    assert passed, f"{scenario} failed (exit {done.returncode}):\n{detail}\n{done.stderr[-3000:]}"
+    _judge(scenario, done, out, unsupported)
 
 
 CLIENT = ROOT / "scripts" / "mcp-conformance-client.py"
@@ -158,13 +169,4 @@ def check_client_scenario(
         check=False,
         cwd=tmp_path,
     )
-    checks = all_checks(tmp_path / "out")
-    failed = failed_checks(tmp_path / "out")
-    passed = done.returncode == 0 and not failed and bool(checks)
-    if scenario in unsupported:
-        assert not passed, f"{scenario} now passes: remove it from UNSUPPORTED and the docs"
-        return
-    detail = "\n".join(
-        f"{c.get('id')}: {c.get('status')} {c.get('errorMessage', '')}" for c in failed
-    )
-    assert passed, f"{scenario} failed (exit {done.returncode}):\n{detail}\n{done.stderr[-3000:]}"
+    _judge(scenario, done, tmp_path / "out", unsupported)

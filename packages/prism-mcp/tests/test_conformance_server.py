@@ -1,9 +1,10 @@
-"""The official MCP conformance suite's server scenarios against ``serve_tools``.
+"""The official MCP conformance suite's server scenarios against ``serve_tools``, per pinned suite.
 
 ``scripts/mcp-conformance-server.py`` serves the tools the scenarios call from a Prism registry
 behind ``McpToolServer`` (Streamable HTTP on a free 127.0.0.1 port). Every server scenario of
-the pinned suite runs, one at a time; each must pass unless ``UNSUPPORTED`` names it with the
-reason, which docs/mcp.md repeats. Skipped only when npm is unreachable.
+each pinned suite (``stable`` and the 0.2 ``alpha``, see ``conformance_scenarios.py``) runs, one
+at a time; each must pass unless ``SERVER_UNSUPPORTED`` names it with the reason, which
+docs/mcp.md repeats. Skipped only when npm is unreachable.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from .conformance_scenarios import SERVER_SCENARIOS, SERVER_UNSUPPORTED, SUITES
 from .conformance_suite import (
     check_server_scenario,
     conformance_server,
@@ -21,67 +23,11 @@ from .conformance_suite import (
 )
 from .conftest import free_port
 
-SCENARIOS = (
-    "server-initialize",
-    "logging-set-level",
-    "ping",
-    "completion-complete",
-    "tools-list",
-    "tools-call-simple-text",
-    "tools-call-image",
-    "tools-call-audio",
-    "tools-call-embedded-resource",
-    "tools-call-mixed-content",
-    "tools-call-with-logging",
-    "tools-call-error",
-    "tools-call-with-progress",
-    "tools-call-sampling",
-    "tools-call-elicitation",
-    "json-schema-2020-12",
-    "elicitation-sep1034-defaults",
-    "server-sse-polling",
-    "server-sse-multiple-streams",
-    "elicitation-sep1330-enums",
-    "resources-list",
-    "resources-read-text",
-    "resources-read-binary",
-    "resources-templates-read",
-    "resources-subscribe",
-    "resources-unsubscribe",
-    "prompts-list",
-    "prompts-get-simple",
-    "prompts-get-with-args",
-    "prompts-get-embedded-resource",
-    "prompts-get-with-image",
-    "dns-rebinding-protection",
-)
-"""Every server scenario of @modelcontextprotocol/conformance 0.1.16 (checked against ``list``)."""
-
-_NO_RESOURCES = "a tool server offers no resources; Prism serves a tool registry only"
-_NO_PROMPTS = "a tool server offers no prompts; Prism serves a tool registry only"
-UNSUPPORTED: dict[str, str] = {
-    "completion-complete": (
-        "argument completion is for prompts and resource templates (none served)"
-    ),
-    "tools-call-sampling": (
-        "served tools cannot call the client's model; a tool sees only its arguments and "
-        "execution context, so it cannot spend the user's model budget"
-    ),
-    "server-sse-polling": (
-        "needs an event store to resume a stream with Last-Event-ID (SEP-1699); the SDK's store "
-        "is keyed by the request id every session reuses, so one store would replay one "
-        "session's events to another; each call stays on one stream"
-    ),
-    **{name: _NO_RESOURCES for name in SCENARIOS if name.startswith("resources-")},
-    **{name: _NO_PROMPTS for name in SCENARIOS if name.startswith("prompts-")},
-}
-"""Scenarios Prism deliberately does not pass, with the reason (kept in step with docs/mcp.md)."""
-
 
 @pytest.fixture(scope="module")
-def suite() -> tuple[Path, Path]:
-    """(node 22 binary, suite entry point), installed into the cache on first use."""
-    return install_suite()
+def suite(request: pytest.FixtureRequest) -> tuple[str, tuple[Path, Path]]:
+    """(suite name, (node 22 binary, its entry point)), installed into the cache on first use."""
+    return request.param, install_suite(request.param)
 
 
 @pytest.fixture(scope="module")
@@ -91,18 +37,26 @@ def server_url() -> Iterator[str]:
         yield url
 
 
-def test_the_scenario_list_is_the_suites(suite: tuple[Path, Path]) -> None:
-    assert listed_scenarios(suite, "Server") == SCENARIOS
+@pytest.mark.parametrize("suite", SUITES, indirect=True)
+def test_the_scenario_list_is_the_suites(suite: tuple[str, tuple[Path, Path]]) -> None:
+    name, paths = suite
+    assert sorted(listed_scenarios(paths, "Server")) == sorted(SERVER_SCENARIOS[name])
 
 
-def test_every_unsupported_scenario_is_a_suite_scenario() -> None:
-    assert set(UNSUPPORTED) <= set(SCENARIOS)
-    assert all(reason.strip() for reason in UNSUPPORTED.values())
+@pytest.mark.parametrize("name", SUITES)
+def test_every_unsupported_scenario_is_a_suite_scenario(name: str) -> None:
+    assert set(SERVER_UNSUPPORTED[name]) <= set(SERVER_SCENARIOS[name])
+    assert all(reason.strip() for reason in SERVER_UNSUPPORTED[name].values())
 
 
 @pytest.mark.timeout(90)
-@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize(
+    ("suite", "scenario"),
+    [(name, scenario) for name in SUITES for scenario in SERVER_SCENARIOS[name]],
+    indirect=["suite"],
+)
 def test_server_scenario(
-    suite: tuple[Path, Path], server_url: str, scenario: str, tmp_path: Path
+    suite: tuple[str, tuple[Path, Path]], server_url: str, scenario: str, tmp_path: Path
 ) -> None:
-    check_server_scenario(suite, server_url, scenario, tmp_path / "out", UNSUPPORTED)
+    name, paths = suite
+    check_server_scenario(paths, server_url, scenario, tmp_path / "out", SERVER_UNSUPPORTED[name])

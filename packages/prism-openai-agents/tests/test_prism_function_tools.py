@@ -10,8 +10,6 @@ import pytest
 
 from prism.core import (
     AbortController,
-    ExecutionAction,
-    ExecutionDecision,
     ImageContent,
     InMemoryRunLedger,
     TextContent,
@@ -20,11 +18,16 @@ from prism.core import (
     ToolFilter,
     ToolPipeline,
     ToolResult,
-    assert_execution_allowed,
     create_static_permission_policy,
     create_tool_registry,
 )
-from prism.core.testing import RecordingTools, scaled
+from prism.core.testing import (
+    ReadsOnlyPolicy,
+    RecordingTools,
+    hanging_tool,
+    policy_checked_tool,
+    scaled,
+)
 from prism.jsonschema import create_json_schema_tool_argument_validator
 from prism.openai_agents import prism_function_tools
 
@@ -116,22 +119,9 @@ async def test_parallel_calls_overlap_and_an_exclusive_tool_runs_alone() -> None
 
 
 async def test_the_execution_policy_decides_inside_the_call() -> None:
-    class ReadsOnly:
-        def check(self, action: ExecutionAction) -> ExecutionDecision:
-            return ExecutionDecision(
-                allowed=action.operation == "read", reason="writes need a human"
-            )
-
-    def file_tool(operation: str) -> ToolDefinition:
-        async def execute(args: Any, ctx: ToolExecutionContext) -> str:
-            await assert_execution_allowed(
-                ReadsOnly(), ExecutionAction(kind="file", operation=operation)
-            )
-            return f"{operation} done"
-
-        return ToolDefinition(name=operation, execute=execute)
-
-    pipeline = ToolPipeline(registry=create_tool_registry([file_tool("read"), file_tool("write")]))
+    policy = ReadsOnlyPolicy()
+    tools = [policy_checked_tool("read", policy), policy_checked_tool("write", policy)]
+    pipeline = ToolPipeline(registry=create_tool_registry(tools))
     script = Script([call("read", "r1"), call("write", "w1")])
     with anyio.fail_after(scaled(20)):
         await script.run(prism_function_tools(pipeline))
@@ -154,18 +144,8 @@ async def test_after_the_host_aborts_no_call_starts() -> None:
 async def test_cancelling_the_run_cancels_a_running_tool() -> None:
     entered = anyio.Event()
     finished: list[str] = []
-
-    async def hang(args: Any, ctx: ToolExecutionContext) -> str:
-        entered.set()
-        try:
-            await anyio.sleep(30)
-        finally:
-            finished.append("cleaned up")
-        return "never"
-
-    pipeline = ToolPipeline(
-        registry=create_tool_registry([ToolDefinition(name="hang", execute=hang)])
-    )
+    hang = hanging_tool("hang", entered=entered.set, cleaned_up=finished)
+    pipeline = ToolPipeline(registry=create_tool_registry([hang]))
     script = Script([call("hang", "h1")])
     with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:

@@ -6,8 +6,10 @@ Real frameworks (the LLM is scripted), the real OTel SDK and an in-memory export
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from types import ModuleType
 
 import anyio
 import pytest
@@ -15,13 +17,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import StatusCode
 
-from prism.core import (
-    ToolDefinition,
-    ToolExecutionContext,
-    ToolPipeline,
-    create_static_permission_policy,
-    create_tool_registry,
-)
+from prism.core import ToolPipeline
 from prism.core.testing import scaled
 from prism.otel import ToolTelemetry
 
@@ -35,28 +31,23 @@ def anyio_backend() -> str:
     return "asyncio"  # both frameworks run on asyncio only
 
 
-async def boom(args: Any, ctx: ToolExecutionContext) -> str:
-    raise LookupError("no such row")
+def _load_otel_trees() -> ModuleType:
+    """``scripts/otel_trees.py``, which draws docs/otel.md's trees from the same pipeline."""
+    path = Path(__file__).resolve().parents[3] / "scripts" / "otel_trees.py"
+    spec = importlib.util.spec_from_file_location("prism_otel_trees", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_OTEL_TREES = _load_otel_trees()
 
 
 def _pipeline(telemetry: ToolTelemetry, otel: Otel) -> ToolPipeline:
-    tracer = otel.tracer_provider.get_tracer("tool")
-
-    async def add(args: Any, ctx: ToolExecutionContext) -> str:
-        with tracer.start_as_current_span("add inner"):
-            return str(args["a"] + args["b"])
-
-    schema = {"type": "object"}
-    tools = [
-        ToolDefinition(name="add", execute=add, parameters=schema),
-        ToolDefinition(name="rm", execute=add, parameters=schema),
-        ToolDefinition(name="boom", execute=boom, parameters=schema),
-    ]
-    return ToolPipeline(
-        registry=telemetry.instrument(create_tool_registry(tools)),
-        emit=telemetry,
-        permission=create_static_permission_policy(deny=["tool:rm:*"]),
-    )
+    """``add`` (finishes, opens ``add inner``), ``rm`` (denied) and ``boom`` (raises)."""
+    pipeline: ToolPipeline = _OTEL_TREES.three_calls(telemetry, otel.tracer_provider)
+    return pipeline
 
 
 def _parent(span: ReadableSpan, spans: list[ReadableSpan]) -> ReadableSpan | None:

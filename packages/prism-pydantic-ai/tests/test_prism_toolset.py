@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import anyio
 import pytest
@@ -11,18 +10,19 @@ from pydantic_ai import Agent
 
 from prism.core import (
     AbortController,
-    ExecutionAction,
-    ExecutionDecision,
     InMemoryRunLedger,
-    ToolDefinition,
-    ToolExecutionContext,
     ToolFilter,
     ToolPipeline,
-    assert_execution_allowed,
     create_static_permission_policy,
     create_tool_registry,
 )
-from prism.core.testing import RecordingTools, scaled
+from prism.core.testing import (
+    ReadsOnlyPolicy,
+    RecordingTools,
+    hanging_tool,
+    policy_checked_tool,
+    scaled,
+)
 from prism.jsonschema import create_json_schema_tool_argument_validator
 from prism.pydantic_ai import PrismToolset
 
@@ -122,31 +122,13 @@ async def test_parallel_calls_overlap_and_an_exclusive_tool_runs_alone() -> None
 
 
 async def test_the_execution_policy_asks_the_host_for_approval_inside_the_call() -> None:
-    asked: list[str] = []
-
-    class ApproveReadsOnly:
-        def check(self, action: ExecutionAction) -> ExecutionDecision:
-            asked.append(action.operation)
-            return ExecutionDecision(
-                allowed=action.operation == "read", reason="writes need a human"
-            )
-
-    policy = ApproveReadsOnly()
-
-    def file_tool(operation: str) -> ToolDefinition:
-        async def execute(args: Any, ctx: ToolExecutionContext) -> str:
-            await assert_execution_allowed(
-                policy, ExecutionAction(kind="file", operation=operation)
-            )
-            return f"{operation} done"
-
-        return ToolDefinition(name=operation, execute=execute)
-
-    pipeline = ToolPipeline(registry=create_tool_registry([file_tool("read"), file_tool("write")]))
+    policy = ReadsOnlyPolicy()
+    tools = [policy_checked_tool("read", policy), policy_checked_tool("write", policy)]
+    pipeline = ToolPipeline(registry=create_tool_registry(tools))
     script = Script([call("read", "r1"), call("write", "w1")])
     with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[PrismToolset(pipeline)]).run("go")
-    assert sorted(asked) == ["read", "write"]
+    assert sorted(policy.asked) == ["read", "write"]
     assert script.returns["r1"] == "read done"
     assert "writes need a human" in str(script.returns["w1"])
 
@@ -167,18 +149,8 @@ async def test_after_the_host_aborts_no_call_starts() -> None:
 async def test_cancelling_the_run_cancels_a_running_tool() -> None:
     entered = anyio.Event()
     finished: list[str] = []
-
-    async def hang(args: Any, ctx: ToolExecutionContext) -> str:
-        entered.set()
-        try:
-            await anyio.sleep(30)
-        finally:
-            finished.append("cleaned up")
-        return "never"
-
-    pipeline = ToolPipeline(
-        registry=create_tool_registry([ToolDefinition(name="hang", execute=hang)])
-    )
+    hang = hanging_tool("hang", entered=entered.set, cleaned_up=finished)
+    pipeline = ToolPipeline(registry=create_tool_registry([hang]))
     agent = Agent(Script([call("hang", "h1")]).model(), toolsets=[PrismToolset(pipeline)])
     with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:

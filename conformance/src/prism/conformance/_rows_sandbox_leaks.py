@@ -13,7 +13,8 @@ import json
 import os
 import shlex
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass
 
 from prism.core import ToolDefinition
 
@@ -129,17 +130,35 @@ async def _read_tool_refuses(
             raise AssertionError(f"the read tool returned the credential file ~/{relative}")
 
 
-@conformance_row("E19", timeout_seconds=120)
-async def credential_locations_are_unreadable(subjects: ConformanceSubjects) -> None:
+@dataclass(frozen=True, slots=True)
+class _Planted:
+    """A running sandbox's tools, the fake ``HOME``, its secrets, its credential files quoted."""
+
+    tools: Sequence[ToolDefinition]
+    home: str
+    secrets: dict[str, str]
+    files: str
+
+
+@contextlib.asynccontextmanager
+async def _credentials_planted(subjects: ConformanceSubjects) -> AsyncIterator[_Planted]:
+    """A fresh workspace with the sandbox up, and ``HOME`` holding one secret per credential."""
     with _dirs(_outside_base()) as d, _fake_home(d.outside) as (home, secrets):
         tools = _sandboxed_tools(subjects, d.root)
         await _sandbox_up(subjects, tools, d.root)
         files = " ".join(shlex.quote(os.path.join(home, r)) for r in _CREDENTIALS)
-        text = await _shell(subjects, tools, f"cat {files} 2>&1; grep -rh prism-e19 ~; true")
-        leaked = [f"~/{r}" for r, secret in secrets.items() if secret in text]
+        yield _Planted(tools, home, secrets, files)
+
+
+@conformance_row("E19", timeout_seconds=120)
+async def credential_locations_are_unreadable(subjects: ConformanceSubjects) -> None:
+    async with _credentials_planted(subjects) as planted:
+        command = f"cat {planted.files} 2>&1; grep -rh prism-e19 ~; true"
+        text = await _shell(subjects, planted.tools, command)
+        leaked = [f"~/{r}" for r, secret in planted.secrets.items() if secret in text]
         if leaked:
             raise AssertionError(f"a sandboxed command read credentials: {', '.join(leaked)}")
-        await _read_tool_refuses(subjects, home, secrets)
+        await _read_tool_refuses(subjects, planted.home, planted.secrets)
 
 
 def _encodings(secret: str) -> list[str]:
@@ -153,14 +172,13 @@ def _encodings(secret: str) -> list[str]:
 
 @conformance_row("E20", timeout_seconds=120)
 async def encoded_credentials_do_not_leave(subjects: ConformanceSubjects) -> None:
-    with _dirs(_outside_base()) as d, _fake_home(d.outside) as (home, secrets):
-        tools = _sandboxed_tools(subjects, d.root)
-        await _sandbox_up(subjects, tools, d.root)
-        files = " ".join(shlex.quote(os.path.join(home, r)) for r in _CREDENTIALS)
+    async with _credentials_planted(subjects) as planted:
         text = ""
         for encode in ("base64 -w0", "rev", "od -An -tx1 | tr -d ' \\n'"):
-            text += await _shell(subjects, tools, f"cat {files} 2>/dev/null | {encode}; true")
+            command = f"cat {planted.files} 2>/dev/null | {encode}; true"
+            text += await _shell(subjects, planted.tools, command)
+        secrets = planted.secrets
         leaked = [f"~/{r}" for r, s in secrets.items() if any(f in text for f in _encodings(s))]
         if leaked:
             raise AssertionError(f"an encoded credential left the sandbox: {', '.join(leaked)}")
-        await _read_tool_refuses(subjects, home, secrets)
+        await _read_tool_refuses(subjects, planted.home, secrets)

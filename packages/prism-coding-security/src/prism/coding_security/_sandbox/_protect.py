@@ -159,6 +159,14 @@ CLEANUP_FACTOR = 20
 """After an overflow, the clean-up walk may look at this many times ``limit`` entries."""
 
 
+def _children(directory: str) -> list[str]:
+    """The paths directly in ``directory``; none when it cannot be listed."""
+    try:
+        return [os.path.join(directory, name) for name in os.listdir(directory)]
+    except OSError:
+        return []
+
+
 def _site_packages(
     protected: ProtectedPaths, roots: Sequence[str], before: ProtectedSnapshot
 ) -> ProtectedSnapshot:
@@ -169,12 +177,7 @@ def _site_packages(
         venv = os.path.dirname(config)
         patterns = ("lib*/python*/site-packages", "Lib/site-packages")
         for site in (d for pattern in patterns for d in glob.glob(os.path.join(venv, pattern))):
-            try:
-                names = os.listdir(site)
-            except OSError:
-                continue
-            for name in names:
-                path = os.path.join(site, name)
+            for path in _children(site):
                 identity = _identity(path)
                 if identity is not None and protected.reason(path, roots) is not None:
                     result[path] = identity
@@ -185,12 +188,7 @@ def _shallow(protected: ProtectedPaths, roots: Sequence[str]) -> ProtectedSnapsh
     """Protected entries directly in each root (and a root ``.git``'s code parts)."""
     result: ProtectedSnapshot = {}
     for root in roots:
-        try:
-            names = os.listdir(root)
-        except OSError:
-            continue
-        for name in names:
-            path = os.path.join(root, name)
+        for path in _children(root):
             git_dir = _is_git_dir(path)
             if not git_dir and protected.reason(path, [root]) is None:
                 continue
