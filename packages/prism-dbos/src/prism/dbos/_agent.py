@@ -102,14 +102,18 @@ class DurableAgent:
     async def start(self, prompt: str | Sequence[Message], *, run_id: str | None = None) -> str:
         """Start a run (or attach to the existing run ``run_id``); returns the run id."""
         require_asyncio("DurableAgent.start")
+        return (await self._start(prompt, run_id)).get_workflow_id()
+
+    async def _start(
+        self, prompt: str | Sequence[Message], run_id: str | None
+    ) -> WorkflowHandleAsync[Plain]:
         run_id = run_id or os.urandom(16).hex()
         check_match("DurableAgent.start run_id", run_id, NAME_PATTERN)
         messages = [{"role": "user", "text": prompt, "content": []}] if isinstance(
             prompt, str
         ) else encode_messages(list(prompt))  # fmt: skip
         with SetWorkflowID(run_id):
-            await DBOS.start_workflow_async(_run_workflow, self.name, messages)
-        return run_id
+            return await DBOS.start_workflow_async(_run_workflow, self.name, messages)
 
     async def result(self, run_id: str) -> RunResult:
         """Wait for run ``run_id`` (started here or in any process) and return its result."""
@@ -119,8 +123,12 @@ class DurableAgent:
         return decode_run(outcome)
 
     async def run(self, prompt: str | Sequence[Message], *, run_id: str | None = None) -> RunResult:
-        """Start a run and wait for its result."""
-        return await self.result(await self.start(prompt, run_id=run_id))
+        """Start a run and wait for its result (on the started run itself: ``result`` polls
+        the database, once a second)."""
+        require_asyncio("DurableAgent.run")
+        handle = await self._start(prompt, run_id)
+        outcome: Plain = await handle.get_result()
+        return decode_run(outcome)
 
 
 def agent_named(name: str) -> DurableAgent:
