@@ -4,11 +4,16 @@ Run: ``uv run python scripts/bench/durable.py [--quick] [--calls 200] [--batch 1
 [--repeats 5] [--skip-postgres]``. Every figure is the median of interleaved batches after a
 warm-up batch, the best batch beside it.
 
-1. Per-call overhead of ``durable_dispatch_tool_calls_in_order`` (one call per batch, inside
-   one workflow) over plain ``dispatch_tool_call``, on SQLite and on Postgres; peer: the same
-   no-op handler as a raw ``DBOS.run_step_async`` step. Then per call in one turn of
-   ``BATCH`` calls (one at a time, and 64 at a time), for a side-effecting tool (a marker step
-   before it runs, shared by the calls a batch starts at once) and a read-only one (no marker).
+1. A one-call agent turn as an agent runs it (``DurableAgent``: the recorded model request
+   that produced the call, then the call; ``TURNS`` turns per run), on SQLite and on Postgres;
+   peer: the same work with DBOS directly (a raw model step, then a raw tool step). Beside it
+   the raw DBOS step alone, and per call: ``durable_dispatch_tool_calls_in_order`` of one call
+   in a host's own workflow (no model step: the batch records its own ``started`` marker), and
+   one batch of ``BATCH`` calls (one at a time, and 64 at a time; side-effecting and
+   read-only). Every subject also reports its database commits per call (a SQLAlchemy commit
+   listener) and, on SQLite, its ``fdatasync`` calls per call (``strace -f -c`` of a child that
+   runs one batch of it, minus a child that only launches): figures that do not move with the
+   machine's load.
 2. Throughput of one batch of ``--batch`` short calls through a DBOS queue with one and with two
    worker processes on Postgres; peer: the same number of raw DBOS workflows on the same queue,
    served by the same workers, batches interleaved.
@@ -50,6 +55,8 @@ from _common import (
 
 QUEUE = "bench-tools"
 BATCH = 100
+TURNS = 10
+"""One-call turns per agent run (then a final answer); per-turn figures divide by it."""
 COMMAND = "uv run python scripts/bench/durable.py"
 
 
@@ -59,8 +66,16 @@ COMMAND = "uv run python scripts/bench/durable.py"
 
 from dbos import DBOS, SetWorkflowID  # noqa: E402
 
-from prism.core import ToolCall, ToolDefinition, create_tool_registry, dispatch_tool_call  # noqa: E402
+from prism.core import (  # noqa: E402
+    TextContent,
+    ToolCall,
+    ToolDefinition,
+    create_tool_registry,
+    dispatch_tool_call,
+)
+from prism.core.agent import ModelRequest, ModelResponse  # noqa: E402
 from prism.dbos import (  # noqa: E402
+    DurableAgent,
     DurableToolset,
     QueueOptions,
     durable_dispatch_tool_calls_in_order,
@@ -88,8 +103,38 @@ QUEUED = register_toolset(
 )
 
 
+class _TurnModel:
+    """A scripted model: ``TURNS`` turns of one side-effecting call, then a final text."""
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        turn = sum(1 for m in request.messages if getattr(m, "role", "") == "assistant")
+        if turn < TURNS:
+            return ModelResponse(tool_calls=(ToolCall(id=f"a{turn}", name="noop", arguments={}),))
+        return ModelResponse(content=(TextContent(text="done"),))
+
+
+AGENT = DurableAgent(name="bench-agent", provider=_TurnModel(), model="scripted",
+                     tools=[REGISTRY.get("noop")])  # fmt: skip
+
+
 async def _step() -> str:
     return "ok"
+
+
+async def _model_step(turn: int) -> dict[str, Any]:
+    """The raw peer's model request: a response naming one call (what the model step records)."""
+    return {"content": [], "tool_calls": [{"id": f"a{turn}", "name": "noop", "arguments": {}}]}
+
+
+@DBOS.workflow(name="bench.raw_turns")
+async def raw_turns(runs: int) -> int:
+    """The same work as ``runs`` agent runs with DBOS directly: per turn a model step, then a
+    tool step; a final model step per run (each run is a workflow of its own on our side)."""
+    for turn in range(TURNS):
+        await DBOS.run_step_async({"name": "model"}, _model_step, turn)
+        await DBOS.run_step_async({"name": "noop"}, _step)
+    await DBOS.run_step_async({"name": "model"}, _model_step, TURNS)
+    return runs
 
 
 @DBOS.workflow(name="bench.durable")
@@ -118,6 +163,19 @@ async def durable_turn(n: int, tool: str, wide: bool) -> int:
 async def raw_steps(n: int) -> int:
     for _ in range(n):
         await DBOS.run_step_async({"name": "noop"}, _step)
+    return n
+
+
+@DBOS.workflow(name="bench.raw_wide")
+async def raw_wide(n: int) -> int:
+    """``n`` raw steps, 64 at a time (the peer of a batch that runs 64 calls at once)."""
+    gate = asyncio.Semaphore(64)
+
+    async def one() -> None:
+        async with gate:
+            await DBOS.run_step_async({"name": "noop"}, _step)
+
+    await asyncio.gather(*(one() for _ in range(n)))
     return n
 
 
@@ -155,6 +213,33 @@ def _workflow_batch(fn: Any, n: int, per: int, *extra: object) -> Batch:
     return batch
 
 
+def _agent_batch(runs: int) -> Batch:
+    """A batch: ``runs`` durable agent runs of ``TURNS`` one-call turns; seconds per turn."""
+
+    async def batch() -> float:
+        started = time.perf_counter()
+        for _ in range(runs):
+            result = await AGENT.run("go", run_id=f"bench-{os.urandom(6).hex()}")
+            assert result.status == "succeeded", result
+        return (time.perf_counter() - started) / (runs * TURNS)
+
+    return batch
+
+
+def _raw_turn_batch(runs: int) -> Batch:
+    """A batch: ``runs`` workflows doing the agent runs' work with raw steps; per turn."""
+
+    async def batch() -> float:
+        started = time.perf_counter()
+        for _ in range(runs):
+            with SetWorkflowID(f"bench-{os.urandom(6).hex()}"):
+                handle = await DBOS.start_workflow_async(raw_turns, 1)
+            await handle.get_result()
+        return (time.perf_counter() - started) / (runs * TURNS)
+
+    return batch
+
+
 def _plain_batch(calls: int) -> Batch:
     async def dispatch_all() -> None:
         for i in range(calls):
@@ -171,21 +256,59 @@ def _as_json(figures: dict[str, Figures]) -> str:
     return json.dumps({name: list(f) for name, f in figures.items()})
 
 
-async def _overhead(url: str, calls: int, repeats: int) -> dict[str, Figures]:
-    """Seconds per call: plain dispatch, durable dispatch and a raw DBOS step, interleaved."""
-    launch_dbos(app_name="prism-bench", database_url=url, app_version="bench")
-    subjects = {
-        "plain": _plain_batch(calls),
-        "durable": _workflow_batch(durable_calls, calls, calls),
-        "durable_ro": _workflow_batch(durable_read_only, calls, calls),
-        "turn": _workflow_batch(durable_turn, BATCH, BATCH, "noop", False),
-        "turn_wide": _workflow_batch(durable_turn, BATCH, BATCH, "noop", True),
-        "turn_ro": _workflow_batch(durable_turn, BATCH, BATCH, "peek", False),
-        "raw": _workflow_batch(raw_steps, calls, calls),
+def _subjects(calls: int) -> dict[str, tuple[Batch, int]]:
+    """Every subject of the overhead run: its batch and how many calls (turns) it covers."""
+    runs = max(1, calls // TURNS)
+    return {
+        "plain": (_plain_batch(calls), calls),
+        "agent": (_agent_batch(runs), runs * TURNS),
+        "raw_turn": (_raw_turn_batch(runs), runs * TURNS),
+        "durable": (_workflow_batch(durable_calls, calls, calls), calls),
+        "durable_ro": (_workflow_batch(durable_read_only, calls, calls), calls),
+        "turn": (_workflow_batch(durable_turn, BATCH, BATCH, "noop", False), BATCH),
+        "turn_wide": (_workflow_batch(durable_turn, BATCH, BATCH, "noop", True), BATCH),
+        "turn_ro": (_workflow_batch(durable_turn, BATCH, BATCH, "peek", False), BATCH),
+        "raw": (_workflow_batch(raw_steps, calls, calls), calls),
+        "raw_wide": (_workflow_batch(raw_wide, BATCH, BATCH), BATCH),
     }
-    figures = await measure_async(subjects, repeats)
+
+
+class _Commits:
+    """Counts database commits of every SQLAlchemy engine in this process (DBOS's included)."""
+
+    def __init__(self) -> None:
+        from sqlalchemy import event
+        from sqlalchemy.engine import Engine
+
+        self.count = 0
+        event.listen(Engine, "commit", self._commit)
+
+    def _commit(self, conn: object) -> None:
+        self.count += 1
+
+
+async def _overhead(url: str, calls: int, repeats: int) -> dict[str, Figures]:
+    """Seconds per call of every subject, interleaved; then commits per call of each (one more
+    batch each, counted; reported as ``<name>:commits`` figures)."""
+    launch_dbos(app_name="prism-bench", database_url=url, app_version="bench")
+    subjects = _subjects(calls)
+    figures = await measure_async({name: batch for name, (batch, _) in subjects.items()}, repeats)
+    commits = _Commits()
+    for name, (batch, units) in subjects.items():
+        before = commits.count
+        await batch()
+        per = (commits.count - before) / units
+        figures[f"{name}:commits"] = Figures(per, per)
     DBOS.destroy()
     return figures
+
+
+async def _one_batch(url: str, calls: int, subject: str) -> None:
+    """Launch, then run one batch of ``subject`` (``none``: launch only); for ``strace``."""
+    launch_dbos(app_name="prism-bench", database_url=url, app_version="bench")
+    if subject != "none":
+        await _subjects(calls)[subject][0]()
+    DBOS.destroy()
 
 
 async def _throughput(url: str, batch: int, repeats: int) -> dict[str, Figures]:
@@ -212,6 +335,8 @@ async def _worker(url: str, executor: str) -> None:
 def _child(args: argparse.Namespace) -> None:
     if args.child == "overhead":
         print(_as_json(asyncio.run(_overhead(args.url, args.calls, args.repeats))))
+    elif args.child == "one":
+        asyncio.run(_one_batch(args.url, args.calls, args.subject))
     elif args.child == "worker":
         asyncio.run(_worker(args.url, args.executor))
     else:
@@ -280,6 +405,7 @@ def main() -> None:
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--url", default="", help=argparse.SUPPRESS)
     parser.add_argument("--executor", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--subject", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.calls = args.calls or (30 if args.quick else 200)
     args.batch = args.batch or (100 if args.quick else 1000)
@@ -294,40 +420,73 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _overhead_table(args: argparse.Namespace, backends: list[tuple[str, str]]) -> str:
+def _overhead_table(args: argparse.Namespace, backends: list[tuple[str, str]], tmp: Path) -> str:
     rows, targets = [], []
     for label, url in backends:
         f = _run_child("--child", "overhead", "--url", url, "--calls", str(args.calls),
                        "--repeats", str(args.repeats))  # fmt: skip
-        raw = f["raw"]
-        for name, what in _SUBJECTS:
-            ours = f[name]
-            rows.append([label, what, fmt_us(ours.median), fmt_us(raw.median),
-                         fmt_ratio(ours.median / raw.median),
-                         fmt_ratio(ours.best / raw.best)])  # fmt: skip
-        for name, what, bound in _TARGETS:
-            ratio = f[name].median / raw.median
-            targets.append((f"{label}: {what} ÷ raw DBOS step ≤ {bound}×", fmt_ratio(ratio),
+        syncs = _syncs(tmp, args.calls) if label == "SQLite" else {}
+        for name, what, peer in _SUBJECTS:
+            ours, theirs = f[name], f[peer]
+            writes = f"{f[name + ':commits'].median:.2f} / {f[peer + ':commits'].median:.2f}"
+            synced = (f"{syncs[name]:.1f} / {syncs[peer]:.1f}"
+                      if name in syncs and peer in syncs else "–")  # fmt: skip
+            rows.append([label, what, fmt_us(ours.median), _PEERS[peer], fmt_us(theirs.median),
+                         fmt_ratio(ours.median / theirs.median),
+                         fmt_ratio(ours.best / theirs.best), writes, synced])  # fmt: skip
+        for name, what, peer, bound in _TARGETS:
+            ratio = f[name].median / f[peer].median
+            targets.append((f"{label}: {what} ÷ {_PEERS[peer]} ≤ {bound}×", fmt_ratio(ratio),
                             ratio <= bound))  # fmt: skip
-    table = markdown_table(["backend", "durable subject", "durable µs per call",
-                            "raw DBOS step µs", "durable / raw", "best batches"],
-                           rows)  # fmt: skip
+    table = markdown_table(["backend", "durable subject", "µs per call", "peer", "peer µs",
+                            "durable / peer", "best batches", "commits per call (ours / peer)",
+                            "fdatasync per call (ours / peer)"], rows)  # fmt: skip
     return table + "\n\n" + targets_table(targets)
 
 
+def _syncs(tmp: Path, calls: int) -> dict[str, float]:
+    """``fdatasync``/``fsync`` calls per call of each subject on a fresh SQLite file (a child
+    under ``strace -f -c`` runs one batch of it; a child that only launches is subtracted)."""
+    if shutil.which("strace") is None:
+        return {}
+    units = {name: n for name, (_, n) in _subjects(calls).items()}
+    counts: dict[str, int] = {}
+    for subject in ["none", *units]:
+        out = tmp / f"strace-{subject}.txt"
+        url = f"sqlite:///{tmp / f'syncs-{subject}.sqlite'}"
+        subprocess.run(["strace", "-f", "-c", "-e", "trace=fdatasync,fsync", "-o", str(out),
+                        sys.executable, __file__, "--child", "one", "--url", url, "--calls",
+                        str(calls), "--subject", subject],
+                       check=True, capture_output=True, timeout=1800)  # fmt: skip
+        counts[subject] = sum(
+            int(line.split()[3]) for line in out.read_text().splitlines()
+            if line.split()[-1:] in (["fdatasync"], ["fsync"])
+        )  # fmt: skip
+    return {name: (counts[name] - counts["none"]) / n for name, n in units.items()}
+
+
+_PEERS = {
+    "raw_turn": "raw model step + raw tool step",
+    "raw": "raw DBOS step",
+    "raw_wide": "raw DBOS steps, 64 at a time",
+}
 _TARGETS = (
-    ("durable", "one-call turn (side effect)", 2.0),
-    ("turn", f"per call, {BATCH}-call turn (side effect, one at a time)", 1.3),
-    ("turn_wide", f"per call, {BATCH}-call turn (side effect, 64 at a time)", 1.3),
-    ("turn_ro", f"per call, {BATCH}-call turn (read-only)", 1.3),
+    ("agent", "one-call agent turn (side effect)", "raw_turn", 2.0),
+    ("turn", f"per call, {BATCH}-call batch (side effect, one at a time)", "raw", 1.3),
+    ("turn_wide", f"per call, {BATCH}-call batch (side effect, 64 at a time)", "raw_wide", 1.3),
+    ("turn_ro", f"per call, {BATCH}-call batch (read-only)", "raw", 1.3),
 )
 _SUBJECTS = (
-    ("plain", "plain in-memory dispatch (no DBOS)"),
-    ("durable", "one-call turn, side-effecting tool"),
-    ("durable_ro", "one-call turn, read-only tool"),
-    ("turn", f"{BATCH}-call turn, side-effecting, one at a time"),
-    ("turn_wide", f"{BATCH}-call turn, side-effecting, 64 at a time"),
-    ("turn_ro", f"{BATCH}-call turn, read-only, one at a time"),
+    ("plain", "plain in-memory dispatch (no DBOS)", "raw"),
+    ("agent", "one-call agent turn: model step + side-effecting call", "raw_turn"),
+    ("agent", "the same agent turn, against one raw step", "raw"),
+    ("raw_turn", "(peer) raw model step + raw tool step", "raw"),
+    ("durable", "one-call batch in a host workflow, side-effecting", "raw"),
+    ("durable_ro", "one-call batch in a host workflow, read-only", "raw"),
+    ("turn", f"{BATCH}-call batch, side-effecting, one at a time", "raw"),
+    ("turn_wide", f"{BATCH}-call batch, side-effecting, 64 at a time", "raw_wide"),
+    ("turn_wide", f"{BATCH}-call batch, side-effecting, 64 at a time", "raw"),
+    ("turn_ro", f"{BATCH}-call batch, read-only, one at a time", "raw"),
 )
 
 
@@ -353,8 +512,8 @@ def _report(args: argparse.Namespace, tmp: Path) -> None:
     if pg is not None:
         backends.append(("Postgres", pg[0].format(db="bench_overhead")))
     try:
-        print("### Per-call cost (one call per batch, sequential)\n")
-        print(_overhead_table(args, backends))
+        print("### Per-call cost\n")
+        print(_overhead_table(args, backends, tmp))
         if pg is None:
             print("\n(Postgres binaries not found or --skip-postgres: throughput not measured)")
             return

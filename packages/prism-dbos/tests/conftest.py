@@ -18,6 +18,7 @@ import random
 import runpy
 import shutil
 import signal
+import sqlite3
 import subprocess
 import tempfile
 import time
@@ -203,6 +204,14 @@ class App:
         return [
             (r["status"], r["reason"]) for r in self.rows("ledger.jsonl") if r["call"] == call_id
         ]
+
+    def outcomes(self, call_id: str) -> list[str]:
+        """The outcome rows the ledger's keyed SQLite table (row id unique) holds for a call."""
+        with contextlib.closing(sqlite3.connect(self.log / "ledger.sqlite")) as db:
+            rows = db.execute(
+                "SELECT status FROM rows WHERE call = ? AND id LIKE '%/outcome'", (call_id,)
+            ).fetchall()
+        return [status for (status,) in rows]
 
     def stop(self) -> None:
         for child in self.children:

@@ -23,11 +23,13 @@ from dbos import DBOS, SetWorkflowID
 
 from prism.core import (
     AbortController,
+    MiddlewareRegistry,
     TextContent,
     ToolCall,
     ToolCallRecord,
     ToolExecutionContext,
     ToolFilter,
+    ToolResult,
     create_tool_registry,
 )
 from prism.core.agent import LoopOptions, ModelRequest, ModelResponse, RunLimits
@@ -215,6 +217,46 @@ async def abort_batch() -> list[dict[str, Any]]:
     return [encode_result(r) for r in results]
 
 
+async def _before_start(call: ToolCall) -> None:
+    """``tool_call`` middleware: the turn's model step is recorded, no call has started."""
+    await hang_if_asked(f"prepare-{call.id}")
+
+
+async def _after_return(result: ToolResult) -> None:
+    """``tool_result`` middleware: the handler returned, its result is not recorded yet."""
+    await hang_if_asked(f"returned-{result.tool_call_id}")
+
+
+def _kill_point_middleware() -> MiddlewareRegistry:
+    middleware = MiddlewareRegistry()
+    middleware.use("tool_call", _before_start)
+    middleware.use("tool_result", _after_return)
+    return middleware
+
+
+BATCH_TOOLSETS = {
+    n: register_toolset(
+        DurableToolset(
+            name=f"batch-tools-{n}",
+            tools=create_tool_registry([note, lookup]),
+            tool_concurrency=n,
+            ledger=FileLedger(),
+            emit=record_event,
+            middleware=_kill_point_middleware(),
+        )
+    )
+    for n in (1, 2)
+}
+
+
+@DBOS.workflow(name="test.bare_batch")
+async def bare_batch(concurrency: int, n: int) -> list[dict[str, Any]]:
+    """A host's own workflow: one durable batch of ``n`` side-effecting calls, no model step."""
+    calls = [_call(f"b{i}", "note") for i in range(n)]
+    results = await durable_dispatch_tool_calls_in_order(calls, toolset=BATCH_TOOLSETS[concurrency])
+    return [encode_result(r) for r in results]
+
+
 def build_agent(args: argparse.Namespace) -> DurableAgent:
     approval = None
     if args.approval_timeout:
@@ -241,6 +283,7 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
         approval=approval,
         queue=queue,
         limits=RunLimits(max_tool_rounds=args.max_rounds),
+        middleware=_kill_point_middleware(),
     )
 
 
@@ -309,6 +352,14 @@ async def main_async(args: argparse.Namespace) -> int:
         print("RESULT " + json.dumps({"results": await handle.get_result()}), flush=True)
         DBOS.destroy()
         return 0
+    if args.role == "batch":  # start (or, after a crash, recover and wait for) a bare batch
+        with SetWorkflowID(args.run_id):
+            handle = await DBOS.start_workflow_async(
+                bare_batch, args.concurrency, int(os.environ.get("PRISM_TEST_N", "6"))
+            )
+        print("RESULT " + json.dumps({"results": await handle.get_result()}), flush=True)
+        DBOS.destroy()
+        return 0
     if args.role == "queues":
         await _register_queues(args)
         DBOS.destroy()
@@ -331,7 +382,16 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument(
         "role",
-        choices=["run", "recover", "worker", "approve", "await-approval", "abort", "queues"],
+        choices=[
+            "run",
+            "recover",
+            "worker",
+            "approve",
+            "await-approval",
+            "abort",
+            "queues",
+            "batch",
+        ],
     )
     parser.add_argument("--db", required=True)
     parser.add_argument("--run-id", default="run-1")

@@ -64,3 +64,18 @@ def test_a_reused_call_id_gets_every_decision_within_a_turn_and_across_turns(
     assert [r["tool_call_id"] for r in results] == ["r1", "r1", "r1"]
     assert [r["error"] for r in results] == [None, None, None]
     assert each_app.begins() == {"r1": 3}
+
+
+def test_a_reused_call_id_denied_once_is_approved_the_next_time(each_app: App) -> None:
+    running = each_app.spawn("run", "--script", "reuse", "--approval-timeout", "600")
+    each_app.call("await-approval", "--run-id", "run-1")
+    # a call that never waits for approval (none of this run's) is unknown, not delivered
+    assert each_app.approve("zz", "--approved") == "unknown_call"
+    assert each_app.approve("r1", "--expect", "delivered") == "delivered"  # a denial
+    for _ in range(2):
+        assert each_app.approve("r1", "--approved", "--expect", "delivered") == "delivered"
+    results = tool_results(each_app.finish(running))
+    assert [r["tool_call_id"] for r in results] == ["r1", "r1", "r1"]
+    assert results[0]["error"]["code"] == "permission_denied"
+    assert [r["error"] for r in results[1:]] == [None, None]
+    assert each_app.begins() == {"r1": 2}

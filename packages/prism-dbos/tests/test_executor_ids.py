@@ -40,11 +40,37 @@ def test_a_second_unnamed_process_does_not_recover_the_first_ones_live_run(
         assert each_app.ledger(call) == [("started", None), ("finished", None)]
 
 
-def test_a_named_executor_recovers_its_run_after_a_restart(sqlite_app: App) -> None:
-    sqlite_app.kill_at("model-1", "run", "--executor", "host-a")
-    result = sqlite_app.run("recover", "--executor", "host-a")
+def test_two_live_unnamed_hosts_each_finish_their_own_run_untouched(each_app: App) -> None:
+    # Two hosts with default executor ids, each with a live run paused mid-call, and a third
+    # process launched on the same database meanwhile: nobody takes over anybody's run.
+    first = each_app.spawn("run", "--executor", "default", "--run-id", "run-a",
+                           PRISM_TEST_PAUSE="c1")  # fmt: skip
+    assert each_app.wait_reached("c1") is first
+    second = each_app.spawn("run", "--executor", "default", "--run-id", "run-b",
+                            PRISM_TEST_PAUSE="c3")  # fmt: skip
+    assert each_app.wait_reached("c3") is second
+    third = each_app.spawn("worker", "--executor", "default")
+    assert json.loads(each_app.line(third, "RECOVERING ")) == []
+    each_app.release("c1")
+    each_app.release("c3")
+    for host in (first, second):
+        results = tool_results(each_app.finish(host))
+        assert [r["tool_call_id"] for r in results] == CALLS
+        assert [r["error"] for r in results] == [None] * 4
+    assert each_app.begins() == dict.fromkeys(CALLS, 2)  # once per run
+    for call in CALLS:
+        begun = each_app.rows("executions.jsonl")
+        pids = sorted(r["pid"] for r in begun if r["call"] == call and r["at"] == "begin")
+        assert pids == sorted([first.pid, second.pid])
+        assert sorted(each_app.ledger(call)) == [("finished", None)] * 2 + [("started", None)] * 2
+
+
+def test_a_named_executor_recovers_its_run_after_a_restart(each_app: App) -> None:
+    each_app.kill_at("model-1", "run", "--executor", "host-a")
+    result = each_app.run("recover", "--executor", "host-a")
     assert [r["tool_call_id"] for r in tool_results(result)] == CALLS
-    assert sqlite_app.begins() == dict.fromkeys(CALLS, 1)
+    assert [r["error"] for r in tool_results(result)] == [None] * 4
+    assert each_app.begins() == dict.fromkeys(CALLS, 1)
 
 
 def test_the_default_executor_id_is_unique_per_process_unless_dbos_vmid_names_it(

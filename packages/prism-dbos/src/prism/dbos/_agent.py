@@ -102,14 +102,18 @@ class DurableAgent:
     async def start(self, prompt: str | Sequence[Message], *, run_id: str | None = None) -> str:
         """Start a run (or attach to the existing run ``run_id``); returns the run id."""
         require_asyncio("DurableAgent.start")
+        return (await self._start(prompt, run_id)).get_workflow_id()
+
+    async def _start(
+        self, prompt: str | Sequence[Message], run_id: str | None
+    ) -> WorkflowHandleAsync[Plain]:
         run_id = run_id or os.urandom(16).hex()
         check_match("DurableAgent.start run_id", run_id, NAME_PATTERN)
         messages = [{"role": "user", "text": prompt, "content": []}] if isinstance(
             prompt, str
         ) else encode_messages(list(prompt))  # fmt: skip
         with SetWorkflowID(run_id):
-            await DBOS.start_workflow_async(_run_workflow, self.name, messages)
-        return run_id
+            return await DBOS.start_workflow_async(_run_workflow, self.name, messages)
 
     async def result(self, run_id: str) -> RunResult:
         """Wait for run ``run_id`` (started here or in any process) and return its result."""
@@ -119,8 +123,12 @@ class DurableAgent:
         return decode_run(outcome)
 
     async def run(self, prompt: str | Sequence[Message], *, run_id: str | None = None) -> RunResult:
-        """Start a run and wait for its result."""
-        return await self.result(await self.start(prompt, run_id=run_id))
+        """Start a run and wait for its result (on the started run itself: ``result`` polls
+        the database, once a second)."""
+        require_asyncio("DurableAgent.run")
+        handle = await self._start(prompt, run_id)
+        outcome: Plain = await handle.get_result()
+        return decode_run(outcome)
 
 
 def agent_named(name: str) -> DurableAgent:
@@ -144,10 +152,14 @@ async def _run_workflow(agent_name: str, encoded: list[Plain]) -> Plain:
     opts = agent_named(agent_name).options
     run_id = DBOS.workflow_id or ""
     loop = copy.copy(opts.agent)
-    loop.provider = _RecordedProvider(agent_name)
+    provider = _RecordedProvider(agent_name)
+    loop.provider = provider
     if opts.agent.ledger is not None:
         loop.ledger = KeyedLedger(opts.agent.ledger)
-    hook = DurableSteps(opts.toolset, opts.agent.session_id, run_id, NEVER_ABORTED)
+    # the model step that produced a turn's calls is their at-most-once record (docs/durable.md)
+    hook = DurableSteps(
+        opts.toolset, opts.agent.session_id, run_id, NEVER_ABORTED, lambda: provider.fresh
+    )
     options = RunOptions(
         run_id=run_id, step_hook=hook, abort_grace_seconds=opts.toolset.abort_grace_seconds
     )
@@ -156,16 +168,26 @@ async def _run_workflow(agent_name: str, encoded: list[Plain]) -> Plain:
 
 
 class _RecordedProvider:
-    """The agent's provider with each request recorded as a step (a replay asks nothing)."""
+    """The agent's provider with each request recorded as a step (a replay asks nothing);
+    ``fresh`` tells whether the last one ran in this attempt or was replayed."""
 
     def __init__(self, agent_name: str) -> None:
         self.agent_name = agent_name
+        self.fresh: bool | None = None
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         messages = encode_messages(list(request.messages))
+        ran: list[bool] = []
+
+        async def step(name: str, encoded: list[Plain]) -> Plain:
+            ran.append(True)  # not replayed: no earlier attempt got past this request
+            return await _generate(name, encoded)
+
+        self.fresh = None
         outcome: Plain = await DBOS.run_step_async(
-            {"name": "prism.model"}, _generate, self.agent_name, messages
+            {"name": "prism.model"}, step, self.agent_name, messages
         )
+        self.fresh = bool(ran)
         if outcome.get("error") is not None:
             raise _recorded_failure(ErrorInfo(**outcome["error"]))
         return decode_response(outcome["response"])

@@ -1,11 +1,11 @@
-"""One call's durable unit: a ``started`` marker step, then the whole pipeline as one step
-(here: as a queue worker runs it; ``_hook`` does the same for calls run in the run's process).
+"""One queued call's durable unit, as a queue worker runs it: a ``started`` marker step (the
+first step of the call's own workflow: nothing recorded precedes it), then the whole pipeline
+as one step. ``_hook`` runs calls in the run's own process with one step per call.
 
 Replay returns the recorded result without running gates or handler, so events and ledger rows
 are emitted once. A marker recorded by an earlier process with no result after it means the
 process died inside the pipeline: the call's result is then ``outcome_unknown``. Read-only and
-idempotent calls are re-run after a crash anyway, so they get no marker (one step per call);
-the calls a batch starts at once share one marker.
+idempotent calls are re-run after a crash anyway, so they get no marker.
 """
 
 from __future__ import annotations

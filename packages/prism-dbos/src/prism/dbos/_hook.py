@@ -3,7 +3,9 @@ records each one as DBOS steps (``prism.core.lowlevel.StepHook``).
 
 Per batch: step ids are reserved in call order before any call runs, so a replay meets the same
 ids whatever order the calls finished in. Approvals are awaited (in call order) before the
-first call that may run; then the ``started`` marker of the calls the batch starts at once.
+first call that may run. At-most-once needs a record before a side-effecting handler starts:
+the batch's *anchor*, the last recorded step before its first call — the model request that
+produced the calls (agent loop, no approval waited), else one ``started`` marker per batch.
 With a queue, every workflow operation of the batch (enqueue, collect) happens in one fixed
 order whatever order core's workers reach them, for the same reason.
 """
@@ -36,16 +38,33 @@ from ._toolset import DurableToolset
 __all__ = ["DurableSteps"]
 
 
+Preceding = Callable[[], "bool | None"]
+"""Whether the step recorded just before a batch's calls ran in this attempt (``True``), was
+replayed from an earlier one (``False``), or is not known (``None``: the batch records its own
+``started`` marker)."""
+
+
+def _unknown() -> bool | None:
+    return None
+
+
 class DurableSteps:
-    """The step hook of one durable turn or run: the tool set, the ids, the batch's signal."""
+    """The step hook of one durable turn or run: the tool set, the ids, the batch's signal and
+    what it knows of the step recorded just before each batch (``preceding``)."""
 
     def __init__(
-        self, toolset: DurableToolset, session_id: str, run_id: str, signal: AbortSignal
+        self,
+        toolset: DurableToolset,
+        session_id: str,
+        run_id: str,
+        signal: AbortSignal,
+        preceding: Preceding = _unknown,
     ) -> None:
         self.toolset = toolset
         self.session_id = session_id
         self.run_id = run_id
         self.signal = signal
+        self.preceding = preceding
 
     async def open_batch(self, calls: Sequence[ToolCall]) -> BatchSteps:
         """Reserve this batch's step ids (no database write) and plan its calls."""
@@ -58,7 +77,7 @@ class DurableSteps:
         limit = 1 if exclusive else min(ts.tool_concurrency, len(calls))
         if ts.queue is not None:
             return _QueuedBatch(ts, specs, limit, turn, self.signal)
-        return _LocalBatch(ts, specs, limit, turn)
+        return _LocalBatch(ts, specs, limit, turn, self.preceding())
 
 
 def _exclusive(ts: DurableToolset, call: ToolCall) -> bool:
@@ -79,9 +98,10 @@ def _reserved(reservation: StepReservation) -> Any:
 
 
 def _encoded(
-    outcome: Callable[[], Awaitable[ToolResult]], key: str
+    outcome: Callable[[], Awaitable[ToolResult]], key: str, started: Callable[[], None]
 ) -> Callable[[], Coroutine[Any, Any, Plain]]:
     async def body() -> Plain:
+        started()  # the step runs here: no earlier attempt recorded it
         token = CALL_KEY.set(key)  # the call's ledger rows get ids derived from ``key``
         try:
             return encode_result(await outcome())
@@ -101,17 +121,28 @@ class _Batch:
         self.turn = turn
         self.pipelines = [DBOS.reserve_step() for _ in specs]
         self.used = [False] * len(specs)
+        self.replayed: list[bool | None] = [None] * len(specs)
+        """Per call: its pipeline step was recorded by an earlier attempt (``None``: not known
+        yet — the step has not begun in this attempt)."""
+        self.learned = [asyncio.Event() for _ in specs]
         self.gate = asyncio.Lock()
         self.opened = False
 
+    def _learn(self, index: int, replayed: bool) -> None:
+        if self.replayed[index] is None:
+            self.replayed[index] = replayed
+            self.learned[index].set()
+
     async def record(self, index: int, outcome: Callable[[], Awaitable[ToolResult]]) -> ToolResult:
         """Run ``outcome`` as the call's pipeline step (or replay it): the recorded result."""
-        body = _encoded(outcome, call_key(self.specs[index].run_id, self.turn, index))
+        key = call_key(self.specs[index].run_id, self.turn, index)
+        body = _encoded(outcome, key, lambda: self._learn(index, False))
         if self.used[index]:  # cancelled mid-step by an abort: its leftover result is new
             recorded: Plain = await DBOS.run_step_async({"name": PIPELINE_STEP}, body)
         else:
             self.used[index] = True
             recorded = await self.pipelines[index].run_async({"name": PIPELINE_STEP}, body)
+        self._learn(index, True)  # no effect when the step ran here
         return decode_result(recorded)
 
     async def open_gate(self) -> None:
@@ -120,8 +151,8 @@ class _Batch:
             if self.opened:
                 return
             approval = self.ts.approval
+            waited = False
             if approval is not None:
-                waited = False
                 for index, spec in enumerate(self.specs):
                     name = spec.call["name"]
                     if approval.needs_approval(name, self.ts.tool(name)):
@@ -130,11 +161,12 @@ class _Batch:
                         spec.denial = await await_decision(plan, approval, self.turn, index)
                 if waited:
                     await DBOS.set_event_async(AWAITING_APPROVAL_EVENT, None)
-            await self.opened_gate()
+            await self.opened_gate(waited=waited)
             self.opened = True
 
-    async def opened_gate(self) -> None:
-        """What a batch does once its approvals are in (nothing by default)."""
+    async def opened_gate(self, *, waited: bool) -> None:
+        """What a batch does once its approvals are in (``waited``: some call waited for one);
+        nothing by default."""
 
     async def run(self, unit: CallUnit) -> ToolResult:
         """The unit's recorded result (core calls this for every call of the batch)."""
@@ -152,30 +184,48 @@ class _Batch:
 
 
 class _LocalBatch(_Batch):
-    """Calls run in this process; the calls started at once share one ``started`` marker."""
+    """Calls run in this process. A side-effecting call must not run again if an earlier
+    attempt may have started it; what tells is the batch's anchor (see the module docstring).
+    An anchor this attempt recorded means no call of the batch ran before; a replayed one
+    means the first ``limit`` calls may have, and call ``i >= limit`` may have only if the
+    earlier attempt had recorded ``i - limit + 1`` of the calls before it (core starts call
+    ``i`` when that many finished), which this attempt sees as replayed pipeline steps."""
 
-    def __init__(self, ts: DurableToolset, specs: list[CallSpec], limit: int, turn: int) -> None:
+    def __init__(
+        self,
+        ts: DurableToolset,
+        specs: list[CallSpec],
+        limit: int,
+        turn: int,
+        preceding: bool | None,
+    ) -> None:
         super().__init__(ts, specs, limit, turn)
         self.needs = [needs_marker(spec) for spec in specs]
-        self.first = limit
-        wave = DBOS.reserve_step() if any(self.needs[:limit]) else None
-        self.wave: StepRunner | None = None if wave is None else _reserved(wave)
-        self.markers = [
-            _reserved(DBOS.reserve_step()) if self.needs[i] and i >= limit else None
-            for i in range(len(specs))
-        ]
-        self.wave_interrupted = False
+        self.preceding = preceding
+        marker = DBOS.reserve_step() if any(self.needs) else None
+        self.marker: StepRunner | None = None if marker is None else _reserved(marker)
+        self.anchor_replayed = False
 
-    async def opened_gate(self) -> None:
-        if self.wave is not None:
-            self.wave_interrupted = await mark(self.wave)
+    async def opened_gate(self, *, waited: bool) -> None:
+        if self.marker is None:
+            return
+        if self.preceding is None or waited:  # no recorded step just before the calls
+            self.anchor_replayed = await mark(self.marker)
+        else:
+            self.anchor_replayed = not self.preceding
+
+    async def _may_have_started(self, index: int) -> bool:
+        if not (self.needs[index] and self.anchor_replayed):
+            return False
+        if index < self.limit:
+            return True
+        for event in self.learned[:index]:
+            await event.wait()  # each earlier call's step is replayed or has begun here
+        replayed = sum(bool(r) for r in self.replayed[:index])
+        return replayed >= index - self.limit + 1
 
     async def execute(self, index: int, unit: CallUnit) -> ToolResult:
-        marker = self.markers[index]
-        interrupted = self.wave_interrupted if index < self.first else False
-        if marker is not None:
-            interrupted = await mark(marker)
-        if interrupted and self.needs[index]:
+        if await self._may_have_started(index):
             unknown = ErrorInfo(
                 code=OUTCOME_UNKNOWN, name="OutcomeUnknown", message=OUTCOME_UNKNOWN_MESSAGE
             )
