@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Unpack
 
-from . import _backend
 from ._abort import NEVER_ABORTED
 from ._arguments import canonical_json_object
 from ._dispatch_options import DispatchOptions, DispatchSettings
@@ -104,12 +103,16 @@ async def _pipeline(
         return await blocked_outcome(report, call, *checked)
     tool, call = checked[1], checked[2]
     if opts.permission is not None:
-        denial = await _permission_denial(call, opts.permission, report, context)
+        denial = _permission_denial(call, opts.permission, report, context)
+        if denial is not None and not isinstance(denial, str):  # an async policy's answer
+            denial = await denial
         if denial is not None:
             return await blocked_outcome(report, call, "permission_denied", denial)
     ctx = _call_context(context, call, report)
     if opts.validate is not None:
-        why = await _run_validator(opts.validate, tool, call, ctx)
+        why = _run_validator(opts.validate, tool, call, ctx)
+        if why is not None and not isinstance(why, ErrorInfo):  # an async validator's answer
+            why = await why
         if why is not None:
             return await blocked_outcome(
                 report, call, "validation_failed", why.message, why.details
@@ -160,13 +163,14 @@ def _with_arguments(call: ToolCall, arguments: dict[str, object]) -> ToolCall:
     return _make_call(call.id, call.name, arguments, None)
 
 
-async def _permission_denial(
+def _permission_denial(
     call: ToolCall,
     permission: PermissionPolicy,
     report: CallReporter,
     context: ToolExecutionContext | None,
-) -> str | None:
-    """Step 3: ``tool:<name>:execute``; returns the denial reason or ``None``."""
+) -> str | None | Awaitable[str | None]:
+    """Step 3: ``tool:<name>:execute``; the denial reason or ``None`` (an awaitable of either
+    only for an async policy, so a sync policy costs no coroutine)."""
     metadata: dict[str, object] = {
         "session_id": report.session_id,
         "run_id": report.run_id,
@@ -177,11 +181,22 @@ async def _permission_denial(
         metadata.update(context.metadata)
     request = PermissionRequest(kind="tool", target=call.name, action="execute", metadata=metadata)
     decision = ask_permission(permission, request)
-    if not isinstance(decision, PermissionDecision):
-        decision = await decision
+    if isinstance(decision, PermissionDecision):
+        return _denial(decision, request)
+    return _awaited_denial(decision, request)
+
+
+def _denial(decision: PermissionDecision, request: PermissionRequest) -> str | None:
     if decision.allowed:
         return None
-    return decision.reason or f"Permission denied: {request.key}"
+    reason = decision.reason
+    return reason if isinstance(reason, str) and reason else f"Permission denied: {request.key}"
+
+
+async def _awaited_denial(
+    decision: Awaitable[PermissionDecision], request: PermissionRequest
+) -> str | None:
+    return _denial(await decision, request)
 
 
 class _ProgressReporter:
@@ -231,21 +246,41 @@ def _call_context(
     )
 
 
-async def _run_validator(
+def _run_validator(
     validate: ToolValidator, tool: ToolDefinition, call: ToolCall, ctx: ToolExecutionContext
-) -> ErrorInfo | None:
+) -> ErrorInfo | None | Awaitable[ErrorInfo | None]:
     """Step 4: ``None`` passes; any ``str`` (even empty) or ``ErrorInfo`` blocks.
 
-    Returns what to block with: the message, and the validator's ``details`` if it gave any.
+    Returns what to block with (the message, and the validator's ``details`` if it gave any),
+    or an awaitable of it only when the validator itself returned an awaitable.
     """
     try:
-        outcome = await _backend.maybe_await(validate(tool, call.arguments, ctx))
+        outcome = validate(tool, call.arguments, ctx)
     except Exception as exc:
-        text = exception_text(exc)
-        return ErrorInfo(message=f"Argument validator failed: {type(exc).__name__}: {text}")
+        return _validator_crashed(exc)
     if outcome is None:
         return None
-    fallback = f"Arguments for {call.name} failed validation"
+    if hasattr(outcome, "__await__"):
+        return _awaited_verdict(outcome, call.name)
+    return _verdict(outcome, call.name)
+
+
+async def _awaited_verdict(outcome: Awaitable[object], name: str) -> ErrorInfo | None:
+    try:
+        settled = await outcome
+    except Exception as exc:
+        return _validator_crashed(exc)
+    return None if settled is None else _verdict(settled, name)
+
+
+def _validator_crashed(exc: Exception) -> ErrorInfo:
+    text = exception_text(exc)
+    return ErrorInfo(message=f"Argument validator failed: {type(exc).__name__}: {text}")
+
+
+def _verdict(outcome: object, name: str) -> ErrorInfo:
+    """What blocks the call, from a validator's non-``None`` answer."""
+    fallback = f"Arguments for {name} failed validation"
     if isinstance(outcome, ErrorInfo):
         return ErrorInfo(message=outcome.message or fallback, details=outcome.details)
     if isinstance(outcome, str):
