@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Unpack
 
 from ._abort import NEVER_ABORTED
@@ -31,7 +31,7 @@ from ._types import (
     _no_progress,
 )
 from ._validation import ToolValidator
-from .events import BlockedReason, ToolExecutionProgress
+from .events import BlockedReason
 
 __all__ = ["dispatch_tool_call", "run_call_middleware", "run_dispatch"]
 
@@ -199,48 +199,23 @@ async def _awaited_denial(
     return _denial(await decision, request)
 
 
-class _ProgressReporter:
-    """``context.progress`` for one call: emits a progress event, then calls the outer one."""
-
-    __slots__ = ("call", "outer", "report")
-
-    def __init__(
-        self,
-        report: CallReporter,
-        call: ToolCall,
-        outer: Callable[[float | None, str | None], Awaitable[None]],
-    ) -> None:
-        self.report = report
-        self.call = call
-        self.outer = outer
-
-    async def __call__(self, value: float | None, message: str | None) -> None:
-        report = self.report
-        await report.event(
-            ToolExecutionProgress(
-                session_id=report.session_id, run_id=report.run_id, call=self.call,
-                progress=value, message=message,
-            )
-        )  # fmt: skip
-        await self.outer(value, message)
-
-
 def _call_context(
     context: ToolExecutionContext | None, call: ToolCall, report: CallReporter
 ) -> ToolExecutionContext:
     """The handler's context: the caller's, stamped with this call's id and progress events."""
-    progress: Callable[[float | None, str | None], Awaitable[None]]
-    if context is None:
-        progress = (
-            _no_progress if report.emit is None else _ProgressReporter(report, call, _no_progress)
-        )
-        return _make_context("", "", call.id, NEVER_ABORTED, EMPTY_MAPPING, progress)
     if report.emit is None:
+        if context is None:
+            return _make_context("", "", call.id, NEVER_ABORTED, EMPTY_MAPPING, _no_progress)
         if context.tool_call_id == call.id:
             return context
         progress = context.progress
-    else:
-        progress = _ProgressReporter(report, call, context.progress)
+    else:  # the reporter emits this call's progress events, then calls the caller's callback
+        report.progress_call = call
+        if context is not None:
+            report.outer_progress = context.progress
+        progress = report.progress
+    if context is None:
+        return _make_context("", "", call.id, NEVER_ABORTED, EMPTY_MAPPING, progress)
     return _make_context(
         context.session_id, context.run_id, call.id, context.signal, context.metadata, progress
     )

@@ -66,7 +66,7 @@ async def executed_outcome(
         )
         if pending is not None:
             await pending
-    report.record(call, "finished", result=result)
+    report.record(call, "finished", None, result)
     return result
 
 

@@ -10,8 +10,10 @@ from datetime import UTC, datetime
 from ._fastinit import positional_factory
 from ._ledger import RecordStatus, RunLedger, ToolCallRecord, new_record_id
 from ._redact import Redactor
-from ._types import ToolCall, ToolResult
-from .events import AgentEvent, EventSink
+from ._types import ToolCall, ToolResult, _no_progress
+from .events import AgentEvent, EventSink, ToolExecutionProgress
+
+ProgressCallback = Callable[[float | None, str | None], Awaitable[None]]
 
 __all__ = ["CallReporter"]
 
@@ -40,6 +42,8 @@ class CallReporter:
     started: float
     started_at: datetime | None = None
     started_execution: bool = False
+    progress_call: ToolCall | None = None
+    outer_progress: ProgressCallback = _no_progress
 
     @classmethod
     def begin(
@@ -97,34 +101,48 @@ class CallReporter:
             pending = self.send(event(result))
             if pending is not None:
                 await pending
-        self.record(call, status, reason=reason, result=result)
+        self.record(call, status, reason, result)
         return result
 
     def record(
         self,
         call: ToolCall,
         status: RecordStatus,
-        *,
         reason: str | None = None,
         result: ToolResult | None = None,
     ) -> None:
         """Append a ledger row (redacted); a raising ledger is logged and ignored."""
         if status == "started":
             self.started_execution = True
-        if self.ledger is None:
+        ledger = self.ledger
+        if ledger is None:
             return
         assert self.started_at is not None
+        finished_at = None if status == "started" else datetime.now(UTC)
         row = _make_record(
             new_record_id(), self.session_id, self.run_id, call.id, call.name, call.arguments,
-            status, reason, result, self.started_at,
-            None if status == "started" else datetime.now(UTC),
+            status, reason, result, self.started_at, finished_at,
         )  # fmt: skip
         if self.redactor is not None:
             row = self.redactor.redact(row)
         try:
-            self.ledger.append(row)
+            ledger.append(row)
         except Exception:
             _warn("run ledger raised on append; ignored")
+
+    async def progress(self, value: float | None, message: str | None) -> None:
+        """``context.progress`` of the call being reported: a progress event for
+        ``progress_call``, then the caller's own ``outer_progress``."""
+        if self.emit is not None and self.progress_call is not None:
+            pending = self.send(
+                ToolExecutionProgress(
+                    session_id=self.session_id, run_id=self.run_id, call=self.progress_call,
+                    progress=value, message=message,
+                )
+            )  # fmt: skip
+            if pending is not None:
+                await pending
+        await self.outer_progress(value, message)
 
 
 async def _await_sink(outcome: Awaitable[None], event: AgentEvent) -> None:
