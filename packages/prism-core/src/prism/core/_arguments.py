@@ -9,8 +9,12 @@ the bound, so a huge argument never gets encoded whole.
 from __future__ import annotations
 
 import math
-from json.encoder import encode_basestring
 from typing import Any
+
+try:  # json.encoder's own C encoder, without importing the json package with prism.core
+    from _json import encode_basestring
+except ImportError:  # an interpreter built without it: json.encoder's pure-Python one
+    from json.encoder import encode_basestring
 
 __all__ = [
     "DEFAULT_MAX_ARGUMENT_BYTES",

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from ._fastinit import positional_factory
 from ._ledger import RecordStatus, RunLedger, ToolCallRecord, new_record_id
 from ._redact import Redactor
 from ._types import ToolCall, ToolResult, _no_progress
 from .events import AgentEvent, EventSink, ToolExecutionProgress
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 ProgressCallback = Callable[[float | None, str | None], Awaitable[None]]
 
@@ -22,6 +26,25 @@ _make_record = positional_factory(
     ("id", "session_id", "run_id", "tool_call_id", "name", "arguments", "status", "reason",
      "result", "started_at", "finished_at"),
 )  # fmt: skip
+
+
+class _UtcClock:
+    """``now()`` is ``datetime.now(UTC)``; ``datetime`` is imported by the first call (the first
+    ledger row), not by ``import prism.core``."""
+
+    __slots__ = ("now",)
+
+    def __init__(self) -> None:
+        self.now: Callable[[], datetime] = self._first
+
+    def _first(self) -> datetime:
+        from datetime import UTC, datetime
+
+        self.now = functools.partial(datetime.now, UTC)
+        return self.now()
+
+
+_CLOCK = _UtcClock()
 
 
 def _warn(message: str, *args: object) -> None:
@@ -55,7 +78,7 @@ class CallReporter:
         redactor: Redactor | None,
     ) -> CallReporter:
         """Start the clock for one call."""
-        started_at = datetime.now(UTC) if ledger is not None else None
+        started_at = _CLOCK.now() if ledger is not None else None
         return cls(session_id, run_id, emit, ledger, redactor, time.perf_counter(), started_at)
 
     def elapsed(self) -> float:
@@ -118,7 +141,7 @@ class CallReporter:
         if ledger is None:
             return
         assert self.started_at is not None
-        finished_at = None if status == "started" else datetime.now(UTC)
+        finished_at = None if status == "started" else _CLOCK.now()
         row = _make_record(
             new_record_id(), self.session_id, self.run_id, call.id, call.name, call.arguments,
             status, reason, result, self.started_at, finished_at,
