@@ -157,6 +157,7 @@ def _precheck(
 
 
 _make_call = positional_factory(ToolCall, ("id", "name", "arguments", "arguments_error"))
+_make_request = positional_factory(PermissionRequest, ("kind", "target", "action", "metadata"))
 
 
 def _with_arguments(call: ToolCall, arguments: dict[str, object]) -> ToolCall:
@@ -179,7 +180,7 @@ def _permission_denial(
     }
     if context is not None and context.metadata:
         metadata.update(context.metadata)
-    request = PermissionRequest(kind="tool", target=call.name, action="execute", metadata=metadata)
+    request = _make_request("tool", call.name, "execute", metadata)
     decision = ask_permission(permission, request)
     if isinstance(decision, PermissionDecision):
         return _denial(decision, request)
