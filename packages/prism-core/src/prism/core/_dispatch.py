@@ -92,7 +92,8 @@ async def _pipeline(
     middleware = opts.middleware
     if not call_middleware_done and middleware is not None and middleware.has("tool_call"):
         try:
-            call = await middleware.run("tool_call", call, ToolCall)
+            applied = middleware.apply("tool_call", call, ToolCall)
+            call = applied if isinstance(applied, ToolCall) else await applied
         except Exception as exc:
             return await middleware_failed_outcome(report, call, exc)
         call = read_call(call)

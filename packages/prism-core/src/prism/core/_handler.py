@@ -51,7 +51,8 @@ async def executed_outcome(
             raw = await _invoke_sync(tool, call, ctx)
         result = normalize_result(raw, call)
         if middleware is not None and middleware.has("tool_result"):
-            result = await middleware.run("tool_result", result, ToolResult)
+            applied = middleware.apply("tool_result", result, ToolResult)
+            result = applied if isinstance(applied, ToolResult) else await applied
             if result.tool_call_id != call.id or result.name != call.name:
                 result = dataclasses.replace(result, tool_call_id=call.id, name=call.name)
     except Exception as exc:
