@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Unpack
+from typing import TYPE_CHECKING, Unpack
 
 from ._abort import NEVER_ABORTED
 from ._arguments import canonical_json_object
@@ -30,8 +30,10 @@ from ._types import (
     ToolResult,
     _no_progress,
 )
-from ._validation import ToolValidator
 from .events import BlockedReason
+
+if TYPE_CHECKING:  # for annotations only: first use does not load it
+    from ._validation import ToolValidator
 
 __all__ = ["dispatch_tool_call", "run_call_middleware", "run_dispatch"]
 

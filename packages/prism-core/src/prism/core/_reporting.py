@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 from ._fastinit import positional_factory
 from ._ledger import RecordStatus, RunLedger, ToolCallRecord, new_record_id
-from ._redact import Redactor
 from ._types import ToolCall, ToolResult, _no_progress
 from .events import AgentEvent, EventSink, ToolExecutionProgress
 
 if TYPE_CHECKING:
     from datetime import datetime
+
+    from ._redact import Redactor
 
 ProgressCallback = Callable[[float | None, str | None], Awaitable[None]]
 
