@@ -86,4 +86,4 @@ class DispatchOptions:
         """A fresh reporter for one call made under ``context``."""
         session_id = context.session_id if context is not None else ""
         run_id = context.run_id if context is not None else ""
-        return CallReporter.begin(session_id, run_id, self.emit, self.ledger, self.redactor)
+        return CallReporter(session_id, run_id, self.emit, self.ledger, self.redactor)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._fastinit import positional_factory
@@ -54,36 +53,39 @@ def _warn(message: str, *args: object) -> None:
     logging.getLogger("prism.core").warning(message, *args, exc_info=True)
 
 
-@dataclass(slots=True)
 class CallReporter:
-    """Reports one call's life: events to ``emit``, rows to ``ledger``, through ``redactor``."""
+    """Reports one call's life: events to ``emit``, rows to ``ledger``, through ``redactor``.
 
-    session_id: str
-    run_id: str
-    emit: EventSink | None
-    ledger: RunLedger | None
-    redactor: Redactor | None
-    started: float
-    started_at: datetime | None = None
-    started_execution: bool = False
-    progress_call: ToolCall | None = None
-    outer_progress: ProgressCallback = _no_progress
+    Per-call mutable state (a plain slotted class: one is built for every dispatch).
+    """
 
-    @classmethod
-    def begin(
-        cls,
+    __slots__ = (
+        "emit", "ledger", "outer_progress", "progress_call", "redactor", "run_id", "session_id",
+        "started", "started_at", "started_execution",
+    )  # fmt: skip
+
+    def __init__(
+        self,
         session_id: str,
         run_id: str,
         emit: EventSink | None,
         ledger: RunLedger | None,
         redactor: Redactor | None,
-    ) -> CallReporter:
+    ) -> None:
         """Start the clock for one call."""
-        started_at = _CLOCK.now() if ledger is not None else None
-        return cls(session_id, run_id, emit, ledger, redactor, time.perf_counter(), started_at)
+        self.session_id = session_id
+        self.run_id = run_id
+        self.emit = emit
+        self.ledger = ledger
+        self.redactor = redactor
+        self.started_at: datetime | None = _CLOCK.now() if ledger is not None else None
+        self.started = time.perf_counter()
+        self.started_execution = False
+        self.progress_call: ToolCall | None = None
+        self.outer_progress: ProgressCallback = _no_progress
 
     def elapsed(self) -> float:
-        """Seconds since ``begin``."""
+        """Seconds since the reporter was made."""
         return time.perf_counter() - self.started
 
     def send(self, event: AgentEvent) -> Awaitable[None] | None:
