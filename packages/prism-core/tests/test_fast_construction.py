@@ -64,7 +64,7 @@ async def test_the_handler_context_and_ledger_rows_carry_each_field_in_its_place
 
 def test_a_ledger_row_built_by_the_reporter_equals_one_built_by_keyword() -> None:
     ledger = InMemoryRunLedger()
-    report = CallReporter.begin("s", "r", None, ledger, None)
+    report = CallReporter("s", "r", None, ledger, None)
     call = ToolCall(id="c", name="n", arguments={})
     result = ToolResult(tool_call_id="c", name="n")
     report.record(call, "blocked", reason="tool_denied", result=result)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-import threading
+from _thread import allocate_lock
 from collections.abc import Callable
 
 from . import _backend
@@ -29,7 +29,7 @@ class AbortSignal:
     __slots__ = ("_aborted", "_callbacks", "_lock", "_reason")
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()  # threading.Lock, without importing threading
         self._aborted = False
         self._reason: object | None = None
         self._callbacks: dict[int, Callable[[], None]] = {}

@@ -9,8 +9,12 @@ the bound, so a huge argument never gets encoded whole.
 from __future__ import annotations
 
 import math
-from json.encoder import encode_basestring
 from typing import Any
+
+try:  # json.encoder's own C encoder, without importing the json package with prism.core
+    from _json import encode_basestring
+except ImportError:  # an interpreter built without it: json.encoder's pure-Python one
+    from json.encoder import encode_basestring
 
 __all__ = [
     "DEFAULT_MAX_ARGUMENT_BYTES",
@@ -61,6 +65,9 @@ def canonical_json_object(
     twice is copied (and counted) twice, so a shared-object DAG cannot outgrow the bound.
     """
     try:
+        flat = _flat_copy(arguments, max_bytes)
+        if flat is not None:
+            return flat, None
         return _canonical(arguments, max_bytes), None
     except _Refused as refused:
         return None, str(refused)
@@ -68,6 +75,42 @@ def canonical_json_object(
         return None, "arguments are nested too deeply to inspect"
     except Exception as exc:  # a hostile object: refuse, naming only its type
         return None, f"arguments cannot be inspected ({type(exc).__name__} while reading them)"
+
+
+FLAT_MEMBERS = 64
+"""Objects of at most this many scalar members take ``_flat_copy``, the one-pass path."""
+
+
+def _flat_copy(arguments: object, max_bytes: int) -> dict[str, Any] | None:
+    """What ``_canonical`` returns for a small exact ``dict`` of exact scalars (most tool
+    calls), in one pass; ``None`` for anything else, or anything the rules might refuse
+    (``_canonical`` then decides and says why). Same rules, same size accounting."""
+    if type(arguments) is not dict or len(arguments) > FLAT_MEMBERS:
+        return None
+    upper = 2 + 2 * len(arguments)  # the upper bound ``_object`` counts
+    out: dict[str, Any] = {}
+    for key, item in arguments.items():
+        kind = type(item)
+        if type(key) is not str or key == "__proto__":
+            return None
+        if kind is str:
+            upper += 6 * len(item) + 2
+        elif kind is int:
+            bits = item.bit_length()
+            if bits > MAX_ARGUMENT_INTEGER_BITS:
+                return None
+            upper += bits // 3 + 3
+        elif kind is float:
+            if not math.isfinite(item):
+                return None
+            upper += 32
+        elif item is None or kind is bool:
+            upper += 5
+        else:
+            return None
+        upper += 6 * len(key) + 2
+        out[key] = item
+    return out if upper <= max_bytes else None
 
 
 def _canonical(arguments: object, max_bytes: int) -> dict[str, Any]:

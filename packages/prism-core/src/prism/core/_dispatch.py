@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Unpack
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Unpack
 
-from . import _backend
 from ._abort import NEVER_ABORTED
 from ._arguments import canonical_json_object
 from ._dispatch_options import DispatchOptions, DispatchSettings
@@ -31,8 +30,10 @@ from ._types import (
     ToolResult,
     _no_progress,
 )
-from ._validation import ToolValidator
-from .events import BlockedReason, ToolExecutionProgress
+from .events import BlockedReason
+
+if TYPE_CHECKING:  # for annotations only: first use does not load it
+    from ._validation import ToolValidator
 
 __all__ = ["dispatch_tool_call", "run_call_middleware", "run_dispatch"]
 
@@ -93,7 +94,8 @@ async def _pipeline(
     middleware = opts.middleware
     if not call_middleware_done and middleware is not None and middleware.has("tool_call"):
         try:
-            call = await middleware.run("tool_call", call, ToolCall)
+            applied = middleware.apply("tool_call", call, ToolCall)
+            call = applied if isinstance(applied, ToolCall) else await applied
         except Exception as exc:
             return await middleware_failed_outcome(report, call, exc)
         call = read_call(call)
@@ -104,12 +106,16 @@ async def _pipeline(
         return await blocked_outcome(report, call, *checked)
     tool, call = checked[1], checked[2]
     if opts.permission is not None:
-        denial = await _permission_denial(call, opts.permission, report, context)
+        denial = _permission_denial(call, opts.permission, report, context)
+        if denial is not None and not isinstance(denial, str):  # an async policy's answer
+            denial = await denial
         if denial is not None:
             return await blocked_outcome(report, call, "permission_denied", denial)
     ctx = _call_context(context, call, report)
     if opts.validate is not None:
-        why = await _run_validator(opts.validate, tool, call, ctx)
+        why = _run_validator(opts.validate, tool, call, ctx)
+        if why is not None and not isinstance(why, ErrorInfo):  # an async validator's answer
+            why = await why
         if why is not None:
             return await blocked_outcome(
                 report, call, "validation_failed", why.message, why.details
@@ -154,19 +160,21 @@ def _precheck(
 
 
 _make_call = positional_factory(ToolCall, ("id", "name", "arguments", "arguments_error"))
+_make_request = positional_factory(PermissionRequest, ("kind", "target", "action", "metadata"))
 
 
 def _with_arguments(call: ToolCall, arguments: dict[str, object]) -> ToolCall:
     return _make_call(call.id, call.name, arguments, None)
 
 
-async def _permission_denial(
+def _permission_denial(
     call: ToolCall,
     permission: PermissionPolicy,
     report: CallReporter,
     context: ToolExecutionContext | None,
-) -> str | None:
-    """Step 3: ``tool:<name>:execute``; returns the denial reason or ``None``."""
+) -> str | None | Awaitable[str | None]:
+    """Step 3: ``tool:<name>:execute``; the denial reason or ``None`` (an awaitable of either
+    only for an async policy, so a sync policy costs no coroutine)."""
     metadata: dict[str, object] = {
         "session_id": report.session_id,
         "run_id": report.run_id,
@@ -175,77 +183,83 @@ async def _permission_denial(
     }
     if context is not None and context.metadata:
         metadata.update(context.metadata)
-    request = PermissionRequest(kind="tool", target=call.name, action="execute", metadata=metadata)
+    request = _make_request("tool", call.name, "execute", metadata)
     decision = ask_permission(permission, request)
-    if not isinstance(decision, PermissionDecision):
-        decision = await decision
+    if isinstance(decision, PermissionDecision):
+        return _denial(decision, request)
+    return _awaited_denial(decision, request)
+
+
+def _denial(decision: PermissionDecision, request: PermissionRequest) -> str | None:
     if decision.allowed:
         return None
-    return decision.reason or f"Permission denied: {request.key}"
+    reason = decision.reason
+    return reason if isinstance(reason, str) and reason else f"Permission denied: {request.key}"
 
 
-class _ProgressReporter:
-    """``context.progress`` for one call: emits a progress event, then calls the outer one."""
-
-    __slots__ = ("call", "outer", "report")
-
-    def __init__(
-        self,
-        report: CallReporter,
-        call: ToolCall,
-        outer: Callable[[float | None, str | None], Awaitable[None]],
-    ) -> None:
-        self.report = report
-        self.call = call
-        self.outer = outer
-
-    async def __call__(self, value: float | None, message: str | None) -> None:
-        report = self.report
-        await report.event(
-            ToolExecutionProgress(
-                session_id=report.session_id, run_id=report.run_id, call=self.call,
-                progress=value, message=message,
-            )
-        )  # fmt: skip
-        await self.outer(value, message)
+async def _awaited_denial(
+    decision: Awaitable[PermissionDecision], request: PermissionRequest
+) -> str | None:
+    return _denial(await decision, request)
 
 
 def _call_context(
     context: ToolExecutionContext | None, call: ToolCall, report: CallReporter
 ) -> ToolExecutionContext:
     """The handler's context: the caller's, stamped with this call's id and progress events."""
-    progress: Callable[[float | None, str | None], Awaitable[None]]
-    if context is None:
-        progress = (
-            _no_progress if report.emit is None else _ProgressReporter(report, call, _no_progress)
-        )
-        return _make_context("", "", call.id, NEVER_ABORTED, EMPTY_MAPPING, progress)
     if report.emit is None:
+        if context is None:
+            return _make_context("", "", call.id, NEVER_ABORTED, EMPTY_MAPPING, _no_progress)
         if context.tool_call_id == call.id:
             return context
         progress = context.progress
-    else:
-        progress = _ProgressReporter(report, call, context.progress)
+    else:  # the reporter emits this call's progress events, then calls the caller's callback
+        report.progress_call = call
+        if context is not None:
+            report.outer_progress = context.progress
+        progress = report.progress
+    if context is None:
+        return _make_context("", "", call.id, NEVER_ABORTED, EMPTY_MAPPING, progress)
     return _make_context(
         context.session_id, context.run_id, call.id, context.signal, context.metadata, progress
     )
 
 
-async def _run_validator(
+def _run_validator(
     validate: ToolValidator, tool: ToolDefinition, call: ToolCall, ctx: ToolExecutionContext
-) -> ErrorInfo | None:
+) -> ErrorInfo | None | Awaitable[ErrorInfo | None]:
     """Step 4: ``None`` passes; any ``str`` (even empty) or ``ErrorInfo`` blocks.
 
-    Returns what to block with: the message, and the validator's ``details`` if it gave any.
+    Returns what to block with (the message, and the validator's ``details`` if it gave any),
+    or an awaitable of it only when the validator itself returned an awaitable.
     """
     try:
-        outcome = await _backend.maybe_await(validate(tool, call.arguments, ctx))
+        outcome = validate(tool, call.arguments, ctx)
     except Exception as exc:
-        text = exception_text(exc)
-        return ErrorInfo(message=f"Argument validator failed: {type(exc).__name__}: {text}")
+        return _validator_crashed(exc)
     if outcome is None:
         return None
-    fallback = f"Arguments for {call.name} failed validation"
+    if hasattr(outcome, "__await__"):
+        return _awaited_verdict(outcome, call.name)
+    return _verdict(outcome, call.name)
+
+
+async def _awaited_verdict(outcome: Awaitable[object], name: str) -> ErrorInfo | None:
+    try:
+        settled = await outcome
+    except Exception as exc:
+        return _validator_crashed(exc)
+    return None if settled is None else _verdict(settled, name)
+
+
+def _validator_crashed(exc: Exception) -> ErrorInfo:
+    text = exception_text(exc)
+    return ErrorInfo(message=f"Argument validator failed: {type(exc).__name__}: {text}")
+
+
+def _verdict(outcome: object, name: str) -> ErrorInfo:
+    """What blocks the call, from a validator's non-``None`` answer."""
+    fallback = f"Arguments for {name} failed validation"
     if isinstance(outcome, ErrorInfo):
         return ErrorInfo(message=outcome.message or fallback, details=outcome.details)
     if isinstance(outcome, str):

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Required, TypedDict
+from typing import TYPE_CHECKING, Required, TypedDict
 
 from ._arguments import DEFAULT_MAX_ARGUMENT_BYTES, MAX_ARGUMENT_BYTES_CAP
 from ._filter import ToolFilter
 from ._ledger import RunLedger
 from ._middleware import MiddlewareRegistry
 from ._permission import PermissionPolicy
-from ._redact import Redactor
 from ._registry import ToolLookup
 from ._reporting import CallReporter
 from ._types import ToolExecutionContext
-from ._validation import ToolValidator
 from .events import EventSink
 from .options import check_count
+
+if TYPE_CHECKING:  # names for annotations only: first use loads neither module
+    from ._redact import Redactor
+    from ._validation import ToolValidator
 
 __all__ = ["DispatchOptions", "DispatchSettings"]
 
@@ -84,4 +86,4 @@ class DispatchOptions:
         """A fresh reporter for one call made under ``context``."""
         session_id = context.session_id if context is not None else ""
         run_id = context.run_id if context is not None else ""
-        return CallReporter.begin(session_id, run_id, self.emit, self.ledger, self.redactor)
+        return CallReporter(session_id, run_id, self.emit, self.ledger, self.redactor)

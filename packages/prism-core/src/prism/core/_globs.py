@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Collection
 
@@ -24,7 +23,7 @@ class GlobSet:
             if not isinstance(pattern, str):
                 raise TypeError(f"names must be str, got {type(pattern).__name__}")
         self._exact = frozenset(p for p in self.patterns if not _GLOB_CHARS & set(p))
-        globs = [fnmatch.translate(p) for p in self.patterns if _GLOB_CHARS & set(p)]
+        globs = [_translate(p) for p in self.patterns if _GLOB_CHARS & set(p)]
         self._regex = re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None
 
     def __bool__(self) -> bool:
@@ -38,3 +37,9 @@ class GlobSet:
             and isinstance(name, str)
             and self._regex.match(name) is not None
         )
+
+
+def _translate(pattern: str) -> str:
+    import fnmatch  # only for sets that hold a glob: exact names need none
+
+    return fnmatch.translate(pattern)

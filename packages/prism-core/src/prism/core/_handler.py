@@ -6,6 +6,7 @@ import dataclasses
 import inspect
 
 from . import _backend
+from ._fastinit import positional_factory
 from ._middleware import MiddlewareRegistry
 from ._outcomes import error_info_from, failed_outcome
 from ._reporting import CallReporter
@@ -21,6 +22,11 @@ from .events import ToolExecutionFinished, ToolExecutionStarted
 
 __all__ = ["ASYNC_HANDLER_CACHE_SIZE", "executed_outcome", "is_async_handler", "normalize_result"]
 
+_started = positional_factory(ToolExecutionStarted, ("session_id", "run_id", "call", "type"))
+_finished = positional_factory(
+    ToolExecutionFinished, ("session_id", "run_id", "call", "result", "duration_seconds", "type")
+)
+
 
 async def executed_outcome(
     report: CallReporter,
@@ -32,7 +38,7 @@ async def executed_outcome(
     """The result of running ``tool`` for ``call``, reported as started, then finished or failed."""
     if report.emit is not None:
         pending = report.send(
-            ToolExecutionStarted(session_id=report.session_id, run_id=report.run_id, call=call)
+            _started(report.session_id, report.run_id, call, "tool_execution_started")
         )
         if pending is not None:
             await pending
@@ -45,7 +51,8 @@ async def executed_outcome(
             raw = await _invoke_sync(tool, call, ctx)
         result = normalize_result(raw, call)
         if middleware is not None and middleware.has("tool_result"):
-            result = await middleware.run("tool_result", result, ToolResult)
+            applied = middleware.apply("tool_result", result, ToolResult)
+            result = applied if isinstance(applied, ToolResult) else await applied
             if result.tool_call_id != call.id or result.name != call.name:
                 result = dataclasses.replace(result, tool_call_id=call.id, name=call.name)
     except Exception as exc:
@@ -55,18 +62,14 @@ async def executed_outcome(
     if report.redactor is not None:
         result = report.redactor.redact(result)
     if report.emit is not None:
-        pending = report.send(
-            ToolExecutionFinished(
-                session_id=report.session_id,
-                run_id=report.run_id,
-                call=call,
-                result=result,
-                duration_seconds=report.elapsed(),
-            )
+        duration = report.elapsed()
+        event = _finished(
+            report.session_id, report.run_id, call, result, duration, "tool_execution_finished"
         )
+        pending = report.send(event)
         if pending is not None:
             await pending
-    report.record(call, "finished", result=result)
+    report.record(call, "finished", None, result)
     return result
 
 

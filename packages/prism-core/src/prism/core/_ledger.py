@@ -5,11 +5,13 @@ from __future__ import annotations
 import itertools
 import os
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Literal, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias, runtime_checkable
 
 from ._fastinit import fast_init
 from ._types import JsonObject, ToolResult
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 __all__ = ["InMemoryRunLedger", "RecordStatus", "RunLedger", "ToolCallRecord", "new_record_id"]
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, TypeAlias, TypeVar
+from types import CoroutineType
+from typing import Any, Literal, TypeAlias, TypeVar, cast
 
 __all__ = ["MiddlewareHook", "MiddlewareRegistry"]
 
@@ -39,16 +40,49 @@ class MiddlewareRegistry:
         A middleware returning something other than ``None`` or an ``expected`` raises
         ``TypeError``.
         """
-        for fn in self._hooks[hook]:
+        out = self.apply(hook, value, expected)
+        if isinstance(out, CoroutineType):  # an async middleware ran: the rest of the chain
+            settled: T = await out
+            return settled
+        return cast(T, out)
+
+    def apply(self, hook: MiddlewareHook, value: T, expected: type[T]) -> T | Awaitable[T]:
+        """``run`` without a coroutine while the middleware are sync: the value, or an awaitable
+        of it from the first middleware that returns one."""
+        hooks = self._hooks[hook]
+        for index, fn in enumerate(hooks):
+            out = fn(value)
+            if hasattr(out, "__await__"):
+                return self._resume(hook, hooks[index:], out, value, expected)
+            value = _checked(hook, fn, out, value, expected)
+        return value
+
+    async def _resume(
+        self,
+        hook: MiddlewareHook,
+        hooks: tuple[Callable[[Any], Any], ...],
+        pending: Awaitable[object],
+        value: T,
+        expected: type[T],
+    ) -> T:
+        """The rest of ``apply`` once ``hooks[0]`` returned ``pending``."""
+        value = _checked(hook, hooks[0], await pending, value, expected)
+        for fn in hooks[1:]:
             out = fn(value)
             if hasattr(out, "__await__"):
                 out = await out
-            if out is None:
-                continue
-            if not isinstance(out, expected):
-                raise TypeError(
-                    f"{hook} middleware {getattr(fn, '__name__', fn)!r} returned "
-                    f"{type(out).__name__}, expected {expected.__name__} or None"
-                )
-            value = out
+            value = _checked(hook, fn, out, value, expected)
         return value
+
+
+def _checked(hook: str, fn: object, out: object, value: T, expected: type[T]) -> T:
+    """What a middleware's ``out`` makes of ``value``: kept for ``None``, else ``out`` if it is
+    an ``expected``; anything else raises ``TypeError``."""
+    if out is None:
+        return value
+    if not isinstance(out, expected):
+        raise TypeError(
+            f"{hook} middleware {getattr(fn, '__name__', fn)!r} returned "
+            f"{type(out).__name__}, expected {expected.__name__} or None"
+        )
+    return out

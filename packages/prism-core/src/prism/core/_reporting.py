@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from ._fastinit import positional_factory
 from ._ledger import RecordStatus, RunLedger, ToolCallRecord, new_record_id
-from ._redact import Redactor
-from ._types import ToolCall, ToolResult
-from .events import AgentEvent, EventSink
+from ._types import ToolCall, ToolResult, _no_progress
+from .events import AgentEvent, EventSink, ToolExecutionProgress
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from ._redact import Redactor
+
+ProgressCallback = Callable[[float | None, str | None], Awaitable[None]]
 
 __all__ = ["CallReporter"]
 
@@ -22,40 +28,64 @@ _make_record = positional_factory(
 )  # fmt: skip
 
 
+class _UtcClock:
+    """``now()`` is ``datetime.now(UTC)``; ``datetime`` is imported by the first call (the first
+    ledger row), not by ``import prism.core``."""
+
+    __slots__ = ("now",)
+
+    def __init__(self) -> None:
+        self.now: Callable[[], datetime] = self._first
+
+    def _first(self) -> datetime:
+        from datetime import UTC, datetime
+
+        self.now = functools.partial(datetime.now, UTC)
+        return self.now()
+
+
+_CLOCK = _UtcClock()
+
+
 def _warn(message: str, *args: object) -> None:
     import logging  # only on the rare failure path: keeps import prism.core light
 
     logging.getLogger("prism.core").warning(message, *args, exc_info=True)
 
 
-@dataclass(slots=True)
 class CallReporter:
-    """Reports one call's life: events to ``emit``, rows to ``ledger``, through ``redactor``."""
+    """Reports one call's life: events to ``emit``, rows to ``ledger``, through ``redactor``.
 
-    session_id: str
-    run_id: str
-    emit: EventSink | None
-    ledger: RunLedger | None
-    redactor: Redactor | None
-    started: float
-    started_at: datetime | None = None
-    started_execution: bool = False
+    Per-call mutable state (a plain slotted class: one is built for every dispatch).
+    """
 
-    @classmethod
-    def begin(
-        cls,
+    __slots__ = (
+        "emit", "ledger", "outer_progress", "progress_call", "redactor", "run_id", "session_id",
+        "started", "started_at", "started_execution",
+    )  # fmt: skip
+
+    def __init__(
+        self,
         session_id: str,
         run_id: str,
         emit: EventSink | None,
         ledger: RunLedger | None,
         redactor: Redactor | None,
-    ) -> CallReporter:
+    ) -> None:
         """Start the clock for one call."""
-        started_at = datetime.now(UTC) if ledger is not None else None
-        return cls(session_id, run_id, emit, ledger, redactor, time.perf_counter(), started_at)
+        self.session_id = session_id
+        self.run_id = run_id
+        self.emit = emit
+        self.ledger = ledger
+        self.redactor = redactor
+        self.started_at: datetime | None = _CLOCK.now() if ledger is not None else None
+        self.started = time.perf_counter()
+        self.started_execution = False
+        self.progress_call: ToolCall | None = None
+        self.outer_progress: ProgressCallback = _no_progress
 
     def elapsed(self) -> float:
-        """Seconds since ``begin``."""
+        """Seconds since the reporter was made."""
         return time.perf_counter() - self.started
 
     def send(self, event: AgentEvent) -> Awaitable[None] | None:
@@ -97,34 +127,48 @@ class CallReporter:
             pending = self.send(event(result))
             if pending is not None:
                 await pending
-        self.record(call, status, reason=reason, result=result)
+        self.record(call, status, reason, result)
         return result
 
     def record(
         self,
         call: ToolCall,
         status: RecordStatus,
-        *,
         reason: str | None = None,
         result: ToolResult | None = None,
     ) -> None:
         """Append a ledger row (redacted); a raising ledger is logged and ignored."""
         if status == "started":
             self.started_execution = True
-        if self.ledger is None:
+        ledger = self.ledger
+        if ledger is None:
             return
         assert self.started_at is not None
+        finished_at = None if status == "started" else _CLOCK.now()
         row = _make_record(
             new_record_id(), self.session_id, self.run_id, call.id, call.name, call.arguments,
-            status, reason, result, self.started_at,
-            None if status == "started" else datetime.now(UTC),
+            status, reason, result, self.started_at, finished_at,
         )  # fmt: skip
         if self.redactor is not None:
             row = self.redactor.redact(row)
         try:
-            self.ledger.append(row)
+            ledger.append(row)
         except Exception:
             _warn("run ledger raised on append; ignored")
+
+    async def progress(self, value: float | None, message: str | None) -> None:
+        """``context.progress`` of the call being reported: a progress event for
+        ``progress_call``, then the caller's own ``outer_progress``."""
+        if self.emit is not None and self.progress_call is not None:
+            pending = self.send(
+                ToolExecutionProgress(
+                    session_id=self.session_id, run_id=self.run_id, call=self.progress_call,
+                    progress=value, message=message,
+                )
+            )  # fmt: skip
+            if pending is not None:
+                await pending
+        await self.outer_progress(value, message)
 
 
 async def _await_sink(outcome: Awaitable[None], event: AgentEvent) -> None:
