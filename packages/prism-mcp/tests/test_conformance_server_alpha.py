@@ -18,6 +18,7 @@ from .conformance_suite import (
     conformance_server,
     install_suite,
     listed_scenarios,
+    run_server_scenarios,
 )
 from .conftest import free_port
 
@@ -167,9 +168,17 @@ def test_every_unsupported_scenario_is_a_suite_scenario() -> None:
     assert all(reason.strip() for reason in UNSUPPORTED.values())
 
 
-@pytest.mark.timeout(90)
+@pytest.fixture(scope="module")
+def results(
+    suite: tuple[Path, Path], server_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, str]:
+    """Every scenario's results folder (one suite run for the module), and the suite's stderr."""
+    out = tmp_path_factory.mktemp("server-scenarios")
+    return out, run_server_scenarios(suite, server_url, out)
+
+
+@pytest.mark.timeout(300)  # the first one runs every scenario (``results``) in its setup
+@pytest.mark.xdist_group("mcp-server-scenarios-alpha")  # one suite run, on one worker
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_server_scenario(
-    suite: tuple[Path, Path], server_url: str, scenario: str, tmp_path: Path
-) -> None:
-    check_server_scenario(suite, server_url, scenario, tmp_path / "out", UNSUPPORTED)
+def test_server_scenario(results: tuple[Path, str], scenario: str) -> None:
+    check_server_scenario(results[0], scenario, UNSUPPORTED, results[1])
