@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 
 WORK = """
@@ -33,7 +31,6 @@ def test_alone(n):
 """
 
 
-@pytest.mark.timeout(120)
 def test_an_alone_test_overlaps_no_other_test_and_the_rest_run_in_parallel(tmp_path: Path) -> None:
     (tmp_path / "conftest.py").write_text((ROOT / "conftest.py").read_text())
     (tmp_path / "test_work.py").write_text(WORK)
