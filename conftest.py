@@ -1,10 +1,17 @@
 """Workspace-wide test configuration: every async test runs on asyncio and on trio, the
-pytest-timeout bound of every test is multiplied by ``PRISM_TEST_TIME_FACTOR``, and hypothesis
-is reproducible under CI."""
+pytest-timeout bound of every test is multiplied by ``PRISM_TEST_TIME_FACTOR``, hypothesis
+is reproducible under CI, and a test marked ``alone`` has the machine to itself under xdist."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -40,3 +47,48 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             seconds = float(mark.kwargs["timeout"])
         if seconds > 0:
             item.add_marker(pytest.mark.timeout(scaled(seconds)), append=False)
+
+
+# --- pytest-xdist: tests marked ``alone`` run while no other worker runs a test -----------------
+# Every test holds a shared lock on one file of the run for its setup, call and teardown; an
+# ``alone`` test holds it exclusively. A turnstile taken first stops new shared holders from
+# overtaking an exclusive one that waits. Without workers (``-n 0``) nothing is locked.
+_LOCK_DIR = "prism_alone_lock_dir"
+_LOCK_KEY = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
+        config.stash[_LOCK_KEY] = tempfile.mkdtemp(prefix="prism-pytest-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_LOCK_KEY, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's controller hands each worker the lock folder of this run."""
+    node.workerinput[_LOCK_DIR] = node.config.stash[_LOCK_KEY]
+
+
+@contextlib.contextmanager
+def _share_of_the_machine(item: pytest.Item) -> Iterator[None]:
+    folder = getattr(item.config, "workerinput", {}).get(_LOCK_DIR)
+    if folder is None:
+        yield
+        return
+    alone = item.get_closest_marker("alone") is not None
+    with open(Path(folder) / "turnstile", "a") as turnstile, open(Path(folder) / "run", "a") as run:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        fcntl.flock(run, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        fcntl.flock(turnstile, fcntl.LOCK_UN)
+        yield  # the lock goes with the file's close
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # outside pytest-timeout: waiting is not the test
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    with _share_of_the_machine(item):
+        return (yield)

@@ -39,7 +39,8 @@ from prism.core import (
 )
 from prism.core.testing import scaled
 
-pytestmark = pytest.mark.anyio
+# One xdist worker runs the whole module: its last test checks this process's floods.
+pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("conformance-coding-tools-rows")]
 
 REAL = ConformanceSubjects(coding_tools_factory=create_coding_tools)
 Factory = Callable[..., tuple[ToolDefinition, ...]]

@@ -6,6 +6,7 @@ appear in its output, it must exit 0, and its MCP server's process group must be
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -64,9 +65,19 @@ def line_of(output: str, pattern: str) -> str:
     return search(output, pattern).string
 
 
+# One xdist worker runs the whole module, and the example runs once per backend there
+# (xdist may interleave the two backends' tests, which would set the fixture up again).
+pytestmark = pytest.mark.xdist_group("coding-agent-example")
+
+
+@functools.cache
+def _example_output(backend: str) -> str:
+    return run_example("--backend", backend)
+
+
 @pytest.fixture(scope="module", params=["asyncio", "trio"])
 def output(request: pytest.FixtureRequest) -> str:
-    return run_example("--backend", request.param)
+    return _example_output(request.param)
 
 
 def test_says_the_model_is_scripted(output: str) -> None:

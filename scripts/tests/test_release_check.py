@@ -44,6 +44,10 @@ def _load() -> ModuleType:
 release_check = _load()
 
 
+# One xdist worker runs the whole module: the wheel and sdist (``built``) are built once.
+pytestmark = pytest.mark.xdist_group("release-check")
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The real prism-core wheel and sdist, built from this checkout."""

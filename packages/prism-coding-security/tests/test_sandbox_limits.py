@@ -157,20 +157,27 @@ async def test_an_architecture_without_a_filter_fails_closed(
     assert not (host_dir / "ran").exists()
 
 
-async def test_no_cgroup_is_left_behind(host_dir: Path, run_sandboxed: RunSandbox) -> None:
-    from prism.coding_security._sandbox._cgroup import detect_cgroup_parent
+async def test_no_cgroup_is_left_behind(
+    host_dir: Path, run_sandboxed: RunSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The leaves this test's commands created are gone (not a machine-wide count, which
+    sandboxes of other test processes running at the same time would change)."""
+    from prism.coding_security._sandbox._cgroup import CgroupLeaf, detect_cgroup_parent
 
-    parent = detect_cgroup_parent(None)
-    if parent is None:
+    if detect_cgroup_parent(None) is None:
         pytest.skip("no writable pids cgroup on this host")
+    created: list[str] = []
+    original = CgroupLeaf.__init__
 
-    def leaves() -> set[str]:
-        return {name for name in os.listdir(parent) if name.startswith("prism-sandbox-")}
+    def recording(self: CgroupLeaf, parent: str, max_processes: int) -> None:
+        original(self, parent, max_processes)
+        created.append(self.path)
 
-    before = leaves()
+    monkeypatch.setattr(CgroupLeaf, "__init__", recording)
     sandbox = BubblewrapSandbox(root=host_dir)
     _, output = await run_sandboxed(sandbox, "sleep 2 & echo started", host_dir)
     assert "started" in output
     result, _ = await run_sandboxed(sandbox, "sleep 20", host_dir, timeout_seconds=0.5)
     assert result.timed_out
-    assert leaves() <= before
+    assert len(created) == 2, created
+    assert not [path for path in created if await anyio.Path(path).exists()]

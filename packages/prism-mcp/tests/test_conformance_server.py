@@ -20,6 +20,7 @@ from .conformance_suite import (
     conformance_server,
     install_suite,
     listed_scenarios,
+    run_server_scenarios,
 )
 from .conftest import free_port
 
@@ -49,14 +50,27 @@ def test_every_unsupported_scenario_is_a_suite_scenario(name: str) -> None:
     assert all(reason.strip() for reason in SERVER_UNSUPPORTED[name].values())
 
 
-@pytest.mark.timeout(90)
+@pytest.fixture(scope="module")
+def results(
+    suite: tuple[str, tuple[Path, Path]],
+    server_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, str]:
+    """Every scenario's results folder (one suite run per pinned suite), and the suite's stderr."""
+    name, paths = suite
+    out = tmp_path_factory.mktemp(f"server-scenarios-{name}")
+    return out, run_server_scenarios(paths, server_url, out)
+
+
+@pytest.mark.timeout(300)  # the first one of each suite runs every scenario (``results``)
+@pytest.mark.xdist_group("mcp-server-scenarios")  # one suite run per worker at most
 @pytest.mark.parametrize(
     ("suite", "scenario"),
     [(name, scenario) for name in SUITES for scenario in SERVER_SCENARIOS[name]],
     indirect=["suite"],
 )
 def test_server_scenario(
-    suite: tuple[str, tuple[Path, Path]], server_url: str, scenario: str, tmp_path: Path
+    suite: tuple[str, tuple[Path, Path]], results: tuple[Path, str], scenario: str
 ) -> None:
-    name, paths = suite
-    check_server_scenario(paths, server_url, scenario, tmp_path / "out", SERVER_UNSUPPORTED[name])
+    name, _ = suite
+    check_server_scenario(results[0], scenario, SERVER_UNSUPPORTED[name], results[1])
