@@ -51,18 +51,16 @@ def test_every_unsupported_scenario_is_a_suite_scenario(name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def results(
-    suite: tuple[str, tuple[Path, Path]],
-    server_url: str,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[Path, str]:
-    """Every scenario's results folder (one suite run per pinned suite), and the suite's stderr."""
-    name, paths = suite
-    out = tmp_path_factory.mktemp(f"server-scenarios-{name}")
-    return out, run_server_scenarios(paths, server_url, out)
+def runs() -> dict[str, tuple[Path, str]]:
+    """Each pinned suite's one run: its results folder and stderr, filled on first use.
+
+    A dict rather than a fixture parametrized by suite: pytest tears such a fixture down
+    whenever consecutive tests switch suites, which would run a whole suite per test.
+    """
+    return {}
 
 
-@pytest.mark.timeout(300)  # the first one of each suite runs every scenario (``results``)
+@pytest.mark.timeout(300)  # the first one of each suite runs every scenario of it
 @pytest.mark.xdist_group("mcp-server-scenarios")  # one suite run per worker at most
 @pytest.mark.parametrize(
     ("suite", "scenario"),
@@ -70,7 +68,15 @@ def results(
     indirect=["suite"],
 )
 def test_server_scenario(
-    suite: tuple[str, tuple[Path, Path]], results: tuple[Path, str], scenario: str
+    suite: tuple[str, tuple[Path, Path]],
+    server_url: str,
+    runs: dict[str, tuple[Path, str]],
+    tmp_path_factory: pytest.TempPathFactory,
+    scenario: str,
 ) -> None:
-    name, _ = suite
-    check_server_scenario(results[0], scenario, SERVER_UNSUPPORTED[name], results[1])
+    name, paths = suite
+    if name not in runs:
+        out = tmp_path_factory.mktemp(f"server-scenarios-{name}")
+        runs[name] = out, run_server_scenarios(paths, server_url, out)
+    out, stderr = runs[name]
+    check_server_scenario(out, scenario, SERVER_UNSUPPORTED[name], stderr)
