@@ -14,7 +14,7 @@ import pytest
 from prism.conformance import (
     THREAT_MATRIX,
     ConformanceSubjects,
-    RowSkipped,
+    RowSkippedError,
     RunProgress,
     _runner,
     _subjects,
@@ -154,10 +154,10 @@ def test_outcomes_are_classified(backend: str) -> None:
         import prism.not_a_real_package  # type: ignore[import-not-found]  # noqa: F401
 
     async def skip_group(subjects: ConformanceSubjects) -> None:
-        raise ExceptionGroup("both", [RowSkipped("no sandbox"), RowSkipped("no sandbox")])
+        raise ExceptionGroup("both", [RowSkippedError("no sandbox"), RowSkippedError("no sandbox")])
 
     async def assertion_in_group(subjects: ConformanceSubjects) -> None:
-        raise ExceptionGroup("mixed", [RowSkipped("x"), AssertionError("leaked the secret")])
+        raise ExceptionGroup("mixed", [RowSkippedError("x"), AssertionError("leaked the secret")])
 
     async def crash(subjects: ConformanceSubjects) -> None:
         raise TypeError("subject returned a list")

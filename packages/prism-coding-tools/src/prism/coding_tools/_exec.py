@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol, cast, runtime_checkable
+from typing import Protocol, cast, final, runtime_checkable
 
 from prism.core import AbortSignal
 from prism.core.options import check_callable, check_flag, check_seconds
@@ -16,6 +16,7 @@ from prism.core.options import check_callable, check_flag, check_seconds
 __all__ = ["MAX_EXEC_TIMEOUT_SECONDS", "ExecRequest", "ExecResult", "ShellOperations"]
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class ExecResult:
     """How a command ended. ``exit_code`` is ``None`` only when the process was killed

@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, final, runtime_checkable
 
 from ._abort import AbortSignal
 from ._backend import maybe_await
+from ._errors import PrismError
 from ._types import EMPTY_MAPPING
 
 __all__ = [
@@ -55,7 +56,8 @@ class ExecutionPolicy(Protocol):
         ...
 
 
-class ExecutionDeniedError(Exception):
+@final
+class ExecutionDeniedError(PrismError, PermissionError):
     """The execution policy refused an action; ``reason`` says why."""
 
     code = "execution_denied"

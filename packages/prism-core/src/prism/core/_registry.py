@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Literal, Protocol
+from typing import Literal, Protocol, final
 
+from ._errors import PrismError
 from ._types import ToolDefinition
 
 __all__ = [
@@ -27,7 +28,8 @@ class ToolLookup(Protocol):
         ...
 
 
-class UnknownToolError(KeyError):
+@final
+class UnknownToolError(PrismError, KeyError):
     """``resolve`` found no tool by that name."""
 
     def __init__(self, name: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeAlias, runtime_checkable
+from typing import Literal, Protocol, TypeAlias, final, runtime_checkable
 
 from ._backend import maybe_await
 from ._types import ErrorInfo, JsonObject, ToolDefinition, ToolExecutionContext
@@ -31,6 +31,7 @@ class ToolArgumentValidationIssue:
     message: str
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolArgumentValidationResult:
     """``ok`` with no errors, or not ok with at least one error."""

@@ -6,14 +6,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias, final
 
 import anyio
 
 from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import NoBackChannelError
-from prism.core import AbortSignal
+from prism.core import AbortSignal, PrismError
 
 from ._auth import APPROVE_SCOPE
 
@@ -56,11 +56,12 @@ class ApprovalPrompt(Protocol):
 HostApprove: TypeAlias = Callable[[Any], "bool | Awaitable[bool]"]
 
 
-class NoApproverError(RuntimeError):
+@final
+class NoApproverError(PrismError, RuntimeError):
     """Approval was needed and no one could be asked; the message says why."""
 
 
-class OperatorDeniedError(RuntimeError):
+class OperatorDeniedError(PrismError, PermissionError):
     """The server operator's approver (not the client's user) denied the call."""
 
 
