@@ -53,7 +53,7 @@ class ElicitationResponse:
         check_choice("ElicitationResponse.action", self.action, ("accept", "decline", "cancel"))
         if self.content is not None and not isinstance(self.content, Mapping):
             kind = type(self.content).__name__
-            raise ValueError(f"ElicitationResponse.content must be a mapping or None, got {kind}")
+            raise TypeError(f"ElicitationResponse.content must be a mapping or None, got {kind}")
         if self.content is not None and self.action != "accept":
             raise ValueError("ElicitationResponse.content is only allowed with action='accept'")
 
@@ -80,11 +80,12 @@ class SamplingResponse:
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
-            raise ValueError(f"SamplingResponse.text must be a str, got {type(self.text).__name__}")
+            raise TypeError(f"SamplingResponse.text must be a str, got {type(self.text).__name__}")
         if not isinstance(self.model, str) or not self.model:
-            raise ValueError(f"SamplingResponse.model must be a non-empty str, got {self.model!r}")
+            error = ValueError if isinstance(self.model, str) else TypeError
+            raise error(f"SamplingResponse.model must be a non-empty str, got {self.model!r:.200}")
         if self.stop_reason is not None and not isinstance(self.stop_reason, str):
-            raise ValueError(
+            raise TypeError(
                 f"SamplingResponse.stop_reason must be a str or None, got {self.stop_reason!r}"
             )
 

@@ -133,5 +133,8 @@ class _SandboxShellOperations(ShellOperations):
 def create_sandbox_bash_operations(sandbox: Sandbox) -> ShellOperations:
     """Plug ``sandbox`` into the shell tool: ``ShellOptions(operations=...)``."""
     if not callable(getattr(sandbox, "exec", None)):
-        raise ValueError("sandbox must have an async exec(...) method (the Sandbox protocol)")
+        rule = "an object with an async exec(...) method (the Sandbox protocol)"
+        raise TypeError(
+            f"create_sandbox_bash_operations: sandbox must be {rule}, got {sandbox!r:.200}"
+        )
     return _SandboxShellOperations(sandbox)
