@@ -95,10 +95,14 @@ def test_bound_property(value: int) -> None:
 
 def test_env_allowlist_is_a_tuple_of_names() -> None:
     assert ShellOptions(env_allowlist=["PATH", "HOME"]).env_allowlist == ("PATH", "HOME")
-    for bad, error in (("PATH", TypeError), (["A=B"], ValueError), ([""], ValueError)) + (
+    bad_values: tuple[tuple[object, type[Exception]], ...] = (
+        ("PATH", TypeError),
+        (["A=B"], ValueError),
+        ([""], ValueError),
         ([3], TypeError),
         (3, TypeError),
-    ):
+    )
+    for bad, error in bad_values:
         with pytest.raises(error, match="env_allowlist"):
             ShellOptions(env_allowlist=bad)  # type: ignore[arg-type]
 
