@@ -131,8 +131,8 @@ class BubblewrapSandbox(Sandbox):
             )
         cgroup = self.cgroup_parent
         if cgroup is not None and not (isinstance(cgroup, str) and os.path.isabs(cgroup)):
-            error = ValueError if isinstance(cgroup, str) else TypeError
-            raise error(f"{_WHERE}cgroup_parent must be an absolute path, got {cgroup!r:.200}")
+            wrong: type[Exception] = ValueError if isinstance(cgroup, str) else TypeError
+            raise wrong(f"{_WHERE}cgroup_parent must be an absolute path, got {cgroup!r:.200}")
         for name in ("bwrap_path", "shell_path"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value or "\x00" in value:
