@@ -8,6 +8,7 @@ from typing import Literal, Protocol, final
 
 from ._errors import PrismError
 from ._types import ToolDefinition
+from .options import check_choice
 
 __all__ = [
     "ToolLookup",
@@ -61,8 +62,7 @@ class ToolRegistry:
         *,
         duplicate: Literal["replace", "error"] = "replace",
     ) -> None:
-        if duplicate not in ("replace", "error"):
-            raise ValueError(f"duplicate must be 'replace' or 'error', not {duplicate!r}")
+        check_choice("ToolRegistry.duplicate", duplicate, ("replace", "error"))
         self._duplicate = duplicate
         self._tools: dict[str, ToolDefinition] = {}
         self._listeners: dict[object, Callable[[], None]] = {}

@@ -8,6 +8,7 @@ from typing import Literal, Protocol, TypeAlias, final, runtime_checkable
 
 from ._backend import maybe_await
 from ._types import ErrorInfo, JsonObject, ToolDefinition, ToolExecutionContext
+from .options import check_choice
 
 __all__ = [
     "ToolArgumentValidationIssue",
@@ -83,8 +84,8 @@ def create_tool_parameter_validator(
 
     Tools without ``parameters`` pass with ``"allow"`` and are blocked with ``"reject"``.
     """
-    if missing_schema not in ("allow", "reject"):
-        raise ValueError(f"missing_schema must be 'allow' or 'reject', not {missing_schema!r}")
+    where = "create_tool_parameter_validator.missing_schema"
+    check_choice(where, missing_schema, ("allow", "reject"))
 
     async def validate(
         tool: ToolDefinition, arguments: JsonObject, context: ToolExecutionContext

@@ -14,6 +14,7 @@ from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import NoBackChannelError
 from prism.core import AbortSignal, PrismError
+from prism.core.options import check_callable, check_seconds
 
 from ._auth import APPROVE_SCOPE
 
@@ -80,13 +81,8 @@ class McpApproval:
     def __init__(
         self, *, approver: HostApprove | None = None, timeout_seconds: float = 120.0
     ) -> None:
-        if approver is not None and not callable(approver):
-            raise ValueError(f"McpApproval.approver must be a callable or None, got {approver!r}")
-        if isinstance(timeout_seconds, bool) or not 0 < timeout_seconds <= 3600:
-            raise ValueError(
-                f"McpApproval.timeout_seconds must be above 0 and at most 3600, "
-                f"got {timeout_seconds!r}"
-            )
+        check_callable("McpApproval.approver", approver, optional=True)
+        timeout_seconds = check_seconds("McpApproval.timeout_seconds", timeout_seconds, cap=3600.0)
         self.approver = approver
         self.timeout_seconds = float(timeout_seconds)
 
