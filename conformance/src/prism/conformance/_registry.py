@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import importlib
-import math
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar, final
 
 from prism.core import PrismError
+from prism.core.options import check_seconds
 
 from ._matrix import row_by_id
 
@@ -131,11 +131,6 @@ def row_timeout_seconds(row_id: str) -> float:
 
 
 def _check_timeout(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name} must be a number of seconds in (0, {MAX_ROW_TIMEOUT_SECONDS:g}]")
-    if not math.isfinite(value) or value <= 0 or value > MAX_ROW_TIMEOUT_SECONDS:
-        raise ValueError(
-            f"{name} must be in (0, {MAX_ROW_TIMEOUT_SECONDS:g}] seconds (hard cap "
-            f"{MAX_ROW_TIMEOUT_SECONDS:g}), got {value!r}"
-        )
-    return float(value)
+    """Seconds in ``(0, MAX_ROW_TIMEOUT_SECONDS]``: ``TypeError`` if not a number, else
+    ``ValueError``, in the options message format."""
+    return check_seconds(name, value, cap=MAX_ROW_TIMEOUT_SECONDS)
