@@ -112,9 +112,18 @@ def test_hard_caps_cannot_be_changed() -> None:
         HARD_CAPS["max_errors"] = 10**9  # type: ignore[index]
 
 
-# Classes a user builds or receives but never extends: options, limits, results, events, and
-# the exceptions no other public exception derives from.
-_LEAF_SUFFIXES = ("Options", "Limits", "Result", "Error", "Warning")
+# Classes a user builds or receives but never extends: options, limits, results, reports,
+# decisions, verdicts, events, and the exceptions no other public exception derives from.
+_LEAF_SUFFIXES = (
+    "Options",
+    "Limits",
+    "Result",
+    "Report",
+    "Decision",
+    "Verdict",
+    "Error",
+    "Warning",
+)
 
 
 def _meant_final(cls: type) -> bool:

@@ -53,6 +53,7 @@ def _version(distribution: str) -> str | None:
         return None
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConformanceReport:
     """Every ``RowResult`` of a run, in matrix order, with summary counts."""

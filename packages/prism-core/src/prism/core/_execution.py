@@ -37,6 +37,7 @@ class ExecutionAction:
     ``assert_execution_allowed``)."""
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExecutionDecision:
     """A policy's verdict; ``modified`` fields replace the action's when allowed."""
