@@ -184,11 +184,16 @@ def _baselines(tmp: Path) -> dict[str, Callable[[], dict[str, object]]]:
         "McpClientFeatures": features,
         "HttpOptions": http,
         "CodingServerOptions": lambda: {"roots": (str(tmp),)},
+        "BubblewrapSandbox": lambda: {"root": str(tmp)},
     }
 
 
 # Fields that take any object by design (opaque values handed back to the host).
 _ANY_VALUE = {"CallScope.metadata"}
+
+
+def _named(*names: str) -> list[type]:
+    return [cls for cls in CLASSES.values() if cls.__name__ in names]
 
 
 def _options_classes() -> list[type]:
@@ -198,6 +203,8 @@ def _options_classes() -> list[type]:
         if dataclasses.is_dataclass(cls)
         and cls.__name__.endswith(("Options", "Limits", "Features"))
     ]
+    # Option classes by another name: the sandbox's settings and the protected-path table.
+    found += _named("BubblewrapSandbox", "ProtectedPaths")
     return sorted(found, key=lambda cls: f"{cls.__module__}.{cls.__name__}")
 
 
@@ -212,7 +219,8 @@ FIELDS = [
 
 def test_every_package_with_options_is_covered() -> None:
     packages = {cls.__module__.split(".")[1] for cls in OPTIONS}
-    wanted = {"core", "coding_server", "coding_tools", "dbos", "jsonschema", "mcp", "otel"}
+    wanted = {"core", "coding_security", "coding_server", "coding_tools", "dbos", "jsonschema"}
+    wanted |= {"mcp", "otel"}
     assert wanted <= packages, sorted(packages)
 
 
