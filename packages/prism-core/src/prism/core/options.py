@@ -50,30 +50,36 @@ def _fail(where: str, rule: str, value: object, *, wrong_type: bool = False) -> 
     return error(f"{where} must be {rule}, got {shown}")
 
 
+def _count_rule(minimum: int, cap: int) -> str:
+    return f"an int from {minimum:,} to {cap:,} (hard cap)"
+
+
+def _seconds_rule(minimum: float, cap: float) -> str:
+    low = f"from {minimum:g}" if minimum > 0 else "above 0"
+    return f"a finite number of seconds {low} and at most {cap:g} (hard cap)"
+
+
 def check_count(where: str, value: object, *, cap: int, minimum: int = 1) -> int:
     """``value`` if it is an ``int`` (not ``bool``) in ``[minimum, cap]``; ``TypeError`` for
     another type, ``ValueError`` outside the range."""
-    rule = f"an int from {minimum:,} to {cap:,} (hard cap)"
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(where, rule, value, wrong_type=True)
+        raise _fail(where, _count_rule(minimum, cap), value, wrong_type=True)
     if not minimum <= value <= cap:
-        raise _fail(where, rule, value)
+        raise _fail(where, _count_rule(minimum, cap), value)
     return value
 
 
 def check_seconds(where: str, value: object, *, cap: float, minimum: float = 0.0) -> float:
     """``value`` as ``float`` if it is finite seconds in ``(0, cap]`` (or ``[minimum, cap]``
     when ``minimum`` is above 0); ``TypeError`` if not a number, else ``ValueError``."""
-    low = f"from {minimum:g}" if minimum > 0 else "above 0"
-    rule = f"a finite number of seconds {low} and at most {cap:g} (hard cap)"
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _fail(where, rule, value, wrong_type=True)
+        raise _fail(where, _seconds_rule(minimum, cap), value, wrong_type=True)
     if (
         not math.isfinite(value)
         or not (minimum <= value if minimum > 0 else value > 0)
         or value > cap
     ):
-        raise _fail(where, rule, value)
+        raise _fail(where, _seconds_rule(minimum, cap), value)
     return float(value)
 
 
