@@ -296,7 +296,7 @@ def test_report_lookup_names_unknown_results() -> None:
 def test_registering_a_row_twice_or_with_a_bad_timeout_is_refused() -> None:
     with pytest.raises(ValueError, match="already has a check"):
         conformance_row("4")(lambda subjects: None)  # type: ignore[arg-type, return-value]
-    with pytest.raises(ValueError, match=r"hard cap 3600"):
+    with pytest.raises(ValueError, match=r"at most 3600 \(hard cap\), got 3601"):
         conformance_row("9", timeout_seconds=3601)
     with pytest.raises(KeyError, match="unknown threat row 'Z9'"):
         conformance_row("Z9")
