@@ -122,7 +122,7 @@ def describe(event: AgentEvent, t0: float) -> str:
     if event.type == "tool_execution_finished":
         text = render_tool_result(event.result).replace("\n", " ")
         return f"{at}  finished  {name:26} {text}"
-    if event.type == "tool_execution_error":
+    if event.type == "tool_execution_failed":
         return f"{at}  error     {name:26} {event.error.message}"
     return f"{at}  {event.type.removeprefix('tool_execution_'):9} {name}"
 
@@ -140,7 +140,7 @@ class Timeline:
         now = time.perf_counter() - self.t0
         if event.type == "tool_execution_started":
             self.spans[event.call.id] = [now, now]
-        elif event.type in ("tool_execution_finished", "tool_execution_error"):
+        elif event.type in ("tool_execution_finished", "tool_execution_failed"):
             self.spans.setdefault(event.call.id, [now, now])[1] = now
         elif event.type == "tool_execution_blocked":
             self.blocked[event.call.id] = event.reason

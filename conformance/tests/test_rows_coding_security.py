@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from prism.conformance._registry import RowSkipped, registered_checks
+from prism.conformance._registry import RowSkippedError, registered_checks
 from prism.conformance._subjects import ConformanceSubjects
 from prism.core import ExecutionAction, ExecutionDecision
 from prism.core.testing import scaled
@@ -38,7 +38,7 @@ async def _run(row: str, subjects: ConformanceSubjects) -> None:
     with anyio.fail_after(scaled(60)):
         try:
             await registered_checks()[row](subjects)
-        except RowSkipped as skipped:
+        except RowSkippedError as skipped:
             pytest.skip(f"row {row} skipped: {skipped.reason}")
 
 

@@ -138,7 +138,7 @@ class Log:
             )
         elif event.type == "tool_execution_blocked":
             self.say(f"{head}BLOCKED  {call.name} [{event.reason}] {clip(event.error.message)}")
-        elif event.type == "tool_execution_error":
+        elif event.type == "tool_execution_failed":
             self.running -= 1
             self.say(f"{head}ERROR    {call.name} [{event.error.code}] {event.error.message}")
 

@@ -25,6 +25,13 @@ def decide(command: str, root: str, *rules: CommandRule) -> str:
     return analyze_command(command, cwd=root, roots=[root], home=home, rules=rules).decision
 
 
+_WRONG_TYPE = (
+    "str glob or a compiled re.Pattern",
+    "must be a str pattern when compiled",
+    "reason must be a str or None, got 3",
+)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
@@ -44,7 +51,8 @@ def decide(command: str, root: str, *rules: CommandRule) -> str:
     ],
 )
 def test_invalid_rules_are_rejected_at_construction(kwargs: dict[str, Any], message: str) -> None:
-    with pytest.raises(ValueError, match=re.escape(message)) as raised:
+    wrong_type = message in _WRONG_TYPE  # a value of the wrong type is a TypeError
+    with pytest.raises(TypeError if wrong_type else ValueError, match=re.escape(message)) as raised:
         CommandRule(**kwargs)
     assert str(raised.value).startswith("CommandRule.")
 

@@ -34,19 +34,20 @@ def test_every_implementation_inherits_the_one_exec_signature(tmp_path: Path, na
 
 @pytest.mark.anyio
 @pytest.mark.parametrize(
-    ("change", "message"),
+    ("change", "error", "message"),
     [
-        ({"env": None}, "ShellOperations.exec.env must be a mapping of str to str"),
-        ({"env": {"A": 1}}, "ShellOperations.exec.env must be a mapping of str to str"),
-        ({"cwd": b"/"}, "ShellOperations.exec.cwd must be a str"),
-        ({"on_data": "print"}, "ShellOperations.exec.on_data must be callable"),
-        ({"timeout_seconds": 0}, "ShellOperations.exec.timeout_seconds must be a finite"),
-        ({"timeout_seconds": float("nan")}, "ShellOperations.exec.timeout_seconds must be"),
-        ({"timeout_seconds": 86_401}, "at most 86400"),
+        ({"env": None}, TypeError, "ShellOperations.exec.env must be a mapping of str to str"),
+        ({"env": {"A": 1}}, TypeError, "ShellOperations.exec.env must be a mapping of str to str"),
+        ({"cwd": b"/"}, TypeError, "ShellOperations.exec.cwd must be a str"),
+        ({"cwd": "/\0"}, ValueError, "ShellOperations.exec.cwd must be a str without NUL"),
+        ({"on_data": "print"}, TypeError, "ShellOperations.exec.on_data must be callable"),
+        ({"timeout_seconds": 0}, ValueError, "ShellOperations.exec.timeout_seconds must be"),
+        ({"timeout_seconds": float("nan")}, ValueError, "ShellOperations.exec.timeout_seconds"),
+        ({"timeout_seconds": 86_401}, ValueError, "at most 86400"),
     ],
 )
 async def test_bad_exec_arguments_are_refused_before_anything_runs(
-    tmp_path: Path, change: dict[str, object], message: str
+    tmp_path: Path, change: dict[str, object], error: type[Exception], message: str
 ) -> None:
     canary = tmp_path / "ran"
     arguments: dict[str, object] = {
@@ -56,7 +57,7 @@ async def test_bad_exec_arguments_are_refused_before_anything_runs(
         **change,
     }
     for implementation in _implementations(tmp_path).values():
-        with pytest.raises(ValueError, match=message):
+        with pytest.raises(error, match=message):
             await implementation.exec(f"touch {canary}", **arguments)  # type: ignore[attr-defined]
     assert not canary.exists()
 
@@ -86,7 +87,7 @@ def test_a_bubblewrap_sandbox_is_a_sandbox(tmp_path: Path) -> None:
 def test_a_malformed_exec_result_is_refused_naming_the_field(
     fields: dict[str, object], message: str
 ) -> None:
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(TypeError, match=message):
         ExecResult(**fields)  # type: ignore[arg-type]
 
 

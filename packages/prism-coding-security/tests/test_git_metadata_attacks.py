@@ -181,7 +181,7 @@ async def test_approve_writes_sends_contained_writes_to_approval(repo: Path) -> 
     assert not decision.allowed and len(asked) == 1
     read = ExecutionAction(kind="read", operation="read", paths=(str(repo / "f"),))
     assert isinstance(policy.check(read), ExecutionDecision)
-    with pytest.raises(ValueError, match="approve_writes"):
+    with pytest.raises(TypeError, match="approve_writes"):
         create_coding_approval_policy(roots=[repo], approve_writes="yes")  # type: ignore[arg-type]
 
 

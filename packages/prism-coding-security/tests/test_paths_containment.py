@@ -170,7 +170,7 @@ def test_canonicalize_roots_validates() -> None:
         canonicalize_roots(["relative"])
     with pytest.raises(ValueError, match="must be an existing directory"):
         canonicalize_roots(["/definitely/not/here"])
-    with pytest.raises(ValueError, match="roots must be a sequence of directories"):
+    with pytest.raises(TypeError, match="roots must be a sequence of directories"):
         canonicalize_roots("/tmp")
     with pytest.raises(ValueError, match="must be a directory, got"):
         canonicalize_roots(["/etc/hostname"])

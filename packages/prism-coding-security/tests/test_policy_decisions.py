@@ -44,25 +44,25 @@ def file_action(kind: str, path: str) -> ExecutionAction:
 
 
 @pytest.mark.parametrize(
-    ("options", "message"),
+    ("options", "error", "message"),
     [
-        ({"approval_cache": "forever"}, "approval_cache"),
-        ({"approval_timeout_seconds": 0}, "approval_timeout_seconds"),
-        ({"approval_timeout_seconds": -1.0}, "approval_timeout_seconds"),
-        ({"approval_timeout_seconds": float("nan")}, "approval_timeout_seconds"),
-        ({"approval_timeout_seconds": True}, "approval_timeout_seconds"),
-        ({"approval_timeout_seconds": 86_400.1}, "86400"),
-        ({"read_only": "yes"}, "read_only"),
-        ({"deny_metacharacters": 1}, "deny_metacharacters"),
-        ({"command_rules": ["rm"]}, "command_rules"),
-        ({"command_rules": "rm"}, "command_rules"),
-        ({"approve": "yes"}, "approve"),
+        ({"approval_cache": "forever"}, ValueError, "approval_cache"),
+        ({"approval_timeout_seconds": 0}, ValueError, "approval_timeout_seconds"),
+        ({"approval_timeout_seconds": -1.0}, ValueError, "approval_timeout_seconds"),
+        ({"approval_timeout_seconds": float("nan")}, ValueError, "approval_timeout_seconds"),
+        ({"approval_timeout_seconds": True}, TypeError, "approval_timeout_seconds"),
+        ({"approval_timeout_seconds": 86_400.1}, ValueError, "86400"),
+        ({"read_only": "yes"}, TypeError, "read_only"),
+        ({"deny_metacharacters": 1}, TypeError, "deny_metacharacters"),
+        ({"command_rules": ["rm"]}, TypeError, "command_rules"),
+        ({"command_rules": "rm"}, TypeError, "command_rules"),
+        ({"approve": "yes"}, TypeError, "approve"),
     ],
 )
 def test_invalid_options_raise_naming_the_option(
-    root: str, options: dict[str, Any], message: str
+    root: str, options: dict[str, Any], error: type[Exception], message: str
 ) -> None:
-    with pytest.raises(ValueError, match=message) as raised:
+    with pytest.raises(error, match=message) as raised:
         create_coding_approval_policy(roots=[root], **options)
     assert str(raised.value).startswith("CodingApprovalPolicy.")
 
@@ -78,8 +78,9 @@ def test_a_policy_built_directly_checks_its_fields_too(root: str) -> None:
         "home": root,
     }
     CodingApprovalPolicy(**fields)
-    for name, bad in [("read_only", 1), ("approval_timeout_seconds", 0), ("roots", ("rel",))]:
-        with pytest.raises(ValueError, match=f"CodingApprovalPolicy.{name}"):
+    bad_fields = [("read_only", 1, TypeError), ("approval_timeout_seconds", 0, ValueError)]
+    for name, bad, error in [*bad_fields, ("roots", ("rel",), ValueError)]:
+        with pytest.raises(error, match=f"CodingApprovalPolicy.{name}"):
             CodingApprovalPolicy(**{**fields, name: bad})
 
 

@@ -61,16 +61,18 @@ def test_int_bound_default_and_exact_cap(cls: Any, name: str, default: int, cap:
 @pytest.mark.parametrize("bad", ["over", 0, -1, True, False, 1.0, "10", None, math.inf])
 def test_int_bound_refuses(cls: Any, name: str, default: int, cap: int, bad: object) -> None:
     value = cap + 1 if bad == "over" else bad
+    error = ValueError if type(value) is int else TypeError  # a wrong type is a TypeError
     with pytest.raises(
-        ValueError, match=rf"{cls.__name__}\.{name} must be an int from 1 to {cap:,} \(hard cap\)"
+        error, match=rf"{cls.__name__}\.{name} must be an int from 1 to {cap:,} \(hard cap\)"
     ):
         cls(**{name: value})
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, True, "5", None, 3600.001])
 def test_timeout_seconds_refuses(bad: object) -> None:
+    error = ValueError if type(bad) in (int, float) else TypeError
     with pytest.raises(
-        ValueError, match=r"ShellOptions\.timeout_seconds must be .* at most 3600 \(hard cap\)"
+        error, match=r"ShellOptions\.timeout_seconds must be .* at most 3600 \(hard cap\)"
     ):
         ShellOptions(timeout_seconds=bad)  # type: ignore[arg-type]
 
@@ -93,17 +95,24 @@ def test_bound_property(value: int) -> None:
 
 def test_env_allowlist_is_a_tuple_of_names() -> None:
     assert ShellOptions(env_allowlist=["PATH", "HOME"]).env_allowlist == ("PATH", "HOME")
-    for bad in ("PATH", ["A=B"], [""], [3], 3):
-        with pytest.raises(ValueError, match="env_allowlist"):
+    bad_values: tuple[tuple[object, type[Exception]], ...] = (
+        ("PATH", TypeError),
+        (["A=B"], ValueError),
+        ([""], ValueError),
+        ([3], TypeError),
+        (3, TypeError),
+    )
+    for bad, error in bad_values:
+        with pytest.raises(error, match="env_allowlist"):
             ShellOptions(env_allowlist=bad)  # type: ignore[arg-type]
 
 
 def test_plumbing_options_are_checked() -> None:
-    with pytest.raises(ValueError, match="operations"):
+    with pytest.raises(TypeError, match="operations"):
         ShellOptions(operations=object())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="shell_path"):
         ShellOptions(shell_path="")
-    with pytest.raises(ValueError, match="transform_image"):
+    with pytest.raises(TypeError, match="transform_image"):
         ReadOptions(transform_image="resize")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="kill_grace_seconds"):
         LocalShellOperations(kill_grace_seconds=0)

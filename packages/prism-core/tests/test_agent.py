@@ -199,10 +199,11 @@ def _assert_transcript_valid(messages: tuple[Any, ...]) -> None:
     ("settings", "error", "match"),
     [
         ({"provider": ScriptedProvider([]), "model": "m", "tool": []}, TypeError, "unknown.*tool"),
-        ({"provider": object(), "model": "m"}, ValueError, r"Agent\.provider"),
-        ({"model": "m"}, ValueError, r"Agent\.provider"),
+        ({"provider": object(), "model": "m"}, TypeError, r"Agent\.provider"),
+        ({"model": "m"}, TypeError, r"Agent\.provider"),
         ({"provider": ScriptedProvider([]), "model": ""}, ValueError, r"Agent\.model"),
-        ({"provider": ScriptedProvider([]), "model": "m", "limits": 3}, ValueError, "limits"),
+        ({"provider": ScriptedProvider([]), "model": 3}, TypeError, r"Agent\.model"),
+        ({"provider": ScriptedProvider([]), "model": "m", "limits": 3}, TypeError, "limits"),
     ],
 )
 def test_bad_agent_settings_are_named(settings: dict[str, Any], error: type, match: str) -> None:

@@ -134,8 +134,8 @@ async def test_permission_denied_call_keeps_its_slot() -> None:
 async def test_empty_batch_and_bad_options() -> None:
     registry = create_tool_registry()
     assert await dispatch_tool_calls_in_order([], registry=registry) == ()
-    for bad in (0, 65, True, 2.0):
-        with pytest.raises(ValueError, match="tool_concurrency"):
+    for bad, error in ((0, ValueError), (65, ValueError), (True, TypeError), (2.0, TypeError)):
+        with pytest.raises(error, match="tool_concurrency"):
             await dispatch_tool_calls_in_order([], tool_concurrency=bad, registry=registry)
     for grace in (0, -1.0, float("nan"), float("inf"), 601):
         with pytest.raises(ValueError, match="abort_grace_seconds"):
@@ -150,9 +150,15 @@ def test_loop_options_and_resolution() -> None:
         resolve_tool_concurrency(LoopOptions(tool_concurrency=2), LoopOptions(tool_concurrency=8))
         == 2
     )
-    for bad in (0, 65, True, 1.5, "3"):
-        with pytest.raises(ValueError, match="tool_concurrency"):
-            LoopOptions(tool_concurrency=bad)  # type: ignore[arg-type]
+    for bad in (0, 65):
+        with pytest.raises(ValueError, match=r"LoopOptions\.tool_concurrency"):
+            LoopOptions(tool_concurrency=bad)
+    for wrong in (True, 1.5, "3"):
+        with pytest.raises(TypeError, match=r"LoopOptions\.tool_concurrency"):
+            LoopOptions(tool_concurrency=wrong)  # type: ignore[arg-type]
     assert LoopOptions(tool_concurrency=64).tool_concurrency == 64
-    with pytest.raises(ValueError, match="strategy"):
+    assert LoopOptions().strategy == "single_shot"
+    with pytest.raises(ValueError, match=r"LoopOptions\.strategy must be one of 'single_shot'"):
         LoopOptions(strategy="react")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"LoopOptions\.strategy"):
+        LoopOptions(strategy="single-shot")  # type: ignore[arg-type]  # the 0.1 spelling

@@ -185,8 +185,9 @@ async def test_max_argument_bytes_is_validated_and_enforced(canary: Any) -> None
     call = ToolCall(id="c", name="echo", arguments={"s": "x" * 100})
     result = await dispatch_tool_call(call, registry=registry, max_argument_bytes=50)
     assert result.error is not None and result.error.code == "invalid_arguments"
-    for bad in (0, -1, True, 16_777_217, 1.5):
-        with pytest.raises(ValueError, match="max_argument_bytes"):
+    bad_limits = ((0, ValueError), (-1, ValueError), (16_777_217, ValueError))
+    for bad, error in (*bad_limits, (True, TypeError), (1.5, TypeError)):
+        with pytest.raises(error, match="max_argument_bytes"):
             await dispatch_tool_call(call, registry=registry, max_argument_bytes=bad)  # type: ignore[arg-type]
     ok = await dispatch_tool_call(call, registry=registry, max_argument_bytes=16_777_216)
     assert not ok.is_error

@@ -89,7 +89,7 @@ async def test_handler_exception_becomes_error_event_and_row(events: Any) -> Non
     ledger = InMemoryRunLedger()
     result = await _run(execute, emit=events, ledger=ledger)
     assert result.error == ErrorInfo(name="QuotaError", message="daily quota used up", code="quota")
-    assert events.types() == ["tool_execution_started", "tool_execution_error"]
+    assert events.types() == ["tool_execution_started", "tool_execution_failed"]
     assert [r.status for r in ledger.records] == ["started", "error"]
     assert ledger.records[1].finished_at is not None
 
@@ -207,7 +207,7 @@ async def test_raising_result_middleware_is_an_error_event(canary: Any, events: 
         emit=events,
     )
     assert result.error is not None and result.error.message == "bad rewrite"
-    assert events.types() == ["tool_execution_started", "tool_execution_error"]
+    assert events.types() == ["tool_execution_started", "tool_execution_failed"]
 
 
 async def test_middleware_returning_wrong_type_fails_closed(canary: Any) -> None:

@@ -155,7 +155,7 @@ async def test_bad_arguments_become_an_error_result_the_model_can_act_on() -> No
     assert result.error.code == "invalid_arguments"
     assert result.error.name == "ToolArgumentsError"
     assert result.error.message == "Invalid arguments: /unit: expected one of 'C', 'F'"
-    assert [e.type for e in events] == ["tool_execution_started", "tool_execution_error"]
+    assert [e.type for e in events] == ["tool_execution_started", "tool_execution_failed"]
     assert [r.status for r in ledger.records] == ["started", "error"]
 
 

@@ -171,5 +171,5 @@ def test_a_call_scope_builds_contexts_that_share_its_session_and_signal() -> Non
 def test_a_call_scope_refuses_bad_options_by_name(field: str, value: object) -> None:
     from prism.core import CallScope
 
-    with pytest.raises(ValueError, match=field):
+    with pytest.raises(TypeError, match=rf"^CallScope\.{field} must be"):
         CallScope(**{field: value})  # type: ignore[arg-type]

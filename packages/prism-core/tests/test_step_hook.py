@@ -150,7 +150,7 @@ async def test_the_agent_loop_runs_turns_and_round_limit_refusals_through_the_ho
 
 
 def test_a_hook_without_open_batch_or_an_empty_run_id_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"RunOptions.step_hook must have an async open_batch"):
+    with pytest.raises(TypeError, match=r"RunOptions.step_hook must be an object with an async"):
         RunOptions(step_hook=object())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"RunOptions.run_id must be a non-empty str"):
         RunOptions(run_id="")

@@ -120,8 +120,12 @@ def test_durable_dispatch_outside_a_workflow_is_refused() -> None:
     ],
 )  # fmt: skip
 def test_bad_options_name_the_field(build: Any, field: str) -> None:
-    with pytest.raises(ValueError, match=field):
+    with pytest.raises((TypeError, ValueError), match=field) as raised:
         build()
+    # A value of the wrong type is a TypeError, a bad value of the right type a ValueError.
+    wrong_type = field in ("tools", "worker_concurrency")
+    assert isinstance(raised.value, TypeError if wrong_type else ValueError), raised.value
+    assert isinstance(raised.value, TypeError) is wrong_type
 
 
 def test_approval_covers_named_tools_and_unhinted_side_effects() -> None:

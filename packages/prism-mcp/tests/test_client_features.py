@@ -295,7 +295,7 @@ async def test_features_work_over_streamable_http_and_denials_reach_the_server(k
 
 
 def test_feature_options_are_validated_with_the_field_name() -> None:
-    with pytest.raises(ValueError, match="permission"):
+    with pytest.raises(TypeError, match="permission"):
         McpClientFeatures(permission=None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="timeout_seconds"):
         McpClientFeatures(permission=ALLOW, timeout_seconds=0)
@@ -303,11 +303,11 @@ def test_feature_options_are_validated_with_the_field_name() -> None:
         McpClientFeatures(permission=ALLOW, max_concurrent=65)
     with pytest.raises(ValueError, match="roots"):
         McpClientFeatures(permission=ALLOW, roots=["relative"])
-    with pytest.raises(ValueError, match="roots"):
+    with pytest.raises(TypeError, match="roots"):
         McpClientFeatures(permission=ALLOW, roots="/tmp")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="elicitation"):
+    with pytest.raises(TypeError, match="elicitation"):
         McpClientFeatures(permission=ALLOW, elicitation="no")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="client_features"):
+    with pytest.raises(TypeError, match="client_features"):
         McpBridgeOptions(client_features={"elicitation": None})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="content"):
         ElicitationResponse(action="decline", content={"a": 1})

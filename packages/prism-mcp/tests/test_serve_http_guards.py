@@ -77,7 +77,7 @@ def test_http_needs_authentication_or_an_explicit_opt_out() -> None:
     ],
 )
 def test_session_limits_are_validated(field: str, value: object, rule: str) -> None:
-    with pytest.raises(ValueError, match=rule):
+    with pytest.raises(TypeError if value is True else ValueError, match=rule):
         SessionLimits(**{field: value})
 
 
@@ -92,8 +92,10 @@ async def test_bearer_tokens_admit_only_their_own_and_mark_approvers() -> None:
         assert await tokens.verify_token(wrong) is None
     with pytest.raises(ValueError, match=r"BearerTokens\.tokens must be printable strings of 16"):
         BearerTokens(["short"])
-    with pytest.raises(ValueError, match="not one"):
+    with pytest.raises(TypeError, match="not one"):
         BearerTokens(TOKEN)
+    with pytest.raises(TypeError, match=r"BearerTokens\.tokens must be printable strings"):
+        BearerTokens([b"0123456789abcdef0123"])  # type: ignore[list-item]
     with pytest.raises(ValueError, match="approver_tokens must differ from tokens"):
         BearerTokens([TOKEN], approver_tokens=[TOKEN])
 

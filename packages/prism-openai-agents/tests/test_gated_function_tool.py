@@ -99,7 +99,7 @@ async def test_bad_arguments_are_refused_before_the_tool_sees_them() -> None:
 
 
 def test_only_function_tools_and_pipelines_are_accepted() -> None:
-    with pytest.raises(ValueError, match="tool"):
+    with pytest.raises(TypeError, match=r"gate_function_tool\.tool must be a FunctionTool"):
         gate_function_tool(object(), ToolPipeline())  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="pipeline"):
+    with pytest.raises(TypeError, match="pipeline"):
         gate_function_tool(weather, object())  # type: ignore[arg-type]

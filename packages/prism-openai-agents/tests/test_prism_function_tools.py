@@ -186,7 +186,7 @@ async def test_images_and_structured_values_reach_the_model() -> None:
 
 
 def test_options_are_checked_by_name() -> None:
-    with pytest.raises(ValueError, match="pipeline"):
+    with pytest.raises(TypeError, match=r"prism_function_tools\.pipeline must be a ToolPipeline"):
         prism_function_tools(create_tool_registry([]))  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="session_id"):
+    with pytest.raises(TypeError, match="session_id"):
         prism_function_tools(ToolPipeline(registry=create_tool_registry([])), session_id=3)  # type: ignore[arg-type]

@@ -208,3 +208,5 @@ def test_bridge_options_out_of_bounds_are_refused_by_name() -> None:
 
     with pytest.raises(ValueError, match=r"OpenAIAgentsBridge\.max_open_spans"):
         OpenAIAgentsBridge(max_open_spans=0)
+    with pytest.raises(TypeError, match=r"OpenAIAgentsBridge\.max_open_spans"):
+        OpenAIAgentsBridge(max_open_spans=1.5)  # type: ignore[arg-type]

@@ -121,5 +121,5 @@ async def test_the_filter_hides_tools_from_the_model() -> None:
 
 
 def test_a_non_toolset_is_refused_by_name() -> None:
-    with pytest.raises(ValueError, match="wrapped"):
+    with pytest.raises(TypeError, match=r"PrismGatedToolset\.wrapped must be"):
         PrismGatedToolset(object())  # type: ignore[arg-type]

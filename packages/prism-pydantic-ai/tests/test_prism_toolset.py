@@ -163,9 +163,11 @@ async def test_cancelling_the_run_cancels_a_running_tool() -> None:
 
 def test_options_are_checked_by_name() -> None:
     registry = create_tool_registry([])
-    with pytest.raises(ValueError, match="max_retries"):
+    with pytest.raises(ValueError, match=r"PrismToolset\.max_retries must be an int from 0"):
         PrismToolset(ToolPipeline(registry=registry), max_retries=-1)
-    with pytest.raises(ValueError, match="pipeline"):
+    with pytest.raises(TypeError, match="max_retries"):
+        PrismToolset(ToolPipeline(registry=registry), max_retries="1")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="pipeline"):
         PrismToolset(registry)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="list"):
         PrismToolset(ToolPipeline(registry=type("Get", (), {"get": lambda s, n: None})()))

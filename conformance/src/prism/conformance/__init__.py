@@ -5,7 +5,7 @@ from ._inspect import assert_transcript_valid, find_secret
 from ._matrix import THREAT_MATRIX, ThreatRow, row_by_id
 from ._probe import assert_tool_dispatch_conforms
 from ._pytest_tests import make_conformance_tests
-from ._registry import RowSkipped, conformance_row, registered_checks, require
+from ._registry import RowSkippedError, conformance_row, registered_checks, require
 from ._report import REPORT_SCHEMA, ConformanceReport, RowResult, RowStatus
 from ._runner import BACKENDS, RunProgress, run_conformance, run_row
 from ._subject_served import served_subjects
@@ -21,7 +21,7 @@ __all__ = [
     "EventRecorder",
     "FileCanary",
     "RowResult",
-    "RowSkipped",
+    "RowSkippedError",
     "RowStatus",
     "RunProgress",
     "ThreatRow",

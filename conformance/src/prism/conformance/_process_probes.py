@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from prism.core.testing import scaled
 
-from ._registry import RowSkipped
+from ._registry import RowSkippedError
 
 __all__ = [
     "alive",
@@ -26,7 +26,7 @@ __all__ = [
 def need_proc() -> None:
     """Skip the row where there is no ``/proc`` to observe processes and memory through."""
     if not os.path.exists("/proc/self/status"):
-        raise RowSkipped("this row measures processes and memory through /proc (Linux only)")
+        raise RowSkippedError("this row measures processes and memory through /proc (Linux only)")
 
 
 def proc_number(path: str, field: bytes) -> int | None:
@@ -97,12 +97,12 @@ def peak_rss_growth() -> Iterator[Callable[[], int]]:
             for line in f:
                 if line.startswith(field):
                     return int(line.split()[1]) * 1024
-        raise RowSkipped(f"/proc/self/status has no {field}")
+        raise RowSkippedError(f"/proc/self/status has no {field}")
 
     try:
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")  # reset VmHWM (the peak) to the current RSS
     except OSError as exc:
-        raise RowSkipped(f"cannot reset the peak RSS: {exc}") from None
+        raise RowSkippedError(f"cannot reset the peak RSS: {exc}") from None
     base = read("VmRSS:")
     yield lambda: max(0, read("VmHWM:") - base)

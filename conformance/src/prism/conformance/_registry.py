@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib
-import math
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, final
+
+from prism.core import PrismError
+from prism.core.options import check_seconds
 
 from ._matrix import row_by_id
 
@@ -15,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_ROW_TIMEOUT_SECONDS",
     "RowCheck",
-    "RowSkipped",
+    "RowSkippedError",
     "conformance_row",
     "load_checks",
     "registered_checks",
@@ -50,8 +52,10 @@ _ROW_MODULES: dict[str, str] = {
 }
 
 
-class RowSkipped(Exception):
-    """Raised by a check when its subject is not available; the row is reported skipped."""
+@final
+class RowSkippedError(PrismError):
+    """A check cannot run here: its subject or a host capability (a sandbox, ``/proc``, a
+    backend) is missing. An error of the environment, so the runner reports the row skipped."""
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -95,7 +99,7 @@ def require(value: T | None, what: str) -> T:
     the row as ``<distribution> is not installed`` instead of this message.
     """
     if value is None:
-        raise RowSkipped(f"{what} is not available (its subject is None)")
+        raise RowSkippedError(f"{what} is not available (its subject is None)")
     return value
 
 
@@ -127,11 +131,6 @@ def row_timeout_seconds(row_id: str) -> float:
 
 
 def _check_timeout(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name} must be a number of seconds in (0, {MAX_ROW_TIMEOUT_SECONDS:g}]")
-    if not math.isfinite(value) or value <= 0 or value > MAX_ROW_TIMEOUT_SECONDS:
-        raise ValueError(
-            f"{name} must be in (0, {MAX_ROW_TIMEOUT_SECONDS:g}] seconds (hard cap "
-            f"{MAX_ROW_TIMEOUT_SECONDS:g}), got {value!r}"
-        )
-    return float(value)
+    """Seconds in ``(0, MAX_ROW_TIMEOUT_SECONDS]``: ``TypeError`` if not a number, else
+    ``ValueError``, in the options message format."""
+    return check_seconds(name, value, cap=MAX_ROW_TIMEOUT_SECONDS)

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Literal
+from typing import Any, Literal, final
 
 from ._matrix import THREAT_MATRIX, ThreatRow, row_by_id
 
@@ -22,6 +22,7 @@ REPORT_SCHEMA = "prism-conformance-report/1"
 _DISTRIBUTIONS = sorted({row.package for row in THREAT_MATRIX} | {"prism-conformance"})
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RowResult:
     """One threat row on one backend: passed, failed (with a message) or skipped (with why)."""
@@ -52,6 +53,7 @@ def _version(distribution: str) -> str | None:
         return None
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConformanceReport:
     """Every ``RowResult`` of a run, in matrix order, with summary counts."""

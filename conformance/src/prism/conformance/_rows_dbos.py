@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from prism.core.testing import scaled
 
 from ._aio import current_backend, monotonic, sleep
-from ._registry import RowSkipped, conformance_row, require
+from ._registry import RowSkippedError, conformance_row, require
 
 if TYPE_CHECKING:
     from ._subjects import ConformanceSubjects
@@ -133,7 +133,9 @@ class _Durable:
 def _app(subjects: ConformanceSubjects) -> Iterator[_Durable]:
     factory = require(subjects.durable_agent_factory, "durable agent (prism-dbos)")
     if current_backend() != "asyncio":
-        raise RowSkipped("durable execution runs on asyncio only; the row is checked on asyncio")
+        raise RowSkippedError(
+            "durable execution runs on asyncio only; the row is checked on asyncio"
+        )
     with tempfile.TemporaryDirectory(prefix="prism-durable-") as tmp:
         app = _Durable(Path(tmp), factory)
         try:

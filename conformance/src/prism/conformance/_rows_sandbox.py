@@ -16,7 +16,7 @@ from typing import Any
 from prism.core import ToolDefinition
 from prism.core.testing import scaled
 
-from ._registry import RowSkipped, conformance_row, require
+from ._registry import RowSkippedError, conformance_row, require
 from ._rows_coding_security import (
     _call,
     _Dirs,
@@ -197,12 +197,14 @@ async def sandbox_escape_attempts(subjects: ConformanceSubjects) -> None:
         tools = tools_factory(d.root, shell=_shell_options(operations=operations(sandbox)))
         probe = await _shell(subjects, tools, "echo sandbox-up > up.txt")
         if not _exists(os.path.join(d.root, "up.txt")):
-            raise RowSkipped(f"the sandbox cannot run on this host: {probe[:300]}")
+            raise RowSkippedError(f"the sandbox cannot run on this host: {probe[:300]}")
         await _basic(subjects, tools, d)
         await _unix_socket(subjects, tools, d)
         await _protected(subjects, tools, d)
         await _secrets(subjects, tools, d)
         limit = getattr(getattr(sandbox, "capabilities", None), "process_limit", "unknown")
         if limit is None:
-            raise RowSkipped("no process ceiling holds on this host (root without a pids cgroup)")
+            raise RowSkippedError(
+                "no process ceiling holds on this host (root without a pids cgroup)"
+            )
         await _storm(subjects, tools)

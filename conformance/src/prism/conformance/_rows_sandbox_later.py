@@ -14,7 +14,7 @@ from typing import Any
 
 from prism.core import ToolDefinition
 
-from ._registry import RowSkipped, conformance_row, require
+from ._registry import RowSkippedError, conformance_row, require
 from ._rows_coding_security import (
     _call,
     _dirs,
@@ -67,7 +67,7 @@ async def _sandbox_up(
 ) -> None:
     probe = await _shell(subjects, tools, "echo up > up.txt")
     if not _exists(os.path.join(root, "up.txt")):
-        raise RowSkipped(f"the sandbox cannot run on this host: {probe[:300]}")
+        raise RowSkippedError(f"the sandbox cannot run on this host: {probe[:300]}")
     os.unlink(os.path.join(root, "up.txt"))
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from prism.core import ToolDefinition
 
-from ._registry import RowSkipped, conformance_row, require
+from ._registry import RowSkippedError, conformance_row, require
 from ._rows_coding_security import _call, _dirs, _outside_base, _text, _write
 from ._rows_sandbox_later import _sandbox_up, _sandboxed_tools, _shell
 from ._subjects import ConformanceSubjects
@@ -68,7 +68,7 @@ _CREDENTIALS = (
 @conformance_row("E18", timeout_seconds=120)
 async def socket_families_by_allowlist(subjects: ConformanceSubjects) -> None:
     if shutil.which("python3") is None:
-        raise RowSkipped("python3 is not installed; the row opens sockets with it")
+        raise RowSkippedError("python3 is not installed; the row opens sockets with it")
     # `python3` as the sandbox's PATH finds it: a virtual environment's interpreter (under a
     # directory the sandbox does not show) would fail to start, and prove nothing.
     command = f"python3 -c {shlex.quote(_PROBE)} {shlex.quote(json.dumps(_FAMILIES))}; true"

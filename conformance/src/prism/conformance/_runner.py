@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from prism.core.testing import scaled, time_factor
 
 from ._matrix import THREAT_MATRIX, ThreatRow, row_by_id
-from ._registry import RowCheck, RowSkipped, _check_timeout, load_checks, row_timeout_seconds
+from ._registry import RowCheck, RowSkippedError, _check_timeout, load_checks, row_timeout_seconds
 from ._report import ConformanceReport, RowResult, RowStatus
 
 if TYPE_CHECKING:
@@ -142,12 +142,12 @@ def _where(exc: BaseException) -> str:
 
 def _classify(exc: BaseException) -> tuple[RowStatus, str]:
     leaves = _leaves(exc)
-    if all(isinstance(leaf, RowSkipped) for leaf in leaves):
+    if all(isinstance(leaf, RowSkippedError) for leaf in leaves):
         return "skipped", "; ".join(dict.fromkeys(str(leaf) for leaf in leaves))
-    if all(isinstance(leaf, RowSkipped | ModuleNotFoundError) for leaf in leaves):
+    if all(isinstance(leaf, RowSkippedError | ModuleNotFoundError) for leaf in leaves):
         names = [getattr(leaf, "name", None) or str(leaf) for leaf in leaves]
         return "skipped", f"{', '.join(dict.fromkeys(names))} is not installed"
-    failures = [leaf for leaf in leaves if not isinstance(leaf, RowSkipped)]
+    failures = [leaf for leaf in leaves if not isinstance(leaf, RowSkippedError)]
     assertions = [leaf for leaf in failures if isinstance(leaf, AssertionError)]
     if assertions:
         messages = [str(a) or f"assertion failed{_where(a)}" for a in assertions]

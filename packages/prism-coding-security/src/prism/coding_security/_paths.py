@@ -275,9 +275,10 @@ def canonicalize_roots(roots: Iterable[str | os.PathLike[str]]) -> tuple[str, ..
 
 
 def existing_directories(where: str, values: object) -> tuple[str, ...]:
-    """Each of ``values`` as its real path, without repeats; ``ValueError`` names the bad one."""
+    """Each of ``values`` as its real path, without repeats; the error names the bad one
+    (``TypeError`` for a value of the wrong type, ``ValueError`` for a bad path)."""
     if isinstance(values, (str, bytes, os.PathLike)) or not isinstance(values, Iterable):
-        raise ValueError(f"{where} must be a sequence of directories, got {values!r}")
+        raise TypeError(f"{where} must be a sequence of directories, got {values!r:.200}")
     result = (existing_directory(f"{where}[{i}]", value) for i, value in enumerate(values))
     return tuple(dict.fromkeys(result))
 
@@ -286,7 +287,8 @@ def existing_directory(where: str, value: object) -> str:
     """``value``'s real path if it is an existing absolute directory, else ``ValueError``."""
     text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else value
     if not isinstance(text, str) or not text or "\x00" in text:
-        raise ValueError(f"{where} must be a directory path, got {text!r}")
+        error = ValueError if isinstance(text, str) else TypeError
+        raise error(f"{where} must be a directory path, got {text!r:.200}")
     if not os.path.isabs(text):
         raise ValueError(f"{where} must be an absolute path, got {text!r}")
     try:

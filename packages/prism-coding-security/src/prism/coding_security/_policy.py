@@ -238,13 +238,13 @@ def _rules(command_rules: object) -> tuple[CommandRule, ...]:
     if isinstance(command_rules, (str, bytes, CommandRule)) or not isinstance(
         command_rules, Iterable
     ):
-        raise ValueError(
-            f"{_WHERE}command_rules must be a sequence of CommandRule, got {command_rules!r}"
+        raise TypeError(
+            f"{_WHERE}command_rules must be a sequence of CommandRule, got {command_rules!r:.200}"
         )
     rules = tuple(command_rules)
     for index, rule in enumerate(rules):
         if not isinstance(rule, CommandRule):
-            raise ValueError(f"{_WHERE}command_rules[{index}] must be a CommandRule, got {rule!r}")
+            raise TypeError(f"{_WHERE}command_rules[{index}] must be a CommandRule, got {rule!r}")
     return rules
 
 
@@ -252,13 +252,13 @@ def _protected(protected: object) -> ProtectedPaths:
     if isinstance(protected, ProtectedPaths):
         return protected
     if isinstance(protected, (str, bytes)) or not isinstance(protected, Iterable):
-        raise ValueError(
+        raise TypeError(
             f"{_WHERE}protected must be a ProtectedPaths or a sequence of names, got {protected!r}"
         )
     try:
         return ProtectedPaths(extra=tuple(protected))
-    except ValueError as error:
-        raise ValueError(f"{_WHERE}protected: {error}") from error
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{_WHERE}protected: {error}") from error
 
 
 def create_coding_approval_policy(

@@ -83,14 +83,13 @@ class ProtectedPaths:
     def __post_init__(self) -> None:
         check_choice("ProtectedPaths.git", self.git, ("all", "code"))
         check_flag("ProtectedPaths.host_executed", self.host_executed)
-        if isinstance(self.extra, str):
-            raise ValueError(
-                f"ProtectedPaths.extra must be a sequence of names, got {self.extra!r}"
-            )
+        if isinstance(self.extra, str | bytes) or not isinstance(self.extra, tuple | list):
+            raise TypeError(f"ProtectedPaths.extra must be a sequence of names, got {self.extra!r}")
         for index, item in enumerate(self.extra):
             if not isinstance(item, str) or not item or "\x00" in item or item.startswith("/"):
                 rule = "a relative name or path"
-                raise ValueError(f"ProtectedPaths.extra[{index}] must be {rule}, got {item!r}")
+                error = ValueError if isinstance(item, str) else TypeError
+                raise error(f"ProtectedPaths.extra[{index}] must be {rule}, got {item!r:.200}")
 
     @property
     def names(self) -> frozenset[str]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 
+from prism.core import PrismError
+
 __all__ = ["WalkLimitError", "bounded_entries"]
 
 
-class WalkLimitError(OSError):
+class WalkLimitError(PrismError, OSError):
     """More entries than the walk may look at: the answer is unknown (callers fail closed)."""
 
 

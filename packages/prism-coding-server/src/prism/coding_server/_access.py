@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from prism.core import PrismError
 from prism.mcp.server import (
     BearerTokens,
     HttpOptions,
@@ -28,7 +29,7 @@ NO_AUTH_WARNING = (
 )
 
 
-class AccessError(ValueError):
+class AccessError(PrismError, ValueError):
     """A token (file or variable) the server cannot use; the message names it."""
 
 

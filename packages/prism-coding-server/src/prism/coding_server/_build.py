@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import final
 
 from prism.coding_security import (
     DEFAULT_DENY_READ,
@@ -13,7 +14,7 @@ from prism.coding_security import (
     create_sandbox_bash_operations,
 )
 from prism.coding_tools import ShellOperations, ShellOptions, create_coding_tools
-from prism.core import SecretRedactor, ToolPipeline, create_tool_registry
+from prism.core import PrismError, SecretRedactor, ToolPipeline, create_tool_registry
 from prism.jsonschema import create_json_schema_tool_argument_validator
 from prism.mcp.server import McpToolServer, ServeOptions
 
@@ -28,7 +29,8 @@ SHELL_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TERM")  # host secrets stay away
 PROBE_SECONDS = 15.0
 
 
-class SandboxRequiredError(RuntimeError):
+@final
+class SandboxRequiredError(PrismError, RuntimeError):
     """``--sandbox`` was asked for and bubblewrap does not work on this machine."""
 
 

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, final
 
-from prism.core.options import check_choice, check_count, check_flag, check_seconds
+from prism.core.options import (
+    check_choice,
+    check_count,
+    check_flag,
+    check_instance,
+    check_seconds,
+)
 from prism.mcp.server import SessionLimits
 
 __all__ = ["CodingServerOptions"]
@@ -16,6 +22,7 @@ MAX_SECONDS = 3600.0
 SECRET_ENV_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "CREDENTIAL")
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CodingServerOptions:
     """``sandbox=None``: bubblewrap when it works here, else the local shell; ``True``: required.
@@ -91,19 +98,17 @@ class CodingServerOptions:
             raise ValueError(
                 "CodingServerOptions.approver_tty must be False when approver_command is given"
             )
-        if not isinstance(self.sessions, SessionLimits):
-            raise ValueError(
-                f"CodingServerOptions.sessions must be a SessionLimits, got {self.sessions!r:.200}"
-            )
+        check_instance("CodingServerOptions.sessions", self.sessions, SessionLimits)
 
 
 def _check_paths(where: str, value: object) -> tuple[str, ...]:
     """``value`` as a tuple of non-empty paths without NUL (a lone string is refused)."""
     if isinstance(value, str | bytes) or not isinstance(value, tuple | list):
-        raise ValueError(f"{where} must be a tuple of paths, got {value!r:.200}")
+        raise TypeError(f"{where} must be a tuple of paths, got {value!r:.200}")
     for path in value:
         if not isinstance(path, str) or not path or "\0" in path:
-            raise ValueError(f"{where} must be non-empty paths without NUL, got {path!r:.200}")
+            error = ValueError if isinstance(path, str) else TypeError
+            raise error(f"{where} must be non-empty paths without NUL, got {path!r:.200}")
     return tuple(value)
 
 

@@ -211,7 +211,7 @@ def optional_seconds(arguments: JsonObject, key: str, cap: float) -> float | Non
         return None
     try:
         return check_seconds(key, value, cap=cap)
-    except ValueError as exc:
+    except (TypeError, ValueError) as exc:
         raise ToolError("invalid_arguments", str(exc)) from None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol, cast, runtime_checkable
+from typing import Protocol, cast, final, runtime_checkable
 
 from prism.core import AbortSignal
 from prism.core.options import check_callable, check_flag, check_seconds
@@ -16,6 +16,7 @@ from prism.core.options import check_callable, check_flag, check_seconds
 __all__ = ["MAX_EXEC_TIMEOUT_SECONDS", "ExecRequest", "ExecResult", "ShellOperations"]
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class ExecResult:
     """How a command ended. ``exit_code`` is ``None`` only when the process was killed
@@ -28,7 +29,7 @@ class ExecResult:
     def __post_init__(self) -> None:
         code = self.exit_code
         if code is not None and (isinstance(code, bool) or not isinstance(code, int)):
-            raise ValueError(f"ExecResult.exit_code must be an int or None, got {code!r}")
+            raise TypeError(f"ExecResult.exit_code must be an int or None, got {code!r:.200}")
         check_flag("ExecResult.timed_out", self.timed_out)
         check_flag("ExecResult.aborted", self.aborted)
 
@@ -40,7 +41,7 @@ _WHERE = "ShellOperations.exec."
 
 @dataclass(frozen=True, slots=True)
 class ExecRequest:
-    """One ``ShellOperations.exec`` call, arguments checked (``ValueError`` names the bad one)."""
+    """One ``ShellOperations.exec`` call, arguments checked (the error names the bad one)."""
 
     command: str
     cwd: str
@@ -53,12 +54,13 @@ class ExecRequest:
         for name in ("command", "cwd"):
             value = getattr(self, name)
             if not isinstance(value, str) or "\x00" in value:
-                raise ValueError(f"{_WHERE}{name} must be a str without NUL, got {value!r}")
+                error = ValueError if isinstance(value, str) else TypeError
+                raise error(f"{_WHERE}{name} must be a str without NUL, got {value!r:.200}")
         env = self.env
         if not isinstance(env, Mapping) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in env.items()
         ):
-            raise ValueError(f"{_WHERE}env must be a mapping of str to str, got {env!r}")
+            raise TypeError(f"{_WHERE}env must be a mapping of str to str, got {env!r:.200}")
         check_callable(_WHERE + "on_data", self.on_data)
         if self.timeout_seconds is not None:
             timeout, cap = self.timeout_seconds, MAX_EXEC_TIMEOUT_SECONDS

@@ -13,6 +13,8 @@ import errno
 import os
 import stat
 
+from prism.core import PrismError
+
 from ._common import ToolError
 
 __all__ = [
@@ -29,7 +31,7 @@ _DIR_FLAGS = os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_PATH
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 
 
-class PathChangedError(OSError):
+class PathChangedError(PrismError, OSError):
     """A component of the checked path is now a symbolic link (it changed after the check)."""
 
     def __init__(self, component: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import final
 
 from prism.core.options import GIB, MIB, check_callable, check_count, check_seconds
 
@@ -30,14 +31,15 @@ INPUT_BYTES_CAP = 64 * MIB
 def _env_allowlist(value: Iterable[str] | None) -> tuple[str, ...] | None:
     if value is None:
         return None
+    where = "ShellOptions.env_allowlist"
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
-        raise ValueError(
-            f"ShellOptions.env_allowlist must be a collection of names, got {value!r:.200}"
-        )
+        raise TypeError(f"{where} must be a collection of names, got {value!r:.200}")
     names = tuple(value)
     for name in names:
         if not isinstance(name, str) or not name or "=" in name:
-            raise ValueError(f"ShellOptions.env_allowlist holds an invalid name: {name!r:.200}")
+            error = ValueError if isinstance(name, str) else TypeError
+            rule = "names that are non-empty str without '='"
+            raise error(f"{where} must hold {rule}, got {name!r:.200}")
     return names
 
 
@@ -46,9 +48,11 @@ def _check_text(where: str, value: object, rule: str, *, blank_ok: bool) -> None
     if value is None:
         return
     if not isinstance(value, str) or not (value if blank_ok else value.strip()) or "\0" in value:
-        raise ValueError(f"{where} must be {rule} or None, got {value!r:.200}")
+        error = ValueError if isinstance(value, str) else TypeError
+        raise error(f"{where} must be {rule} or None, got {value!r:.200}")
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ShellOptions:
     """Bounds and plumbing of the ``shell`` tool."""
@@ -82,9 +86,9 @@ class ShellOptions:
         _check_text("ShellOptions.shell_path", self.shell_path, "a path", blank_ok=True)
         object.__setattr__(self, "env_allowlist", _env_allowlist(self.env_allowlist))
         if self.operations is not None and not callable(getattr(self.operations, "exec", None)):
-            raise ValueError(
+            raise TypeError(
                 "ShellOptions.operations must implement ShellOperations (an async exec), "
-                f"got {type(self.operations).__name__}"
+                f"got {self.operations!r:.200}"
             )
         _check_text(
             "ShellOptions.command_prefix", self.command_prefix, "non-blank text", blank_ok=False
@@ -103,6 +107,7 @@ class TransformImageInput:
 TransformImage = Callable[[TransformImageInput], "bytes | Awaitable[bytes]"]
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReadOptions:
     """Bounds of the ``read`` tool (no ``auto_resize_images``: use ``transform_image``)."""
@@ -123,6 +128,7 @@ class ReadOptions:
         check_callable("ReadOptions.transform_image", self.transform_image, optional=True)
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WriteOptions:
     """Bounds of the ``write`` tool."""
@@ -134,6 +140,7 @@ class WriteOptions:
         check_count("WriteOptions.max_input_bytes", self.max_input_bytes, cap=INPUT_BYTES_CAP)
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EditOptions:
     """Bounds of the ``edit`` tool."""

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ._batch import dispatch_tool_calls_in_order
     from ._dispatch import dispatch_tool_call
     from ._dispatch_options import DispatchSettings
+    from ._errors import PrismError
     from ._execution import (
         ExecutionAction,
         ExecutionDecision,
@@ -88,6 +89,7 @@ __all__ = [
     "PermissionDecision",
     "PermissionPolicy",
     "PermissionRequest",
+    "PrismError",
     "Redactor",
     "ResourceContent",
     "ResourceLinkContent",
@@ -147,6 +149,7 @@ _LAZY: dict[str, str] = {
     "PermissionDecision": "._permission",
     "PermissionPolicy": "._permission",
     "PermissionRequest": "._permission",
+    "PrismError": "._errors",
     "Redactor": "._redact",
     "ResourceContent": "._types",
     "ResourceLinkContent": "._types",

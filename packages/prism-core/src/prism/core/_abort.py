@@ -5,15 +5,18 @@ from __future__ import annotations
 import itertools
 from _thread import allocate_lock
 from collections.abc import Callable
+from typing import final
 
 from . import _backend
+from ._errors import PrismError
 
 __all__ = ["AbortController", "AbortError", "AbortSignal"]
 
 _keys = itertools.count()
 
 
-class AbortError(Exception):
+@final
+class AbortError(PrismError):
     """Raised by ``AbortSignal.throw_if_aborted``; carries the abort reason."""
 
     def __init__(self, reason: object | None = None) -> None:

@@ -6,11 +6,16 @@ import functools
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Required, TypedDict, Unpack
+from typing import Any, Required, TypedDict, Unpack, final
 
 from . import _backend
 from ._abort import NEVER_ABORTED, AbortController, AbortSignal
-from ._batch import LoopOptions, dispatch_tool_calls_in_order, resolve_tool_concurrency
+from ._batch import (
+    MAX_ABORT_GRACE_SECONDS,
+    LoopOptions,
+    dispatch_tool_calls_in_order,
+    resolve_tool_concurrency,
+)
 from ._dispatch_options import DispatchOptions, DispatchSettings
 from ._filter import ToolFilter, filter_tools
 from ._ledger import RunLedger
@@ -34,13 +39,14 @@ from ._steps import CallUnit, StepHook, check_step_hook
 from ._types import ErrorInfo, ToolCall, ToolDefinition, ToolExecutionContext
 from ._validation import ToolValidator
 from .events import EventSink
-from .options import check_count
+from .options import check_callable, check_count, check_instance, check_seconds
 
 __all__ = ["Agent", "AgentSettings", "RunLimits", "RunOptions"]
 
 MAX_TOOL_ROUNDS = 64
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunLimits:
     """How many tool rounds (batches) a run may dispatch; default 8, hard cap 64."""
@@ -51,6 +57,7 @@ class RunLimits:
         check_count("RunLimits.max_tool_rounds", self.max_tool_rounds, cap=MAX_TOOL_ROUNDS)
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunOptions:
     """Per-run overrides; each set field wins over the agent's (limits may only narrow)."""
@@ -66,8 +73,16 @@ class RunOptions:
     """Runs each tool call as a unit of its own (``prism.core.lowlevel``)."""
 
     def __post_init__(self) -> None:
-        if self.run_id is not None and (type(self.run_id) is not str or not self.run_id):
-            raise ValueError(f"RunOptions.run_id must be a non-empty str, got {self.run_id!r}")
+        where = "RunOptions."
+        check_instance(where + "signal", self.signal, AbortSignal, optional=True)
+        check_instance(where + "loop", self.loop, LoopOptions, optional=True)
+        check_callable(where + "validate", self.validate, optional=True)
+        check_instance(where + "limits", self.limits, RunLimits, optional=True)
+        grace = self.abort_grace_seconds
+        check_seconds(where + "abort_grace_seconds", grace, cap=MAX_ABORT_GRACE_SECONDS)
+        check_instance(where + "run_id", self.run_id, str, optional=True)
+        if self.run_id == "":
+            raise ValueError("RunOptions.run_id must be a non-empty str or None, got ''")
         check_step_hook("RunOptions.step_hook", self.step_hook)
 
 
@@ -101,14 +116,16 @@ class Agent:
         if not _SETTINGS.issuperset(settings):
             unknown = ", ".join(sorted(settings.keys() - _SETTINGS))
             raise TypeError(f"Agent got unknown settings: {unknown}")
-        if not callable(getattr(settings.get("provider"), "generate", None)):
-            raise ValueError("Agent.provider must have an async generate(request) method")
+        provider = settings.get("provider")
+        if not callable(getattr(provider, "generate", None)):
+            rule = "an object with an async generate(request) method"
+            raise TypeError(f"Agent.provider must be {rule}, got {provider!r:.200}")
         model = settings.get("model")
         if not isinstance(model, str) or not model:
-            raise ValueError(f"Agent.model must be a non-empty str, got {model!r}")
+            error = ValueError if isinstance(model, str) else TypeError
+            raise error(f"Agent.model must be a non-empty str, got {model!r:.200}")
         limits = settings.get("limits")
-        if limits is not None and not isinstance(limits, RunLimits):
-            raise ValueError(f"Agent.limits must be RunLimits or None, got {limits!r}")
+        check_instance("Agent.limits", limits, RunLimits, optional=True)
         tools = settings.get("tools", ())
         self.provider = settings["provider"]
         self.model = model

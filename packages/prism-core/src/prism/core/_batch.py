@@ -6,7 +6,7 @@ import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Unpack
+from typing import Literal, TypeAlias, Unpack, final
 
 from . import _backend
 from ._abort import NEVER_ABORTED, AbortController, AbortSignal
@@ -22,25 +22,36 @@ from ._outcomes import (
 from ._reporting import CallReporter
 from ._steps import BatchSteps, CallUnit, StepHook, check_step_hook
 from ._types import ErrorInfo, ToolCall, ToolDefinition, ToolExecutionContext, ToolResult
-from .options import check_count, check_seconds
+from .options import check_choice, check_count, check_seconds
 
-__all__ = ["LoopOptions", "dispatch_tool_calls_in_order", "resolve_tool_concurrency"]
+__all__ = [
+    "LoopOptions",
+    "LoopStrategy",
+    "dispatch_tool_calls_in_order",
+    "resolve_tool_concurrency",
+]
 
 MAX_TOOL_CONCURRENCY = 64
 MAX_ABORT_GRACE_SECONDS = 600.0
 
+LoopStrategy: TypeAlias = Literal["single_shot"]
+"""How the agent loop runs: one value (today the only one is ``"single_shot"``: generate,
+dispatch the turn's calls, repeat)."""
+_STRATEGIES: tuple[LoopStrategy, ...] = ("single_shot",)
 
+
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LoopOptions:
     """How the agent loop runs a turn: the strategy and how many tool calls run at once."""
 
-    strategy: Literal["single-shot"] = "single-shot"
+    strategy: LoopStrategy = "single_shot"
     tool_concurrency: int = 1
 
     def __post_init__(self) -> None:
-        if self.strategy != "single-shot":
-            raise ValueError(f"strategy must be 'single-shot', not {self.strategy!r}")
-        check_count("tool_concurrency", self.tool_concurrency, cap=MAX_TOOL_CONCURRENCY)
+        check_choice("LoopOptions.strategy", self.strategy, _STRATEGIES)
+        concurrency = self.tool_concurrency
+        check_count("LoopOptions.tool_concurrency", concurrency, cap=MAX_TOOL_CONCURRENCY)
 
 
 def resolve_tool_concurrency(run_loop: LoopOptions | None, agent_loop: LoopOptions | None) -> int:

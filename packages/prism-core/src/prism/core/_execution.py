@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, final, runtime_checkable
 
 from ._abort import AbortSignal
 from ._backend import maybe_await
+from ._errors import PrismError
 from ._types import EMPTY_MAPPING
 
 __all__ = [
@@ -36,6 +37,7 @@ class ExecutionAction:
     ``assert_execution_allowed``)."""
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExecutionDecision:
     """A policy's verdict; ``modified`` fields replace the action's when allowed."""
@@ -55,7 +57,8 @@ class ExecutionPolicy(Protocol):
         ...
 
 
-class ExecutionDeniedError(Exception):
+@final
+class ExecutionDeniedError(PrismError, PermissionError):
     """The execution policy refused an action; ``reason`` says why."""
 
     code = "execution_denied"

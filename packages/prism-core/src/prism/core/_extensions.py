@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, final, runtime_checkable
 
 from ._backend import maybe_await
+from ._errors import PrismError
 from ._permission import PermissionPolicy, PermissionRequest, check_permission
 from ._registry import validate_tool_name
 from ._types import ToolDefinition
@@ -18,7 +19,8 @@ if TYPE_CHECKING:
 # The public names are listed once, in prism.core.extensions.
 
 
-class ExtensionPermissionError(PermissionError):
+@final
+class ExtensionPermissionError(PrismError, PermissionError):
     """The permission policy refused ``extension:<name>:setup``."""
 
     code = "permission_denied"

@@ -6,7 +6,9 @@ import dataclasses
 import enum
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, final
+
+from ._errors import PrismError
 
 __all__ = [
     "ToolArgumentsError",
@@ -20,7 +22,8 @@ __all__ = [
 _MAX_DEPTH = 64
 
 
-class ToolArgumentsError(ValueError):
+@final
+class ToolArgumentsError(PrismError, ValueError):
     """Arguments that do not fit the function's annotations; ``path`` is a JSON Pointer."""
 
     code = "invalid_arguments"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeAlias, runtime_checkable
+from typing import Literal, Protocol, TypeAlias, final, runtime_checkable
 
 from ._types import Content, ErrorInfo, JsonObject, ToolCall, ToolResult
 
@@ -88,6 +88,7 @@ class Provider(Protocol):
 RunStatus: TypeAlias = Literal["succeeded", "aborted", "failed"]
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunResult:
     """The finished transcript; ``finish_reason`` is ``stop``, ``tool_round_limit``,

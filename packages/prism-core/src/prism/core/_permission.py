@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Protocol, final, runtime_checkable
 
 from ._fastinit import fast_init
 from ._globs import GlobSet
@@ -36,6 +36,7 @@ class PermissionRequest:
         return f"{self.kind}:{self.target}:{self.action}"
 
 
+@final
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PermissionDecision:

@@ -21,6 +21,7 @@ from ._registry import ToolLookup
 from ._types import JsonObject, ToolCall, ToolDefinition, ToolExecutionContext, ToolResult
 from ._validation import ToolValidator
 from .events import EventSink
+from .options import check_instance
 
 __all__ = ["CallScope", "ExternalOutcome", "ToolPipeline"]
 
@@ -183,10 +184,8 @@ class CallScope:
     signal: AbortSignal | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.session_id, str):
-            raise ValueError(f"session_id: expected a string, got {type(self.session_id).__name__}")
-        if self.signal is not None and not isinstance(self.signal, AbortSignal):
-            raise ValueError(f"signal: expected an AbortSignal, got {type(self.signal).__name__}")
+        check_instance("CallScope.session_id", self.session_id, str)
+        check_instance("CallScope.signal", self.signal, AbortSignal, optional=True)
 
     def context(self, call_id: str, run_id: str = "") -> ToolExecutionContext:
         """The context of one call made in this scope."""

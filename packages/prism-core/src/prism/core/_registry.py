@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Literal, Protocol
+from typing import Literal, Protocol, final
 
+from ._errors import PrismError
 from ._types import ToolDefinition
+from .options import check_choice
 
 __all__ = [
     "ToolLookup",
@@ -27,7 +29,8 @@ class ToolLookup(Protocol):
         ...
 
 
-class UnknownToolError(KeyError):
+@final
+class UnknownToolError(PrismError, KeyError):
     """``resolve`` found no tool by that name."""
 
     def __init__(self, name: str) -> None:
@@ -59,8 +62,7 @@ class ToolRegistry:
         *,
         duplicate: Literal["replace", "error"] = "replace",
     ) -> None:
-        if duplicate not in ("replace", "error"):
-            raise ValueError(f"duplicate must be 'replace' or 'error', not {duplicate!r}")
+        check_choice("ToolRegistry.duplicate", duplicate, ("replace", "error"))
         self._duplicate = duplicate
         self._tools: dict[str, ToolDefinition] = {}
         self._listeners: dict[object, Callable[[], None]] = {}

@@ -86,7 +86,8 @@ class StepHook(Protocol):
 def check_step_hook(where: str, hook: object) -> None:
     """Refuse a step hook without ``open_batch`` at once (not at the first tool call)."""
     if hook is not None and not callable(getattr(hook, "open_batch", None)):
-        raise ValueError(f"{where} must have an async open_batch(calls) method, got {hook!r}")
+        rule = "an object with an async open_batch(calls) method or None"
+        raise TypeError(f"{where} must be {rule}, got {hook!r:.200}")
 
 
 def prepare_call(call: ToolCall, **settings: Unpack[DispatchSettings]) -> CallUnit:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, final
 
 from ._abort import AbortSignal
 from ._fastinit import fast_init
@@ -136,6 +136,7 @@ Content: TypeAlias = (
 CONTENT_TYPES = (TextContent, ImageContent, AudioContent, ResourceContent, ResourceLinkContent)
 
 
+@final
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResult:
@@ -158,6 +159,7 @@ async def _no_progress(progress: float | None, message: str | None) -> None:
     return None
 
 
+@final
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionContext:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeAlias, runtime_checkable
+from typing import Literal, Protocol, TypeAlias, final, runtime_checkable
 
 from ._backend import maybe_await
 from ._types import ErrorInfo, JsonObject, ToolDefinition, ToolExecutionContext
+from .options import check_choice
 
 __all__ = [
     "ToolArgumentValidationIssue",
@@ -31,6 +32,7 @@ class ToolArgumentValidationIssue:
     message: str
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolArgumentValidationResult:
     """``ok`` with no errors, or not ok with at least one error."""
@@ -82,8 +84,8 @@ def create_tool_parameter_validator(
 
     Tools without ``parameters`` pass with ``"allow"`` and are blocked with ``"reject"``.
     """
-    if missing_schema not in ("allow", "reject"):
-        raise ValueError(f"missing_schema must be 'allow' or 'reject', not {missing_schema!r}")
+    where = "create_tool_parameter_validator.missing_schema"
+    check_choice(where, missing_schema, ("allow", "reject"))
 
     async def validate(
         tool: ToolDefinition, arguments: JsonObject, context: ToolExecutionContext

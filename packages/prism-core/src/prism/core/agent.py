@@ -6,7 +6,7 @@ A host that only dispatches tool calls never imports this module.
 from __future__ import annotations
 
 from ._agent import Agent, AgentSettings, RunLimits, RunOptions
-from ._batch import LoopOptions, resolve_tool_concurrency
+from ._batch import LoopOptions, LoopStrategy, resolve_tool_concurrency
 from ._messages import (
     AssistantMessage,
     Message,
@@ -25,6 +25,7 @@ __all__ = [
     "AgentSettings",
     "AssistantMessage",
     "LoopOptions",
+    "LoopStrategy",
     "Message",
     "ModelRequest",
     "ModelResponse",

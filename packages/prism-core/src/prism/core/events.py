@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, final
 
 from ._fastinit import fast_init
 from ._types import ErrorInfo, ToolCall, ToolResult
@@ -41,6 +41,7 @@ class _CallEvent:
     call: ToolCall
 
 
+@final
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionBlocked(_CallEvent):
@@ -52,6 +53,7 @@ class ToolExecutionBlocked(_CallEvent):
     type: Literal["tool_execution_blocked"] = "tool_execution_blocked"
 
 
+@final
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionStarted(_CallEvent):
@@ -60,6 +62,7 @@ class ToolExecutionStarted(_CallEvent):
     type: Literal["tool_execution_started"] = "tool_execution_started"
 
 
+@final
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionProgress(_CallEvent):
@@ -70,6 +73,7 @@ class ToolExecutionProgress(_CallEvent):
     type: Literal["tool_execution_progress"] = "tool_execution_progress"
 
 
+@final
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionFinished(_CallEvent):
@@ -80,6 +84,7 @@ class ToolExecutionFinished(_CallEvent):
     type: Literal["tool_execution_finished"] = "tool_execution_finished"
 
 
+@final
 @fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolExecutionFailed(_CallEvent):
@@ -87,7 +92,7 @@ class ToolExecutionFailed(_CallEvent):
 
     error: ErrorInfo
     duration_seconds: float
-    type: Literal["tool_execution_error"] = "tool_execution_error"
+    type: Literal["tool_execution_failed"] = "tool_execution_failed"
 
 
 AgentEvent: TypeAlias = (

@@ -6,7 +6,7 @@ import copy
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Unpack
+from typing import Unpack, final
 
 from dbos import DBOS, SetWorkflowID, WorkflowHandleAsync
 from prism.core import ErrorInfo
@@ -22,7 +22,7 @@ from prism.core.agent import (
 )
 from prism.core.events import EventSink
 from prism.core.lowlevel import NEVER_ABORTED, error_info_from
-from prism.core.options import check_match
+from prism.core.options import check_instance, check_match
 
 from ._codec import (
     Plain,
@@ -44,6 +44,7 @@ __all__ = ["RUN_WORKFLOW", "DurableAgent", "DurableAgentOptions"]
 RUN_WORKFLOW = "prism.dbos.run"
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DurableAgentOptions:
     """What a durable agent is: a core ``Agent`` (provider, model, gates, limits, session id)
@@ -53,10 +54,8 @@ class DurableAgentOptions:
     toolset: DurableToolset
 
     def __post_init__(self) -> None:
-        if not isinstance(self.agent, Agent):
-            raise ValueError(f"DurableAgentOptions.agent must be an Agent, got {self.agent!r}")
-        if not isinstance(self.toolset, DurableToolset):
-            raise ValueError("DurableAgentOptions.toolset must be a DurableToolset")
+        check_instance("DurableAgentOptions.agent", self.agent, Agent)
+        check_instance("DurableAgentOptions.toolset", self.toolset, DurableToolset)
 
 
 class DurableAgent:

@@ -58,14 +58,17 @@ def _message(approved: bool, reason: str | None) -> dict[str, object]:
     if not isinstance(approved, bool):
         raise TypeError(f"approved must be a bool, got {type(approved).__name__}")
     if reason is not None and (not isinstance(reason, str) or len(reason) > _MAX_REASON):
-        raise ValueError(f"reason must be None or a str of at most {_MAX_REASON} characters")
+        error = ValueError if isinstance(reason, str) else TypeError
+        rule = f"None or a str of at most {_MAX_REASON:,} characters"
+        raise error(f"send_approval.reason must be {rule}, got {reason!r:.200}")
     return {"approved": approved, "reason": reason}
 
 
 def _check_ids(run_id: str, call_id: str) -> None:
     for field, value in (("run_id", run_id), ("call_id", call_id)):
         if not isinstance(value, str) or not value:
-            raise ValueError(f"{field} must be a non-empty str, got {value!r}")
+            error = ValueError if isinstance(value, str) else TypeError
+            raise error(f"send_approval.{field} must be a non-empty str, got {value!r:.200}")
 
 
 class _Port(Protocol):

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import final
+
 from dbos import DBOS
+from prism.core import PrismError
 from prism.core.lowlevel import current_backend
 
 __all__ = ["DurableBackendError", "require_asyncio", "require_workflow"]
 
 
-class DurableBackendError(RuntimeError):
+@final
+class DurableBackendError(PrismError, RuntimeError):
     """Durable execution was entered where it cannot run (trio, or outside a workflow)."""
 
 

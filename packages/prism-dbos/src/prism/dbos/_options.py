@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import final
 
 from prism.core import ToolDefinition, ToolFilter
-from prism.core.options import check_count, check_flag, check_match, check_seconds
+from prism.core.options import check_count, check_flag, check_instance, check_match, check_seconds
 
 __all__ = [
     "MAX_APPROVAL_TIMEOUT_SECONDS",
@@ -22,6 +23,7 @@ _MAX_QUEUE_CONCURRENCY = 10_000
 _URL_SCHEMES = ("sqlite:///", "postgresql://", "postgresql+psycopg://", "postgres://")
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DbosBackendOptions:
     """Where DBOS keeps its history: a SQLite file (embedded) or a Postgres URL (shared).
@@ -43,7 +45,8 @@ class DbosBackendOptions:
         url = self.database_url
         if not isinstance(url, str) or not url.startswith(_URL_SCHEMES):
             schemes = ", ".join(_URL_SCHEMES)
-            raise ValueError(
+            error = ValueError if isinstance(url, str) else TypeError
+            raise error(
                 f"DbosBackendOptions.database_url must start with one of {schemes}, got {url!r}"
             )
         if self.executor_id is not None:
@@ -52,6 +55,7 @@ class DbosBackendOptions:
             check_match("DbosBackendOptions.app_version", self.app_version, NAME_PATTERN)
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ApprovalOptions:
     """Which calls wait for a human decision, and for how long (a durable timeout).
@@ -65,10 +69,7 @@ class ApprovalOptions:
     timeout_seconds: float = 86_400.0
 
     def __post_init__(self) -> None:
-        if self.tools is not None and not isinstance(self.tools, ToolFilter):
-            raise ValueError(
-                f"ApprovalOptions.tools must be a ToolFilter or None, got {self.tools!r}"
-            )
+        check_instance("ApprovalOptions.tools", self.tools, ToolFilter, optional=True)
         check_flag("ApprovalOptions.side_effects", self.side_effects)
         if self.tools is None and not self.side_effects:
             raise ValueError(
@@ -89,6 +90,7 @@ class ApprovalOptions:
         return False
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class QueueOptions:
     """A DBOS queue for tool calls: workers sharing the database execute them.

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+from typing import Any, final
 
 from dbos import DBOS, Queue
-from prism.core import AbortController, ErrorInfo, ToolResult
+from prism.core import AbortController, ErrorInfo, PrismError, ToolResult
 
 from ._call import OUTCOME_UNKNOWN, CallSpec, mark, needs_marker, run_call_steps
 from ._codec import Plain, decode_call, decode_result, encode_result
@@ -39,7 +39,8 @@ _REGISTERED: dict[str, QueueOptions] = {}
 _LOCK = threading.Lock()
 
 
-class QueueConflictError(ValueError):
+@final
+class QueueConflictError(PrismError, ValueError):
     """A tool queue was registered again with different limits (the last would silently win)."""
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, final
 
 from prism.core import (
     AbortSignal,
     DispatchSettings,
     MiddlewareRegistry,
     PermissionPolicy,
+    PrismError,
     Redactor,
     RunLedger,
     ToolCall,
@@ -23,7 +24,7 @@ from prism.core import (
 )
 from prism.core.events import EventSink
 from prism.core.lowlevel import MAX_ABORT_GRACE_SECONDS, CallUnit, prepare_call
-from prism.core.options import check_count, check_match, check_seconds
+from prism.core.options import check_count, check_instance, check_match, check_seconds
 
 from ._ledger import KeyedLedger
 from ._options import NAME_PATTERN, ApprovalOptions, QueueOptions
@@ -60,7 +61,8 @@ class NameTable(Generic[T]):
         return found
 
 
-class UnknownToolsetError(LookupError):
+@final
+class UnknownToolsetError(PrismError, LookupError):
     """A recorded run names a tool set this process did not register."""
 
 
@@ -88,19 +90,15 @@ class DurableToolset:
 
     def __post_init__(self) -> None:
         check_match("DurableToolset.name", self.name, NAME_PATTERN)
-        if not isinstance(self.tools, ToolRegistry):
-            kind = type(self.tools).__name__
-            raise ValueError(f"DurableToolset.tools must be a ToolRegistry, got {kind}")
+        check_instance("DurableToolset.tools", self.tools, ToolRegistry)
         check_count("DurableToolset.tool_concurrency", self.tool_concurrency, cap=_MAX_CONCURRENCY)
         check_seconds(
             "DurableToolset.abort_grace_seconds",
             self.abort_grace_seconds,
             cap=MAX_ABORT_GRACE_SECONDS,
         )
-        if self.approval is not None and not isinstance(self.approval, ApprovalOptions):
-            raise ValueError("DurableToolset.approval must be ApprovalOptions or None")
-        if self.queue is not None and not isinstance(self.queue, QueueOptions):
-            raise ValueError("DurableToolset.queue must be QueueOptions or None")
+        check_instance("DurableToolset.approval", self.approval, ApprovalOptions, optional=True)
+        check_instance("DurableToolset.queue", self.queue, QueueOptions, optional=True)
 
     def tool(self, name: str) -> ToolDefinition | None:
         """The tool ``name`` resolves to, if any."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
+from types import MappingProxyType
+from typing import Final, Literal, final
 
 from prism.core.options import check_choice, check_count, check_flag
 
@@ -11,30 +13,33 @@ __all__ = ["HARD_CAPS", "Engine", "JsonSchemaValidatorOptions"]
 
 Engine = Literal["fastjsonschema", "jsonschema-rs"]
 
-HARD_CAPS: Final[dict[str, int]] = {
-    "max_schema_bytes": 1_048_576,
-    "max_schema_depth": 128,
-    "max_schema_nodes": 100_000,
-    "max_refs": 1_024,
-    "max_pattern_length": 10_000,
-    "cache_size": 1_024,
-    "max_instance_depth": 128,
-    "max_instance_properties": 100_000,
-    "max_string_length": 8_388_608,
-    "max_array_items": 100_000,
-    "max_errors": 64,
-    "max_compile_cost": 16_777_216,
-    "max_cache_bytes": 1_073_741_824,
-    "max_pattern_input_length": 1_048_576,
-    "max_expanded_size": 1_000_000,
-    "max_validation_work": 100_000_000,
-}
-"""The largest value each count option accepts (every one of them is at least 1)."""
+HARD_CAPS: Final[Mapping[str, int]] = MappingProxyType(
+    {
+        "max_schema_bytes": 1_048_576,
+        "max_schema_depth": 128,
+        "max_schema_nodes": 100_000,
+        "max_refs": 1_024,
+        "max_pattern_length": 10_000,
+        "cache_size": 1_024,
+        "max_instance_depth": 128,
+        "max_instance_properties": 100_000,
+        "max_string_length": 8_388_608,
+        "max_array_items": 100_000,
+        "max_errors": 64,
+        "max_compile_cost": 16_777_216,
+        "max_cache_bytes": 1_073_741_824,
+        "max_pattern_input_length": 1_048_576,
+        "max_expanded_size": 1_000_000,
+        "max_validation_work": 100_000_000,
+    }
+)
+"""The largest value each count option accepts (every one of them is at least 1); read-only."""
 
 _ENGINES: Final = ("fastjsonschema", "jsonschema-rs")
 _MISSING_SCHEMA: Final = ("allow", "reject")
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class JsonSchemaValidatorOptions:
     """Bounds and behaviour of ``JsonSchemaArgumentValidator``; validated at construction.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, final
+
+from prism.core import PrismError
 
 # What ``prism.mcp`` re-exports; ``MAX_MESSAGE_BYTES`` and ``clip`` are for the bridge's modules.
 __all__ = [
@@ -41,18 +43,20 @@ def clip(text: str, limit: int = MAX_MESSAGE_BYTES) -> str:
     return raw[: limit - 3].decode("utf-8", "ignore") + "..."
 
 
-class McpBridgeError(Exception):
+class McpBridgeError(PrismError):
     """Base class of the exceptions ``prism.mcp`` raises into the host."""
 
 
-class McpConnectError(McpBridgeError):
+@final
+class McpConnectError(McpBridgeError, ConnectionError):
     """Connecting to the server failed: spawn, handshake, timeout, or the connection was closed."""
 
 
-class McpToolListError(McpBridgeError):
+class McpToolListError(McpBridgeError, RuntimeError):
     """Listing the server's tools failed or broke a bound; the previous tools are kept."""
 
 
+@final
 class McpToolNameCollisionError(McpToolListError):
     """Two remote tools map to one Prism tool name; the refresh failed and nothing changed."""
 
@@ -65,5 +69,6 @@ class McpToolNameCollisionError(McpToolListError):
         )
 
 
-class McpToolSkippedWarning(UserWarning):
+@final
+class McpToolSkippedWarning(PrismError, UserWarning):
     """A remote tool was left out: its name or schema broke a rule or a bound."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, final
 
 from prism.core import PermissionPolicy
 from prism.core.options import MIB, check_callable, check_choice, check_count, check_seconds
@@ -53,7 +53,7 @@ class ElicitationResponse:
         check_choice("ElicitationResponse.action", self.action, ("accept", "decline", "cancel"))
         if self.content is not None and not isinstance(self.content, Mapping):
             kind = type(self.content).__name__
-            raise ValueError(f"ElicitationResponse.content must be a mapping or None, got {kind}")
+            raise TypeError(f"ElicitationResponse.content must be a mapping or None, got {kind}")
         if self.content is not None and self.action != "accept":
             raise ValueError("ElicitationResponse.content is only allowed with action='accept'")
 
@@ -80,11 +80,12 @@ class SamplingResponse:
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
-            raise ValueError(f"SamplingResponse.text must be a str, got {type(self.text).__name__}")
+            raise TypeError(f"SamplingResponse.text must be a str, got {type(self.text).__name__}")
         if not isinstance(self.model, str) or not self.model:
-            raise ValueError(f"SamplingResponse.model must be a non-empty str, got {self.model!r}")
+            error = ValueError if isinstance(self.model, str) else TypeError
+            raise error(f"SamplingResponse.model must be a non-empty str, got {self.model!r:.200}")
         if self.stop_reason is not None and not isinstance(self.stop_reason, str):
-            raise ValueError(
+            raise TypeError(
                 f"SamplingResponse.stop_reason must be a str or None, got {self.stop_reason!r}"
             )
 
@@ -101,16 +102,15 @@ def _check_roots(value: object) -> None:
     if value is None or callable(value):
         return
     if isinstance(value, (str, bytes, os.PathLike)) or not isinstance(value, Sequence):
-        raise ValueError(
+        raise TypeError(
             "McpClientFeatures.roots must be a sequence of absolute directories, a callable, "
-            f"or None, got {type(value).__name__}"
+            f"or None, got {value!r:.200}"
         )
     for item in value:
         text = os.fspath(item) if isinstance(item, os.PathLike) else item
         if not isinstance(text, str) or not os.path.isabs(text) or "\x00" in text:
-            raise ValueError(
-                f"McpClientFeatures.roots: each root must be an absolute path, got {item!r}"
-            )
+            error = ValueError if isinstance(text, str) else TypeError
+            raise error(f"McpClientFeatures.roots must hold absolute paths, got {item!r:.200}")
 
 
 _COUNT_CAPS = {
@@ -121,6 +121,7 @@ _COUNT_CAPS = {
 }
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class McpClientFeatures:
     """Which client features a bridge offers its server, and the bounds on every request.
@@ -146,7 +147,7 @@ class McpClientFeatures:
 
     def __post_init__(self) -> None:
         if not isinstance(self.permission, PermissionPolicy):
-            raise ValueError(
+            raise TypeError(
                 "McpClientFeatures.permission must be a PermissionPolicy "
                 f"(e.g. create_static_permission_policy()), got {self.permission!r}"
             )

@@ -5,9 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, final
 
-from prism.core.options import MIB, check_callable, check_choice, check_count, check_seconds
+from prism.core.options import (
+    MIB,
+    check_callable,
+    check_choice,
+    check_count,
+    check_instance,
+    check_seconds,
+)
 
 from ._feature_types import McpClientFeatures
 
@@ -36,6 +43,7 @@ _COUNT_CAPS = {
 }
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class McpBridgeOptions:
     """Bounds and policies of one MCP bridge. Invalid values raise ``ValueError`` at construction.
@@ -83,17 +91,15 @@ class McpBridgeOptions:
         check_choice("McpBridgeOptions.protocol_mode", self.protocol_mode, ("auto", "legacy"))
         prefix = self.name_prefix
         if prefix is not None and (not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix)):
-            raise ValueError(
+            raise (ValueError if isinstance(prefix, str) else TypeError)(
                 "McpBridgeOptions.name_prefix must match ^[A-Za-z0-9_.:-]{0,64}$ or be None, "
                 f"got {prefix!r}"
             )
         check_callable("McpBridgeOptions.on_tools_changed", self.on_tools_changed, optional=True)
         features = self.client_features
-        if features is not None and not isinstance(features, McpClientFeatures):
-            raise ValueError(
-                "McpBridgeOptions.client_features must be McpClientFeatures or None, "
-                f"got {type(features).__name__}"
-            )
+        check_instance(
+            "McpBridgeOptions.client_features", features, McpClientFeatures, optional=True
+        )
 
 
 _FAULT_POLICIES = ("reconnect", "close", "keep")

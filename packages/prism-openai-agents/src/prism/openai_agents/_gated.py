@@ -11,6 +11,7 @@ from agents.exceptions import AgentsException
 from agents.tool_context import ToolContext
 
 from prism.core import AbortSignal, CallScope, JsonObject, ToolPipeline
+from prism.core.options import check_instance
 
 from ._context import prism_call
 from ._results import to_model_output
@@ -31,10 +32,8 @@ def gate_function_tool(
     ``tool_result`` middleware). The SDK's own exceptions (``AgentsException``) keep their
     meaning; everything else the tool raises becomes Prism's error text for the model.
     """
-    if not isinstance(tool, FunctionTool):
-        raise ValueError(f"tool: expected a FunctionTool, got {type(tool).__name__}")
-    if not isinstance(pipeline, ToolPipeline):
-        raise ValueError(f"pipeline: expected a ToolPipeline, got {type(pipeline).__name__}")
+    check_instance("gate_function_tool.tool", tool, FunctionTool)
+    check_instance("gate_function_tool.pipeline", pipeline, ToolPipeline)
     options = CallScope(session_id=session_id, signal=signal)
     inner = tool.on_invoke_tool
 

@@ -8,6 +8,7 @@ from agents import FunctionTool
 from agents.tool_context import ToolContext
 
 from prism.core import AbortSignal, CallScope, ToolDefinition, ToolPipeline
+from prism.core.options import check_instance
 
 from ._context import prism_call
 from ._lock import TurnLock
@@ -27,8 +28,7 @@ def prism_function_tools(
     error text. Exclusive tools run alone among calls made through the returned tools.
     Schemas are passed as they are (``strict_json_schema=False``): Prism validates arguments.
     """
-    if not isinstance(pipeline, ToolPipeline):
-        raise ValueError(f"pipeline: expected a ToolPipeline, got {type(pipeline).__name__}")
+    check_instance("prism_function_tools.pipeline", pipeline, ToolPipeline)
     options = CallScope(session_id=session_id, signal=signal)
     lock = TurnLock()
     return [_function_tool(tool, pipeline, options, lock) for tool in pipeline.visible_tools()]

@@ -18,6 +18,8 @@ from agents.tracing.span_data import (
 from opentelemetry import context, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
+from prism.core.options import check_count
+
 from ._telemetry import SEMCONV_SCHEMA_URL
 
 __all__ = ["OpenAIAgentsBridge"]
@@ -42,11 +44,7 @@ class OpenAIAgentsBridge(TracingProcessor):
     def __init__(
         self, *, tracer_provider: trace.TracerProvider | None = None, max_open_spans: int = 10_000
     ) -> None:
-        if type(max_open_spans) is not int or not 1 <= max_open_spans <= 1_000_000:
-            raise ValueError(
-                "OpenAIAgentsBridge.max_open_spans must be an integer from 1 to 1000000, "
-                f"got {max_open_spans!r}"
-            )
+        check_count("OpenAIAgentsBridge.max_open_spans", max_open_spans, cap=1_000_000)
         self._tracer = trace.get_tracer(
             _SCOPE, tracer_provider=tracer_provider, schema_url=SEMCONV_SCHEMA_URL
         )

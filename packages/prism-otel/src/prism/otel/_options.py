@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import final
+
+from prism.core.options import check_count, check_flag
 
 __all__ = ["TelemetryOptions"]
 
@@ -10,11 +13,7 @@ _MAX_ATTRIBUTE_CHARS = 1_048_576
 _MAX_OPEN_SPANS = 1_000_000
 
 
-def _bounded(name: str, value: object, low: int, high: int) -> None:
-    if type(value) is not int or not low <= value <= high:
-        raise ValueError(f"{name}: expected an integer from {low} to {high}, got {value!r}")
-
-
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TelemetryOptions:
     """What ``ToolTelemetry`` records.
@@ -33,8 +32,9 @@ class TelemetryOptions:
     enrich_framework_spans: bool = True
 
     def __post_init__(self) -> None:
+        where = "TelemetryOptions."
         for name in ("record_arguments", "record_results", "enrich_framework_spans"):
-            if type(getattr(self, name)) is not bool:
-                raise ValueError(f"{name}: expected True or False, got {getattr(self, name)!r}")
-        _bounded("max_attribute_chars", self.max_attribute_chars, 16, _MAX_ATTRIBUTE_CHARS)
-        _bounded("max_open_spans", self.max_open_spans, 1, _MAX_OPEN_SPANS)
+            check_flag(where + name, getattr(self, name))
+        chars = self.max_attribute_chars
+        check_count(where + "max_attribute_chars", chars, cap=_MAX_ATTRIBUTE_CHARS, minimum=16)
+        check_count(where + "max_open_spans", self.max_open_spans, cap=_MAX_OPEN_SPANS)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prism.core import AbortSignal, CallScope, JsonObject, ToolPipeline
+from prism.core.options import check_instance
 from pydantic_ai import RunContext
 from pydantic_ai.exceptions import ApprovalRequired, CallDeferred, ModelRetry
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
@@ -34,10 +35,8 @@ class PrismGatedToolset(WrapperToolset[Any]):
     _options: CallScope = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.wrapped, AbstractToolset):
-            raise ValueError(f"wrapped: expected a pydantic-ai toolset, got {self.wrapped!r}")
-        if not isinstance(self.pipeline, ToolPipeline):
-            raise ValueError(f"pipeline: expected a ToolPipeline, got {self.pipeline!r}")
+        check_instance("PrismGatedToolset.wrapped", self.wrapped, AbstractToolset)
+        check_instance("PrismGatedToolset.pipeline", self.pipeline, ToolPipeline)
         self._options = CallScope(session_id=self.session_id, signal=self.signal)
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic_core import SchemaValidator, core_schema
 
 from prism.core import AbortSignal, CallScope, ToolDefinition, ToolPipeline, ToolResult
+from prism.core.options import check_count, check_instance
 from pydantic_ai import RunContext
 from pydantic_ai.tools import ToolDefinition as PydanticToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool
@@ -38,10 +39,8 @@ class PrismToolset(AbstractToolset[Any]):
         session_id: str = "",
         signal: AbortSignal | None = None,
     ) -> None:
-        if not isinstance(pipeline, ToolPipeline):
-            raise ValueError(f"pipeline: expected a ToolPipeline, got {type(pipeline).__name__}")
-        if type(max_retries) is not int or not 0 <= max_retries <= 100:
-            raise ValueError(f"max_retries: expected an integer from 0 to 100, got {max_retries!r}")
+        check_instance("PrismToolset.pipeline", pipeline, ToolPipeline)
+        check_count("PrismToolset.max_retries", max_retries, cap=100, minimum=0)
         pipeline.visible_tools()  # fail now, not at the first model request, if it cannot list
         self.pipeline = pipeline
         self.max_retries = max_retries

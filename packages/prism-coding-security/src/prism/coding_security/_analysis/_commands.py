@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, final
 
 from .._paths import DEFAULT_PROTECTED
 from .._protected import ProtectedPaths
@@ -70,6 +70,7 @@ ARG_STEPS = 128
 """Steps one argument costs (unwrapping, secret and containment checks touch the disk)."""
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class CommandVerdict:
     """The analysis result; ``reason`` names the offending command and what to do."""

@@ -61,11 +61,11 @@ def _check_pattern(value: object) -> None:
     where = "CommandRule.pattern"
     if isinstance(value, re.Pattern):
         if not isinstance(value.pattern, str):
-            raise ValueError(f"{where} must be a str pattern when compiled, got {value!r}")
+            raise TypeError(f"{where} must be a str pattern when compiled, got {value!r}")
         return
     if not isinstance(value, str):
         rule = "a str glob or a compiled re.Pattern"
-        raise ValueError(f"{where} must be {rule}, got {type(value).__name__}")
+        raise TypeError(f"{where} must be {rule}, got {value!r:.200}")
     if not value.strip():
         raise ValueError(f"{where} must not be empty, got {value!r}")
     if len(value) > MAX_PATTERN_CHARS:
@@ -98,7 +98,7 @@ class CommandRule:
         _check_pattern(self.pattern)
         check_choice("CommandRule.action", self.action, ("allow", "deny", "ask"))
         if self.reason is not None and not isinstance(self.reason, str):
-            raise ValueError(f"CommandRule.reason must be a str or None, got {self.reason!r}")
+            raise TypeError(f"CommandRule.reason must be a str or None, got {self.reason!r}")
 
 
 def _unit(name: str, value: Arg | None) -> str:

@@ -131,11 +131,13 @@ class BubblewrapSandbox(Sandbox):
             )
         cgroup = self.cgroup_parent
         if cgroup is not None and not (isinstance(cgroup, str) and os.path.isabs(cgroup)):
-            raise ValueError(f"{_WHERE}cgroup_parent must be an absolute path, got {cgroup!r}")
+            wrong: type[Exception] = ValueError if isinstance(cgroup, str) else TypeError
+            raise wrong(f"{_WHERE}cgroup_parent must be an absolute path, got {cgroup!r:.200}")
         for name in ("bwrap_path", "shell_path"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value or "\x00" in value:
-                raise ValueError(f"{_WHERE}{name} must be a non-empty string, got {value!r}")
+                error = ValueError if isinstance(value, str) else TypeError
+                raise error(f"{_WHERE}{name} must be a non-empty string, got {value!r:.200}")
 
     def _set_paths(self) -> None:
         """Convert the path and name fields in place (a frozen instance, so via ``object``)."""
@@ -153,8 +155,8 @@ class BubblewrapSandbox(Sandbox):
             object.__setattr__(self, name, value)
         try:
             ProtectedPaths(extra=tuple(self.protected), git=self.git)
-        except ValueError as error:
-            raise ValueError(f"{_WHERE}protected: {error}") from error
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{_WHERE}protected: {error}") from error
 
     @property
     def protected_paths(self) -> ProtectedPaths:

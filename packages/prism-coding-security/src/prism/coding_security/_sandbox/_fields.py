@@ -12,10 +12,11 @@ __all__ = ["absolute_paths", "strings"]
 def strings(where: str, values: object) -> tuple[str, ...]:
     """``values`` as a tuple of non-empty strings without NUL bytes."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise ValueError(f"{where} must be a sequence of strings, got {values!r}")
+        raise TypeError(f"{where} must be a sequence of strings, got {values!r:.200}")
     for index, value in enumerate(values):
         if not isinstance(value, str) or not value or "\x00" in value:
-            raise ValueError(f"{where}[{index}] must be a non-empty string, got {value!r}")
+            error = ValueError if isinstance(value, str) else TypeError
+            raise error(f"{where}[{index}] must be a non-empty string, got {value!r:.200}")
     return tuple(values)
 
 

@@ -6,11 +6,12 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, final, runtime_checkable
 
 import anyio
 
 from prism.coding_tools import ExecRequest, ExecResult, ShellOperations
+from prism.core import PrismError
 
 __all__ = [
     "CAPABILITY_NAMES",
@@ -24,7 +25,8 @@ RESULT_GRACE_SECONDS = 5.0
 """How long past its timeout a sandbox may take to report before it is cut off as timed out."""
 
 
-class SandboxUnavailableError(OSError):
+@final
+class SandboxUnavailableError(PrismError, OSError):
     """The sandbox could not start; the command did not run (fail closed, never unsandboxed)."""
 
 
@@ -131,5 +133,8 @@ class _SandboxShellOperations(ShellOperations):
 def create_sandbox_bash_operations(sandbox: Sandbox) -> ShellOperations:
     """Plug ``sandbox`` into the shell tool: ``ShellOptions(operations=...)``."""
     if not callable(getattr(sandbox, "exec", None)):
-        raise ValueError("sandbox must have an async exec(...) method (the Sandbox protocol)")
+        rule = "an object with an async exec(...) method (the Sandbox protocol)"
+        raise TypeError(
+            f"create_sandbox_bash_operations: sandbox must be {rule}, got {sandbox!r:.200}"
+        )
     return _SandboxShellOperations(sandbox)

@@ -19,6 +19,8 @@ import platform
 import struct
 from dataclasses import dataclass
 
+from prism.core import PrismError
+
 __all__ = [
     "AF_INET",
     "AF_INET6",
@@ -78,7 +80,7 @@ _ARCHES = {
 _ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
 
 
-class SeccompUnsupportedError(OSError):
+class SeccompUnsupportedError(PrismError, OSError):
     """No filter can be built for this machine's architecture (the sandbox fails closed)."""
 
 

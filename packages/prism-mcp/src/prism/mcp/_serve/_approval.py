@@ -6,14 +6,15 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias, final
 
 import anyio
 
 from mcp import types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import NoBackChannelError
-from prism.core import AbortSignal
+from prism.core import AbortSignal, PrismError
+from prism.core.options import check_callable, check_seconds
 
 from ._auth import APPROVE_SCOPE
 
@@ -56,11 +57,12 @@ class ApprovalPrompt(Protocol):
 HostApprove: TypeAlias = Callable[[Any], "bool | Awaitable[bool]"]
 
 
-class NoApproverError(RuntimeError):
+@final
+class NoApproverError(PrismError, RuntimeError):
     """Approval was needed and no one could be asked; the message says why."""
 
 
-class OperatorDeniedError(RuntimeError):
+class OperatorDeniedError(PrismError, PermissionError):
     """The server operator's approver (not the client's user) denied the call."""
 
 
@@ -79,13 +81,8 @@ class McpApproval:
     def __init__(
         self, *, approver: HostApprove | None = None, timeout_seconds: float = 120.0
     ) -> None:
-        if approver is not None and not callable(approver):
-            raise ValueError(f"McpApproval.approver must be a callable or None, got {approver!r}")
-        if isinstance(timeout_seconds, bool) or not 0 < timeout_seconds <= 3600:
-            raise ValueError(
-                f"McpApproval.timeout_seconds must be above 0 and at most 3600, "
-                f"got {timeout_seconds!r}"
-            )
+        check_callable("McpApproval.approver", approver, optional=True)
+        timeout_seconds = check_seconds("McpApproval.timeout_seconds", timeout_seconds, cap=3600.0)
         self.approver = approver
         self.timeout_seconds = float(timeout_seconds)
 

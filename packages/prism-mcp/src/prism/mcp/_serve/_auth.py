@@ -39,7 +39,7 @@ def _check_token(where: str, token: object) -> bytes:
         or any(c.isspace() for c in token)
     ):
         shown = f"{len(token)} characters" if isinstance(token, str) else type(token).__name__
-        raise ValueError(
+        raise (ValueError if isinstance(token, str) else TypeError)(
             f"{where} must be printable strings of {MIN_TOKEN_CHARS} to {MAX_TOKEN_BYTES} bytes "
             f"without whitespace, got {shown}"
         )
@@ -60,7 +60,7 @@ class BearerTokens:
     def __init__(self, tokens: Sequence[str], *, approver_tokens: Sequence[str] = ()) -> None:
         for where, group in (("tokens", tokens), ("approver_tokens", approver_tokens)):
             if isinstance(group, str | bytes):
-                raise ValueError(f"BearerTokens.{where} must be a sequence of strings, not one")
+                raise TypeError(f"BearerTokens.{where} must be a sequence of strings, not one")
         known = [(_check_token("BearerTokens.tokens", t), _CALLER) for t in tokens]
         known += [
             (_check_token("BearerTokens.approver_tokens", t), _APPROVER) for t in approver_tokens

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TypeAlias
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from typing import TypeAlias, final
 
 from mcp.server.auth.provider import TokenVerifier
-from prism.core.options import GIB, MIB, check_callable, check_count, check_flag, check_seconds
+from prism.core.options import (
+    GIB,
+    MIB,
+    check_callable,
+    check_count,
+    check_flag,
+    check_instance,
+    check_seconds,
+)
 
 __all__ = ["Authorize", "HttpOptions", "ServeOptions", "SessionLimits"]
 
@@ -15,20 +25,36 @@ Authorize: TypeAlias = Callable[[str], "bool | Awaitable[bool]"]
 """Given the bearer token of an HTTP request, whether to serve it (no token: refused first)."""
 
 
+@functools.cache
+def installed_version() -> str:
+    """The installed prism-mcp's version (its distribution metadata), ``"0"`` without one."""
+    try:
+        return version("prism-mcp")
+    except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
+        return "0"
+
+
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServeOptions:
     """What every served call shares. ``call_timeout_seconds=None`` means no deadline."""
 
     name: str = "prism"
-    version: str = "0.1.0"
+    version: str = field(default_factory=installed_version)
+    """What the client sees as the server's version; default: the installed prism-mcp's."""
     instructions: str | None = None
     call_timeout_seconds: float | None = None
     max_result_bytes: int = 10 * 1024 * 1024
     session_id: str = ""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"ServeOptions.name must be a non-empty str, got {self.name!r}")
+        for name in ("name", "version"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                error = ValueError if isinstance(value, str) else TypeError
+                raise error(f"ServeOptions.{name} must be a non-empty str, got {value!r:.200}")
+        check_instance("ServeOptions.instructions", self.instructions, str, optional=True)
+        check_instance("ServeOptions.session_id", self.session_id, str)
         check_count("ServeOptions.max_result_bytes", self.max_result_bytes, cap=1 * GIB)
         if self.call_timeout_seconds is not None:
             where = "ServeOptions.call_timeout_seconds"
@@ -36,6 +62,7 @@ class ServeOptions:
             object.__setattr__(self, "call_timeout_seconds", seconds)
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionLimits:
     """Bounds of stateful HTTP sessions. At ``max_sessions`` the session idle the longest is
@@ -73,6 +100,7 @@ class SessionLimits:
         return share if share is not None else max(1, self.max_sessions // 2)
 
 
+@final
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HttpOptions:
     """The Streamable HTTP listener: loopback by default, ``Host``/``Origin`` checked
@@ -103,17 +131,19 @@ class HttpOptions:
     """A connection that has not sent a complete request header by then is closed."""
 
     def __post_init__(self) -> None:
+        check_instance("HttpOptions.host", self.host, str)
+        if not self.host:
+            raise ValueError("HttpOptions.host must be a non-empty str, got ''")
         check_count("HttpOptions.port", self.port, cap=65_535, minimum=0)
-        if not isinstance(self.path, str) or not self.path.startswith("/"):
+        check_instance("HttpOptions.path", self.path, str)
+        if not self.path.startswith("/"):
             raise ValueError(f"HttpOptions.path must be an absolute URL path, got {self.path!r}")
         for field_name in ("allowed_hosts", "allowed_origins", "authorization_servers"):
-            value = getattr(self, field_name)
-            if isinstance(value, str) or not all(isinstance(v, str) and v for v in value):
-                raise ValueError(f"HttpOptions.{field_name} must be a tuple of non-empty strings")
+            _check_strings(f"HttpOptions.{field_name}", getattr(self, field_name))
         check_callable("HttpOptions.authorize", self.authorize, optional=True)
+        check_instance("HttpOptions.resource_url", self.resource_url, str, optional=True)
         _check_auth(self)
-        if not isinstance(self.sessions, SessionLimits):
-            raise ValueError(f"HttpOptions.sessions must be a SessionLimits, got {self.sessions!r}")
+        check_instance("HttpOptions.sessions", self.sessions, SessionLimits)
         check_flag("HttpOptions.json_response", self.json_response)
         check_flag("HttpOptions.stateless", self.stateless)
         check_count("HttpOptions.max_connections", self.max_connections, cap=100_000, minimum=8)
@@ -123,12 +153,22 @@ class HttpOptions:
         object.__setattr__(self, "header_timeout_seconds", seconds)
 
 
+def _check_strings(where: str, value: object) -> None:
+    """A tuple (or list) of non-empty strings: ``TypeError`` for another type, else
+    ``ValueError`` for an empty string."""
+    rule = "a tuple of non-empty strings"
+    if not isinstance(value, tuple | list) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"{where} must be {rule}, got {value!r:.200}")
+    if not all(value):
+        raise ValueError(f"{where} must be {rule}, got {value!r:.200}")
+
+
 def _check_auth(options: HttpOptions) -> None:
     """Exactly one way to authenticate, or an explicit ``allow_unauthenticated``."""
     check_flag("HttpOptions.allow_unauthenticated", options.allow_unauthenticated)
     verifier = options.token_verifier
     if verifier is not None and not callable(getattr(verifier, "verify_token", None)):
-        raise ValueError(
+        raise TypeError(
             f"HttpOptions.token_verifier must have an async verify_token(token), got {verifier!r}"
         )
     ways = (options.authorize is not None) + (verifier is not None)

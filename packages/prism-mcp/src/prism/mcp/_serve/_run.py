@@ -18,6 +18,7 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.routes import build_resource_metadata_url, create_protected_resource_routes
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
+from prism.core.options import check_choice
 
 from ._auth import HookVerifier
 from ._connections import connection_cap, guarded_protocol
@@ -131,4 +132,4 @@ async def serve_tools(
         options = http if http is not None else HttpOptions()
         await run_http(server, options, on_listening=on_listening)
     else:
-        raise ValueError(f"transport: expected 'stdio' or 'http', got {transport!r}")
+        check_choice("serve_tools.transport", transport, ("stdio", "http"))

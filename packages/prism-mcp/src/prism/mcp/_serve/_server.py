@@ -55,7 +55,7 @@ class McpToolServer:
 
     def __init__(self, pipeline: ToolPipeline, options: ServeOptions | None = None) -> None:
         if not isinstance(pipeline, ToolPipeline):
-            raise ValueError(f"pipeline: expected a ToolPipeline, got {type(pipeline).__name__}")
+            raise TypeError(f"McpToolServer.pipeline must be a ToolPipeline, got {pipeline!r:.200}")
         pipeline.visible_tools()  # fail now if the registry cannot list
         self.pipeline = pipeline
         self.options = options if options is not None else ServeOptions()
