@@ -28,6 +28,7 @@ __all__ = [
     "Slow",
     "Violation",
     "count_nodes",
+    "weigh",
 ]
 
 MAX_INSTANCE_INT_BITS = 2048
@@ -283,3 +284,38 @@ def count_nodes(value: object, limit: int) -> int:
             if kind is dict or kind is list or kind is tuple or isinstance(item, Mapping):
                 push(item)
     return count
+
+
+CHARS_PER_UNIT: Final = 64
+"""String characters (a property name or a string value) or integer bits that weigh one
+node in ``weigh``: patterns scan strings and error messages quote them."""
+
+
+def weigh(value: object, limit: int) -> int:
+    """``count_nodes`` plus one per ``CHARS_PER_UNIT`` characters of every string and key and
+    bits of every integer: what matching, comparing and quoting cost; stops past ``limit``."""
+    if type(value) is dict and SCALARS.issuperset(map(type, value.values())):
+        chars = sum([len(item) for item in value.values() if type(item) is str])
+        chars += sum([len(key) for key in value if type(key) is str])
+        return len(value) + 1 + chars // CHARS_PER_UNIT
+    weight = 1
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    while stack and weight <= limit:
+        node = pop()
+        kind = type(node)
+        if kind is str:
+            weight += len(node) // CHARS_PER_UNIT  # type: ignore[arg-type]
+        elif kind is int:
+            weight += node.bit_length() // CHARS_PER_UNIT  # type: ignore[attr-defined]
+        elif kind is dict or isinstance(node, Mapping):
+            weight += len(node)  # type: ignore[arg-type]
+            if weight <= limit:
+                for key, item in node.items():  # type: ignore[attr-defined]
+                    weight += len(key) // CHARS_PER_UNIT if type(key) is str else 0
+                    push(item)
+        elif kind is list or kind is tuple:
+            weight += len(node)  # type: ignore[arg-type]
+            if weight <= limit:
+                stack.extend(node)  # type: ignore[arg-type]
+    return weight
