@@ -21,6 +21,7 @@ __all__ = [
     "cannot_fit",
     "canonical_json_object",
     "check_json_object",
+    "decode_in_worker",
 ]
 
 MAX_ARGUMENT_DEPTH = 64
@@ -34,7 +35,7 @@ compared by every engine, whatever ``sys.set_int_max_str_digits`` says."""
 _CHUNK = 16_384
 LOOP_NODES = 4_096
 """Containers' members decoded on the event loop (well under a millisecond); past it dispatch
-decodes the arguments again in a worker thread (``canonical_json_object(max_nodes=None)``)."""
+decodes the arguments again in a worker thread (``decode_in_worker``)."""
 
 
 class _TooManyNodes(Exception):
@@ -106,6 +107,23 @@ def cannot_fit(arguments: object, max_bytes: int) -> bool:
         if least > max_bytes:
             return True
     return False
+
+
+def decode_in_worker(
+    arguments: object, max_bytes: int
+) -> tuple[dict[str, Any], None] | tuple[None, str]:
+    """``canonical_json_object`` for a worker thread: what cannot fit is refused by a walk
+    that allocates nothing, before any copy (a copy of a huge shared-object DAG would fill
+    the heap, and a garbage collection holds the GIL while it scans it)."""
+    try:
+        if cannot_fit(arguments, max_bytes):
+            return None, f"encoded arguments exceed {max_bytes} bytes"
+    except Exception:  # a hostile object: the copy below says what is wrong
+        pass
+    copy, refused = canonical_json_object(arguments, max_bytes)
+    if copy is None:
+        return None, refused or "arguments cannot be inspected"
+    return copy, None
 
 
 def _canonical(arguments: object, max_bytes: int, max_nodes: int | None) -> dict[str, Any]:

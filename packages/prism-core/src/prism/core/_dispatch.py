@@ -7,7 +7,7 @@ from typing import Unpack
 
 from . import _backend
 from ._abort import NEVER_ABORTED
-from ._arguments import LOOP_NODES, cannot_fit, canonical_json_object
+from ._arguments import LOOP_NODES, canonical_json_object, decode_in_worker
 from ._dispatch_options import DispatchOptions, DispatchSettings
 from ._fastinit import positional_factory
 from ._filter import tool_allowed
@@ -109,6 +109,7 @@ async def _pipeline(
             return await blocked_outcome(report, safe_call(call), "invalid_arguments", off_loop)
         decoded = off_loop
     call = decoded
+    report.weigh_arguments(call)
     if opts.permission is not None:
         denial = await _permission_denial(call, opts.permission, report, context)
         if denial is not None:
@@ -166,16 +167,7 @@ async def _decode_off_loop(call: ToolCall, opts: DispatchOptions) -> ToolCall | 
     """Decode large arguments in a worker thread (the loop keeps running): the call with its
     canonical arguments, or the message refusing them."""
     raw, limit = call.arguments, opts.max_argument_bytes
-
-    def decode() -> tuple[dict[str, object] | None, str | None]:
-        try:
-            if cannot_fit(raw, limit):  # refused without allocating a copy
-                return None, f"encoded arguments exceed {limit} bytes"
-        except Exception:  # a hostile object: the copy below says what is wrong
-            pass
-        return canonical_json_object(raw, limit)
-
-    arguments, refused = await _backend.to_thread(decode)
+    arguments, refused = await _backend.to_thread(lambda: decode_in_worker(raw, limit))
     if arguments is None:
         return f"Tool arguments must be a JSON object: {refused}"
     return _with_arguments(call, arguments)

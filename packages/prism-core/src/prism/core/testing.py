@@ -1,11 +1,12 @@
-"""Test doubles for hosts and demos (a scripted stand-in for an LLM, recording tools) and the
-test time factor."""
+"""Test doubles for hosts and demos (a scripted stand-in for an LLM, recording tools), the
+test time factor and an event-loop heartbeat."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
 
+from ._heartbeat import HEARTBEAT_PERIOD, longest_loop_gap
 from ._messages import ModelRequest, ModelResponse
 from ._recording_tools import RecordingTools
 from ._time_factor import (
@@ -17,10 +18,12 @@ from ._time_factor import (
 )
 
 __all__ = [
+    "HEARTBEAT_PERIOD",
     "TIME_FACTOR_ENV",
     "RecordingTools",
     "ScriptedProvider",
     "check_time_factor",
+    "longest_loop_gap",
     "scaled",
     "set_time_factor",
     "time_factor",

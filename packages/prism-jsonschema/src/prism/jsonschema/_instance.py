@@ -28,6 +28,7 @@ __all__ = [
     "Slow",
     "Violation",
     "count_nodes",
+    "rs_weight",
     "weigh",
 ]
 
@@ -318,4 +319,28 @@ def weigh(value: object, limit: int) -> int:
             weight += len(node)  # type: ignore[arg-type]
             if weight <= limit:
                 stack.extend(node)  # type: ignore[arg-type]
+    return weight
+
+
+def rs_weight(value: object, limit: int) -> int:
+    """``count_nodes`` plus ``(bits // 64) ** 2`` for every integer past 64 bits: what
+    jsonschema-rs spends on it (it converts each through its decimal text, about 34 µs for
+    2,048 bits, as much as a thousand plain nodes); stops past ``limit``."""
+    weight = 1
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    while stack and weight <= limit:
+        node = pop()
+        kind = type(node)
+        if kind is int:
+            bits = node.bit_length()  # type: ignore[attr-defined]
+            weight += (bits >> 6) ** 2 if bits > 64 else 0
+        elif kind is dict or isinstance(node, Mapping):
+            weight += len(node)  # type: ignore[arg-type]
+            for item in node.values():  # type: ignore[attr-defined]
+                push(item)
+        elif kind is list or kind is tuple:
+            weight += len(node)  # type: ignore[arg-type]
+            for item in node:  # type: ignore[attr-defined]
+                push(item)
     return weight

@@ -12,7 +12,7 @@ from ._cost import held_bytes
 from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
-from ._instance import SCALARS, InstanceBounds, InstanceRejected, count_nodes, weigh
+from ._instance import SCALARS, InstanceBounds, InstanceRejected, count_nodes, rs_weight, weigh
 from ._options import JsonSchemaValidatorOptions
 from ._regex import PatternInputTooLong
 from ._rs import compile_rs_bounds, rs_available
@@ -113,11 +113,12 @@ class JsonSchemaArgumentValidator:
         expanded = max(alias[1].expanded, 1)
         return expanded * weigh(value, LIGHT_WORK // expanded)
 
-    def _too_much_work(self, entry: Entry) -> ToolArgumentValidationResult:
+    def _too_much_work(self, entry: Entry, weighing: str = "") -> ToolArgumentValidationResult:
         work = self.options.max_validation_work
         message = (
-            f"value has more than {entry.node_limit:,} JSON nodes: against this schema "
-            f"(expanded size {entry.expanded:,}) that is more than max_validation_work={work:,}"
+            f"value has more than {entry.node_limit:,} JSON nodes{weighing}: against this "
+            f"schema (expanded size {entry.expanded:,}) that is more than "
+            f"max_validation_work={work:,}"
         )
         return failure(ToolArgumentValidationIssue(path=None, message=message))
 
@@ -148,6 +149,8 @@ class JsonSchemaArgumentValidator:
             instance = self._bounds.check(value)
         except InstanceRejected as exc:
             return failure(exc.error)
+        if rs_weight(instance, entry.node_limit) > entry.node_limit:
+            return self._too_much_work(entry, " (an integer past 64 bits weighs (bits/64)**2)")
         try:
             if entry.fast(instance):  # the bounds schema is stricter than JSON (huge integers)
                 return OK
