@@ -19,7 +19,7 @@ from prism.core import (
     create_tool_registry,
     dispatch_tool_calls_in_order,
 )
-from prism.core.testing import scaled
+from prism.core.testing import longest_loop_gap, scaled
 from prism.jsonschema import JsonSchemaValidatorOptions, create_json_schema_tool_argument_validator
 
 pytestmark = pytest.mark.anyio
@@ -41,32 +41,6 @@ async def _ran(args: Any, ctx: ToolExecutionContext) -> str:
     return "ran"
 
 
-async def _largest_gap(work: Any) -> tuple[float, Any]:
-    """Run ``work()`` while a ticker measures the longest stretch the loop did not run."""
-    gaps = [0.0]
-    done = anyio.Event()
-    outcome: list[Any] = []
-
-    async def ticker() -> None:
-        last = time.monotonic()
-        while not done.is_set():
-            await anyio.sleep(0.001)
-            now = time.monotonic()
-            gaps[0] = max(gaps[0], now - last)
-            last = now
-
-    async def run() -> None:
-        await anyio.sleep(0.01)  # the ticker is running first
-        outcome.append(await work())
-        done.set()
-
-    with anyio.fail_after(scaled(30)):
-        async with anyio.create_task_group() as group:
-            group.start_soon(ticker)
-            group.start_soon(run)
-    return gaps[0], outcome[0]
-
-
 async def test_the_loop_keeps_ticking_during_the_heaviest_legal_validation(engine: str) -> None:
     validate: Any = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)
@@ -79,7 +53,8 @@ async def test_the_loop_keeps_ticking_during_the_heaviest_legal_validation(engin
         return await verdict if hasattr(verdict, "__await__") else verdict
 
     assert await once() is None  # compiles (off the loop) and passes
-    gap, verdict = await _largest_gap(once)
+    with anyio.fail_after(scaled(30)):
+        verdict, gap = await longest_loop_gap(once)
     assert verdict is None
     assert gap < scaled(0.05), f"the loop stalled for {gap * 1000:.0f} ms"
 
