@@ -28,6 +28,7 @@ __all__ = [
     "Slow",
     "Violation",
     "count_nodes",
+    "nodes_and_weight",
     "rs_weight",
     "weigh",
 ]
@@ -295,31 +296,62 @@ node in ``weigh``: patterns scan strings and error messages quote them."""
 def weigh(value: object, limit: int) -> int:
     """``count_nodes`` plus one per ``CHARS_PER_UNIT`` characters of every string and key and
     bits of every integer: what matching, comparing and quoting cost; stops past ``limit``."""
+    return nodes_and_weight(value, limit, limit)[1]
+
+
+def nodes_and_weight(value: object, node_limit: int, weight_limit: int) -> tuple[int, int]:
+    """``(count_nodes, weigh)`` of ``value`` in one walk; stops once either is past its limit."""
     if type(value) is dict and SCALARS.issuperset(map(type, value.values())):
-        chars = sum([len(item) for item in value.values() if type(item) is str])
-        chars += sum([len(key) for key in value if type(key) is str])
-        return len(value) + 1 + chars // CHARS_PER_UNIT
-    weight = 1
+        nodes = len(value) + 1
+        if nodes > node_limit or nodes > weight_limit:  # no need to read the text
+            return nodes, nodes
+        try:
+            chars = sum(map(len, value))
+        except TypeError:  # a key that is not a string (read by Python callers only)
+            chars = _key_chars(value)
+        chars += sum([len(item) for item in value.values() if type(item) is str])
+        return nodes, nodes + chars // CHARS_PER_UNIT
+    kind = type(value)
+    if kind is str:
+        return 1, 1 + len(value) // CHARS_PER_UNIT  # type: ignore[arg-type]
+    if kind is int:
+        return 1, 1 + int.bit_length(value) // CHARS_PER_UNIT  # type: ignore[arg-type]
+    nodes, text = 1, 0
     stack = [value]
     pop, push = stack.pop, stack.append
-    while stack and weight <= limit:
+    while stack:
         node = pop()
         kind = type(node)
-        if kind is str:
-            weight += len(node) // CHARS_PER_UNIT  # type: ignore[arg-type]
-        elif kind is int:
-            weight += node.bit_length() // CHARS_PER_UNIT  # type: ignore[attr-defined]
+        if kind is list or kind is tuple:
+            items: Any = node
+            nodes += len(node)  # type: ignore[arg-type]
         elif kind is dict or isinstance(node, Mapping):
-            weight += len(node)  # type: ignore[arg-type]
-            if weight <= limit:
-                for key, item in node.items():  # type: ignore[attr-defined]
-                    weight += len(key) // CHARS_PER_UNIT if type(key) is str else 0
-                    push(item)
-        elif kind is list or kind is tuple:
-            weight += len(node)  # type: ignore[arg-type]
-            if weight <= limit:
-                stack.extend(node)  # type: ignore[arg-type]
-    return weight
+            items = node.values()  # type: ignore[attr-defined]
+            nodes += len(node)  # type: ignore[arg-type]
+            text += _key_chars(node) // CHARS_PER_UNIT
+        else:
+            continue
+        if nodes > node_limit or nodes + text > weight_limit:
+            return nodes, nodes + text
+        for item in items:  # scalars inline, like ``count_nodes``: only containers are pushed
+            kind = type(item)
+            if kind is str:
+                text += len(item) // CHARS_PER_UNIT
+            elif kind is int:
+                text += item.bit_length() // CHARS_PER_UNIT
+            elif kind is float or kind is bool or item is None:
+                continue
+            elif kind is dict or kind is list or kind is tuple or isinstance(item, Mapping):
+                push(item)
+    return nodes, nodes + text
+
+
+def _key_chars(node: Any) -> int:
+    """Characters of a mapping's keys (``str`` keys; anything else counts nothing)."""
+    try:
+        return sum(map(len, node))
+    except TypeError:
+        return sum([len(key) for key in node if type(key) is str])
 
 
 def rs_weight(value: object, limit: int) -> int:

@@ -12,7 +12,15 @@ from ._cost import held_bytes
 from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
-from ._instance import SCALARS, InstanceBounds, InstanceRejected, count_nodes, rs_weight, weigh
+from ._instance import (
+    SCALARS,
+    InstanceBounds,
+    InstanceRejected,
+    count_nodes,
+    nodes_and_weight,
+    rs_weight,
+    weigh,
+)
 from ._options import JsonSchemaValidatorOptions
 from ._regex import PatternInputTooLong
 from ._rs import compile_rs_bounds, rs_available
@@ -24,10 +32,11 @@ LIGHT_WORK: Final = 4_096
 """Expanded size x value nodes up to which dispatch validates on the event loop (tens of
 microseconds); anything heavier runs in a worker thread."""
 COLLECT_WORK: Final = 1_024
-"""Up to this much work (expanded size x value nodes) every error is collected (then the first
-``max_errors``); above it only the first error is reported, so an argument with thousands of
-errors costs no time or memory. jsonschema-rs's ``iter_errors`` builds every error before the
-first is returned and fastjsonschema's collecting run raises one exception per error."""
+"""Up to this much work (expanded size x value nodes) every error is collected (then
+the first ``max_errors``); above it only the first error is reported, so an argument with
+thousands of errors costs no time or memory. jsonschema-rs's ``iter_errors`` builds every error
+before the first is returned and fastjsonschema's collecting run raises one exception per
+error."""
 COLLECT_QUOTED: Final = 65_536
 """And up to this many value nodes x ``weigh`` units: each error message may quote the value
 (jsonschema-rs quotes a whole object for ``propertyNames``)."""
@@ -124,9 +133,9 @@ class JsonSchemaArgumentValidator:
 
     def _collects(self, entry: Entry, instance: object) -> bool:
         """Whether collecting every error is cheap for this pair (else: the first only)."""
-        cap = COLLECT_WORK // max(entry.expanded, 1)
-        nodes = count_nodes(instance, cap)
-        return nodes <= cap and weigh(instance, COLLECT_QUOTED // nodes) <= COLLECT_QUOTED // nodes
+        cap = entry.collect_limit
+        nodes, weight = nodes_and_weight(instance, cap, COLLECT_QUOTED)
+        return nodes <= cap and nodes * weight <= COLLECT_QUOTED
 
     def _make_run(self) -> EngineRun:
         if self.options.engine == "jsonschema-rs":
@@ -236,6 +245,7 @@ class JsonSchemaArgumentValidator:
             key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
             patterns=bool(checked.walk.regexes), expanded=checked.expanded,
             node_limit=self.options.max_validation_work // max(checked.expanded, 1),
+            collect_limit=COLLECT_WORK // max(checked.expanded, 1),
             cost=held_bytes(
                 checked.size,
                 len(checked.walk.regexes),
