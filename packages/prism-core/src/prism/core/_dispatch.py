@@ -109,7 +109,8 @@ async def _pipeline(
             return await blocked_outcome(report, safe_call(call), "invalid_arguments", off_loop)
         decoded = off_loop
     call = decoded
-    report.weigh_arguments(call)
+    if report.redactor is not None:
+        report.weigh_arguments(call)
     if opts.permission is not None:
         denial = await _permission_denial(call, opts.permission, report, context)
         if denial is not None:

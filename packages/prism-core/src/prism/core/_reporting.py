@@ -112,7 +112,7 @@ class CallReporter:
 
     def weigh_arguments(self, call: ToolCall) -> None:
         """Mark the call heavy when its arguments are (only matters with a redactor)."""
-        if self.redactor is not None and not self.heavy:
+        if not self.heavy:
             self.heavy = heavier_than(call.arguments, LOOP_WEIGHT)
 
     async def redacted(self, result: ToolResult) -> ToolResult:

@@ -296,6 +296,17 @@ node in ``weigh``: patterns scan strings and error messages quote them."""
 def weigh(value: object, limit: int) -> int:
     """``count_nodes`` plus one per ``CHARS_PER_UNIT`` characters of every string and key and
     bits of every integer: what matching, comparing and quoting cost; stops past ``limit``."""
+    if type(value) is dict and SCALARS.issuperset(map(type, value.values())):
+        if not value:  # the usual arguments of a tool without parameters
+            return 1
+        if len(value) >= limit:  # too many members already: no need to read the text
+            return len(value) + 1
+        try:
+            chars = sum(map(len, value))
+        except TypeError:  # a key that is not a string (read by Python callers only)
+            chars = _key_chars(value)
+        chars += sum([len(item) for item in value.values() if type(item) is str])
+        return len(value) + 1 + chars // CHARS_PER_UNIT
     return nodes_and_weight(value, limit, limit)[1]
 
 
