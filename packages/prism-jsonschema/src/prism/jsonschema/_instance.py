@@ -296,32 +296,21 @@ node in ``weigh``: patterns scan strings and error messages quote them."""
 def weigh(value: object, limit: int) -> int:
     """``count_nodes`` plus one per ``CHARS_PER_UNIT`` characters of every string and key and
     bits of every integer: what matching, comparing and quoting cost; stops past ``limit``."""
-    if type(value) is dict and SCALARS.issuperset(map(type, value.values())):
-        if not value:  # the usual arguments of a tool without parameters
-            return 1
-        if len(value) >= limit:  # too many members already: no need to read the text
-            return len(value) + 1
-        try:
-            chars = sum(map(len, value))
-        except TypeError:  # a key that is not a string (read by Python callers only)
-            chars = _key_chars(value)
-        chars += sum([len(item) for item in value.values() if type(item) is str])
-        return len(value) + 1 + chars // CHARS_PER_UNIT
+    if type(value) is dict:
+        weight = _flat_weight(value, limit)
+        if weight >= 0:
+            return weight
     return nodes_and_weight(value, limit, limit)[1]
 
 
 def nodes_and_weight(value: object, node_limit: int, weight_limit: int) -> tuple[int, int]:
     """``(count_nodes, weigh)`` of ``value`` in one walk; stops once either is past its limit."""
-    if type(value) is dict and SCALARS.issuperset(map(type, value.values())):
-        nodes = len(value) + 1
-        if nodes > node_limit or nodes > weight_limit:  # no need to read the text
-            return nodes, nodes
-        try:
-            chars = sum(map(len, value))
-        except TypeError:  # a key that is not a string (read by Python callers only)
-            chars = _key_chars(value)
-        chars += sum([len(item) for item in value.values() if type(item) is str])
-        return nodes, nodes + chars // CHARS_PER_UNIT
+    if type(value) is dict:
+        if len(value) >= node_limit:
+            return len(value) + 1, len(value) + 1
+        weight = _flat_weight(value, weight_limit)
+        if weight >= 0:
+            return len(value) + 1, weight
     kind = type(value)
     if kind is str:
         return 1, 1 + len(value) // CHARS_PER_UNIT  # type: ignore[arg-type]
@@ -357,11 +346,43 @@ def nodes_and_weight(value: object, node_limit: int, weight_limit: int) -> tuple
     return nodes, nodes + text
 
 
+_SMALL: Final = 16
+"""Members of a flat object weighed in one Python loop (faster than three C passes)."""
+
+
+def _flat_weight(value: dict[Any, Any], limit: int) -> int:
+    """``weigh`` of a dict whose values are all JSON scalars, or -1 when one is not (the
+    general walk then weighs it). Integer sizes are not read: a flat object's are bounded."""
+    if not value:  # the usual arguments of a tool without parameters
+        return 1
+    if len(value) >= limit:  # too many members already: no need to read the text
+        return len(value) + 1
+    if len(value) <= _SMALL:
+        chars = 0
+        try:
+            for key, item in value.items():
+                kind = type(item)
+                if kind is str:
+                    chars += len(item)
+                elif (
+                    kind is not int and kind is not float and kind is not bool and item is not None
+                ):
+                    return -1
+                chars += len(key)
+        except TypeError:  # a key without a length: the general walk reads it
+            return -1
+        return len(value) + 1 + chars // CHARS_PER_UNIT
+    if not SCALARS.issuperset(map(type, value.values())):
+        return -1
+    chars = _key_chars(value) + sum([len(item) for item in value.values() if type(item) is str])
+    return len(value) + 1 + chars // CHARS_PER_UNIT
+
+
 def _key_chars(node: Any) -> int:
     """Characters of a mapping's keys (``str`` keys; anything else counts nothing)."""
     try:
         return sum(map(len, node))
-    except TypeError:
+    except Exception:  # a key that is not a string, or a hostile one: only str keys count
         return sum([len(key) for key in node if type(key) is str])
 
 
