@@ -60,7 +60,7 @@ async def test_large_arguments_are_redacted_without_stalling_the_loop() -> None:
     async def handler(args: Any, context: ToolExecutionContext) -> str:
         return "ok"
 
-    call = ToolCall(id="1", name="t", arguments={"x": _tree(15), "y": _SECRET})
+    call = ToolCall(id="1", name="t", arguments={"x": _tree(13), "y": _SECRET})
     result, gap, events, ledger = await _dispatch(call, handler)
     assert result.error is None
     assert [e.type for e in events] == ["tool_execution_started", "tool_execution_finished"]
@@ -72,7 +72,7 @@ async def test_large_arguments_are_redacted_without_stalling_the_loop() -> None:
 
 @pytest.mark.anyio
 async def test_a_large_result_is_redacted_without_stalling_the_loop() -> None:
-    value = {"tree": _tree(15), "y": _SECRET}  # built before the measurement
+    value = {"tree": _tree(13), "y": _SECRET}  # built before the measurement
 
     async def handler(args: Any, context: ToolExecutionContext) -> Any:
         return value
