@@ -188,11 +188,31 @@ def _walk(value: Any) -> list[tuple[str, Any]]:
     return []
 
 
+class _ReadsPlantedIds(_Real):
+    """Raw fastjsonschema, whose resolver reads a ``$id`` anywhere in the schema (a data
+    position included) as an identifier: the planted one re-targets ``#/$defs/safe``."""
+
+    def validate(self, schema: Any, value: object) -> ToolArgumentValidationResult:
+        if "$id" not in schema:
+            return super().validate(schema, value)
+        import fastjsonschema
+
+        try:
+            fastjsonschema.compile(copy.deepcopy(schema))(value)
+        except fastjsonschema.JsonSchemaException as exc:
+            issue = ToolArgumentValidationIssue(path="/cmd", message=str(exc))
+            return ToolArgumentValidationResult(ok=False, errors=(issue,))
+        return OK
+
+
 # --- the table: row, broken validator class, a phrase its failure message must contain ---
 
 BROKEN = [
     pytest.param(
         "1", _NoPointers, "does not name the JSON Pointer /query", id="row-1-without-a-json-pointer"
+    ),
+    pytest.param(
+        "1", _ReadsPlantedIds, "a $id planted in const", id="row-1-a-planted-id-retargets-a-ref"
     ),
     pytest.param("2", _Recompiles, "compiled again", id="row-2-every-call-compiles"),
     pytest.param("2", _Rewalks, "re-walked the schema", id="row-2-every-call-walks-the-schema"),

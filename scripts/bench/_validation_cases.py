@@ -179,4 +179,31 @@ def budget_cases() -> list[tuple[str, dict[str, Any], Any]]:
         ("99,000 integers, valid", wide, {"m": [[1] * 9_000 for _ in range(11)]}),
         ("99,000 integers, every one invalid", wide, {"m": [[-1] * 9_000 for _ in range(11)]}),
         ("pattern x 8 strings of 65,536 chars", pattern, {"s": ["é" * 65_535 + "x"] * 8}),
+        *_red_team_pairs(),
     ]
+
+
+def _x(sub: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {"x": sub}}
+
+
+def _object(i: int) -> dict[str, int]:
+    return {**{str(j): j for j in range(30)}, "i": i}
+
+
+def _red_team_pairs() -> list[tuple[str, dict[str, Any], Any]]:
+    """The outside red-team round's heaviest pairs (issue 25), all within the default bounds."""
+    names = {"type": "object", "propertyNames": {"pattern": "^(a|b)*c$"}}
+    return [
+        ("propertyNames pattern x 1,000 names of 801 chars", names,
+         {("ab" * 400) + str(i): 1 for i in range(1000)}),
+        ("enum of 100 objects of 31 keys x 7 items matching none",
+         _x({"type": "array", "items": {"enum": [_object(i) for i in range(100)]}}),
+         {"x": [_object(-1)] * 7}),
+        ("multipleOf 1e-300 x 9,999 floats of 1.7e308",
+         _x({"type": "array", "items": {"multipleOf": 1e-300}}), {"x": [1.7e308] * 9_999}),
+        ("pattern x 9,999 strings of 100 chars",
+         _x({"type": "array", "items": {"pattern": "^(a|b)*c$"}}), {"x": ["ab" * 50] * 9_999}),
+        ("97 integers of 2,047 bits under maximum 1.5",
+         _x({"type": "array", "items": {"maximum": 1.5}}), {"x": [-(2**2046)] * 97}),
+    ]  # fmt: skip

@@ -35,7 +35,7 @@ class _Number(int):
 
 def _general(value: object, max_bytes: int) -> tuple[dict[str, object] | None, str | None]:
     try:
-        return _canonical(value, max_bytes), None
+        return _canonical(value, max_bytes, None), None
     except Exception as exc:  # the refusal: what canonical_json_object would report
         return None, type(exc).__name__
 

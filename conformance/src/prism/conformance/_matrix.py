@@ -23,7 +23,7 @@ THREAT_MATRIX: tuple[ThreatRow, ...] = (
         scenario="Arguments violate the tool's JSON Schema",
         expected=(
             "blocked `validation_failed`; message names the JSON Pointer of the bad value; "
-            "handler not invoked"
+            "handler not invoked, also when the schema plants `$id` in a data position"
         ),
         package="prism-jsonschema",
     ),

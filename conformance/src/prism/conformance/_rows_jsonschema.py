@@ -117,6 +117,43 @@ _VIOLATIONS: tuple[tuple[dict[str, Any], str], ...] = (
 )
 
 
+_ROOT = "https://example.com/tool"
+
+
+def _planted_ids() -> list[tuple[str, dict[str, Any]]]:
+    """A schema allowing only ``ls``/``pwd`` with a ``$id`` equal to the root's planted in a
+    data position: an engine that reads it as an identifier re-targets ``#/$defs/safe`` to
+    ``{}`` and accepts ``rm -rf /`` (issue 25)."""
+    plant: dict[str, Any] = {"$id": _ROOT, "$defs": {"safe": {}}}
+    schemas = []
+    for place in ("const", "default", "examples", "enum", "x-meta"):
+        value: Any = [plant] if place in ("examples", "enum") else plant
+        schemas.append((place, {
+            "$id": _ROOT, "type": "object", "required": ["cmd"],
+            "properties": {"cmd": {"$ref": "#/$defs/safe"}, "other": {place: value}},
+            "$defs": {"safe": {"type": "string", "pattern": "^(ls|pwd)$"}},
+        }))  # fmt: skip
+    return schemas
+
+
+async def _planted_ids_hold(subjects: ConformanceSubjects, validator: Any) -> None:
+    """A ``$id`` in a data position is data: the schema still says what its keywords say."""
+    for place, schema in _planted_ids():
+        canary = Canary(f"the handler of a tool whose schema plants $id in {place}")
+        tool = canary_tool("shell", canary, parameters=schema)
+        call, result, events = await _dispatch(
+            subjects, validator, tool, f"planted-{place}", {"cmd": "rm -rf /"}
+        )
+        why = f"`rm -rf /` violates the schema (a $id planted in {place} re-targets its $ref)"
+        _expect_refused(result, call, events, canary, why, "/cmd", "the JSON Pointer /cmd")
+        _, result, _ = await _dispatch(subjects, validator, tool, f"ls-{place}", {"cmd": "ls"})
+        if result.error is not None or canary.count != 1:
+            raise AssertionError(
+                f"`ls` must pass the schema with $id planted in {place}, got "
+                f"{describe_result(result)}"
+            )
+
+
 def _expect_refused(
     result: ToolResult,
     call: ToolCall,
@@ -137,7 +174,8 @@ def _expect_refused(
 
 @conformance_row("1")
 async def schema_violation_blocked(subjects: ConformanceSubjects) -> None:
-    """Invalid arguments: blocked ``validation_failed`` naming the JSON Pointer; handler idle."""
+    """Invalid arguments: blocked ``validation_failed`` naming the JSON Pointer; handler idle,
+    also when the schema plants ``$id`` in a data position."""
     validator = require(subjects.json_schema_validator_factory, _VALIDATOR)()
     canary = Canary("the handler of tool 'search'")
     tool = canary_tool("search", canary, parameters=_SEARCH)
@@ -158,6 +196,7 @@ async def schema_violation_blocked(subjects: ConformanceSubjects) -> None:
         raise AssertionError(
             f"valid arguments must reach the handler, got {describe_result(result)}"
         )
+    await _planted_ids_hold(subjects, validator)
 
 
 def _schema(number: int) -> CountingSchema:

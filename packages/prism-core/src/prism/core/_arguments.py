@@ -18,11 +18,14 @@ except ImportError:  # an interpreter built without it: json.encoder's pure-Pyth
 
 __all__ = [
     "DEFAULT_MAX_ARGUMENT_BYTES",
+    "LOOP_NODES",
     "MAX_ARGUMENT_BYTES_CAP",
     "MAX_ARGUMENT_DEPTH",
     "MAX_ARGUMENT_INTEGER_BITS",
+    "cannot_fit",
     "canonical_json_object",
     "check_json_object",
+    "decode_in_worker",
 ]
 
 MAX_ARGUMENT_DEPTH = 64
@@ -34,6 +37,13 @@ the smallest digit limit Python allows (640), so every accepted integer can be p
 compared by every engine, whatever ``sys.set_int_max_str_digits`` says."""
 
 _CHUNK = 16_384
+LOOP_NODES = 4_096
+"""Containers' members decoded on the event loop (well under a millisecond); past it dispatch
+decodes the arguments again in a worker thread (``decode_in_worker``)."""
+
+
+class _TooManyNodes(Exception):
+    """More than ``max_nodes`` members: the caller decodes off the event loop instead."""
 
 
 class _SizeLimitExceeded(Exception):
@@ -55,20 +65,23 @@ def check_json_object(arguments: object, max_bytes: int) -> str | None:
 
 
 def canonical_json_object(
-    arguments: object, max_bytes: int
-) -> tuple[dict[str, Any], None] | tuple[None, str]:
+    arguments: object, max_bytes: int, max_nodes: int | None = None
+) -> tuple[dict[str, Any], None] | tuple[None, str] | tuple[None, None]:
     """``(copy, None)`` or ``(None, why)``: ``arguments`` decoded once into canonical JSON.
 
     The copy holds only exact ``dict``/``list``/``str``/``int``/``float``/``bool``/``None``
     (a ``str`` or ``int`` subclass cannot lie about its value or compare equal to a key it is
     not); it is what validators check and what the handler receives. A sub-object reached
     twice is copied (and counted) twice, so a shared-object DAG cannot outgrow the bound.
+    ``(None, None)``: more than ``max_nodes`` container members (decode it off the loop).
     """
     try:
         flat = _flat_copy(arguments, max_bytes)
         if flat is not None:
             return flat, None
-        return _canonical(arguments, max_bytes), None
+        return _canonical(arguments, max_bytes, max_nodes), None
+    except _TooManyNodes:
+        return None, None
     except _Refused as refused:
         return None, str(refused)
     except RecursionError:
@@ -113,10 +126,54 @@ def _flat_copy(arguments: object, max_bytes: int) -> dict[str, Any] | None:
     return out if upper <= max_bytes else None
 
 
-def _canonical(arguments: object, max_bytes: int) -> dict[str, Any]:
+def cannot_fit(arguments: object, max_bytes: int) -> bool:
+    """Whether ``arguments`` surely encodes to more than ``max_bytes``: a walk that allocates
+    nothing (no copy: a copy of a huge shared-object DAG would run the garbage collector over
+    the whole heap, holding the GIL) and stops at the bound. Types are checked by the copy."""
+    least = 0
+    stack = [arguments]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        if isinstance(node, str):
+            least += len(node) + 2
+        elif isinstance(node, dict):
+            least += 1 + max(len(node), 1)
+            for key in node:
+                least += len(key) + 3 if isinstance(key, str) else 0
+            extend(node.values())
+        elif isinstance(node, (list, tuple)):
+            least += 1 + max(len(node), 1)
+            extend(node)
+        else:
+            least += 1
+        if least > max_bytes:
+            return True
+    return False
+
+
+def decode_in_worker(
+    arguments: object, max_bytes: int
+) -> tuple[dict[str, Any], None] | tuple[None, str]:
+    """``canonical_json_object`` for a worker thread: what cannot fit is refused by a walk
+    that allocates nothing, before any copy (a copy of a huge shared-object DAG would fill
+    the heap, and a garbage collection holds the GIL while it scans it)."""
+    try:
+        if cannot_fit(arguments, max_bytes):
+            return None, f"encoded arguments exceed {max_bytes} bytes"
+    except Exception:  # a hostile object: the copy below says what is wrong
+        pass
+    copy, refused = canonical_json_object(arguments, max_bytes)
+    if copy is None:
+        return None, refused or "arguments cannot be inspected"
+    return copy, None
+
+
+def _canonical(arguments: object, max_bytes: int, max_nodes: int | None) -> dict[str, Any]:
     if not isinstance(arguments, dict):
         raise _Refused(f"expected an object, got {_kind(arguments)}")
-    sizes = [0, 0, max_bytes]  # upper bound, lower bound, the bound
+    # upper bound, lower bound, the bound, members left before leaving the loop
+    sizes = [0, 0, max_bytes, MAX_ARGUMENT_BYTES_CAP if max_nodes is None else max_nodes]
     try:
         copy: dict[str, Any] = _copy(arguments, "", 1, sizes)
     except _SizeLimitExceeded:
@@ -163,6 +220,7 @@ def _copy(value: Any, path: str, depth: int, sizes: list[int]) -> Any:
     if kind is dict or isinstance(value, dict):
         return _object(value, path, depth, sizes)
     if kind is list or isinstance(value, (list, tuple)):
+        _enter(len(value), 2, sizes)
         sizes[0] += 2 + len(value)
         sizes[1] += 1 + max(len(value), 1)
         if sizes[1] > sizes[2]:
@@ -173,7 +231,18 @@ def _copy(value: Any, path: str, depth: int, sizes: list[int]) -> Any:
     return _scalar(value, path, sizes)
 
 
+def _enter(members: int, least: int, sizes: list[int]) -> None:
+    """Before a container's members are read: each takes at least ``least`` bytes with its
+    comma, so a container that cannot fit is refused before it is copied."""
+    if sizes[1] + least * members + 1 > sizes[2]:
+        raise _SizeLimitExceeded
+    sizes[3] -= members
+    if sizes[3] < 0:
+        raise _TooManyNodes
+
+
 def _object(value: dict[Any, Any], path: str, depth: int, sizes: list[int]) -> dict[str, Any]:
+    _enter(len(value), 5, sizes)  # "":0,
     sizes[0] += 2 + 2 * len(value)
     sizes[1] += 1 + max(len(value), 1)
     out: dict[str, Any] = {}

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Unpack
 
+from . import _backend
 from ._abort import NEVER_ABORTED
-from ._arguments import canonical_json_object
+from ._arguments import LOOP_NODES, canonical_json_object, decode_in_worker
 from ._dispatch_options import DispatchOptions, DispatchSettings
 from ._fastinit import positional_factory
 from ._filter import tool_allowed
@@ -104,7 +105,15 @@ async def _pipeline(
         if checked[0] == "invalid_arguments" or type(call.name) is not str:
             call = safe_call(call)  # arguments that are not JSON are never reported onward
         return await blocked_outcome(report, call, *checked)
-    tool, call = checked[1], checked[2]
+    tool, decoded = checked[1], checked[2]
+    if decoded is None:  # too large to decode on the loop: in a worker thread
+        off_loop = await _decode_off_loop(call, opts)
+        if isinstance(off_loop, str):
+            return await blocked_outcome(report, safe_call(call), "invalid_arguments", off_loop)
+        decoded = off_loop
+    call = decoded
+    if report.redactor is not None:
+        report.weigh_arguments(call)
     if opts.permission is not None:
         denial = _permission_denial(call, opts.permission, report, context)
         if denial is not None and not isinstance(denial, str):  # an async policy's answer
@@ -131,12 +140,13 @@ def _kind(value: object) -> str:
 
 def _precheck(
     call: ToolCall, opts: DispatchOptions
-) -> tuple[BlockedReason, str] | tuple[None, ToolDefinition, ToolCall]:
+) -> tuple[BlockedReason, str] | tuple[None, ToolDefinition, ToolCall | None]:
     """Step 2: lookup, filter and the JSON-object check (all synchronous).
 
     Returns ``(None, tool, call)`` with the call's arguments decoded once into canonical JSON
     (what the validator checks and the handler receives), or why the call is refused as
-    ``(reason, message)``.
+    ``(reason, message)``; ``(None, tool, None)`` when the arguments are too large to decode
+    on the event loop (``_decode_off_loop``).
     """
     if type(call.id) is not str or type(call.name) is not str:
         kinds = f"got {_kind(call.id)} and {_kind(call.name)}"
@@ -153,10 +163,22 @@ def _precheck(
     if call.arguments_error is not None:
         why = call.arguments_error.message or "the arguments could not be parsed"
         return ("invalid_arguments", f"Tool arguments must be a JSON object: {why}")
-    arguments, refused = canonical_json_object(call.arguments, opts.max_argument_bytes)
+    arguments, refused = canonical_json_object(call.arguments, opts.max_argument_bytes, LOOP_NODES)
     if arguments is None:
+        if refused is None:
+            return (None, tool, None)
         return ("invalid_arguments", f"Tool arguments must be a JSON object: {refused}")
     return (None, tool, _with_arguments(call, arguments))
+
+
+async def _decode_off_loop(call: ToolCall, opts: DispatchOptions) -> ToolCall | str:
+    """Decode large arguments in a worker thread (the loop keeps running): the call with its
+    canonical arguments, or the message refusing them."""
+    raw, limit = call.arguments, opts.max_argument_bytes
+    arguments, refused = await _backend.to_thread(lambda: decode_in_worker(raw, limit))
+    if arguments is None:
+        return f"Tool arguments must be a JSON object: {refused}"
+    return _with_arguments(call, arguments)
 
 
 _make_call = positional_factory(ToolCall, ("id", "name", "arguments", "arguments_error"))

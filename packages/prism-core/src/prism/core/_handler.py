@@ -42,7 +42,9 @@ async def executed_outcome(
         )
         if pending is not None:
             await pending
-    report.record(call, "started")
+    pending = report.record(call, "started")
+    if pending is not None:
+        await pending
     try:
         execute = tool.execute
         if is_async_handler(execute):
@@ -60,7 +62,7 @@ async def executed_outcome(
     # The same redact -> event -> ledger order as ``CallReporter.conclude``, written out: this
     # is the hot path, and the extra coroutine frame and closure measured about 3% per call.
     if report.redactor is not None:
-        result = report.redactor.redact(result)
+        result = await report.redacted(result)
     if report.emit is not None:
         duration = report.elapsed()
         event = _finished(
@@ -69,7 +71,9 @@ async def executed_outcome(
         pending = report.send(event)
         if pending is not None:
             await pending
-    report.record(call, "finished", None, result)
+    pending = report.record(call, "finished", None, result)
+    if pending is not None:
+        await pending
     return result
 
 

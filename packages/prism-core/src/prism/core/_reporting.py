@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from . import _backend
 from ._fastinit import positional_factory
 from ._ledger import RecordStatus, RunLedger, ToolCallRecord, new_record_id
 from ._types import ToolCall, ToolResult, _no_progress
+from ._weight import LOOP_WEIGHT, heavier_than
 from .events import AgentEvent, EventSink, ToolExecutionProgress
 
 if TYPE_CHECKING:
@@ -57,11 +60,14 @@ class CallReporter:
     """Reports one call's life: events to ``emit``, rows to ``ledger``, through ``redactor``.
 
     Per-call mutable state (a plain slotted class: one is built for every dispatch).
+    ``heavy``: the call's arguments or result weigh more than ``LOOP_WEIGHT``, so the redactor
+    (which walks everything it is given) runs in a worker thread for this call's reports;
+    ``shown`` is a heavy call and its redacted copy, redacted once for every event and row.
     """
 
     __slots__ = (
-        "emit", "ledger", "outer_progress", "progress_call", "redactor", "run_id", "session_id",
-        "started", "started_at", "started_execution",
+        "emit", "heavy", "ledger", "outer_progress", "progress_call", "redactor", "run_id",
+        "session_id", "shown", "started", "started_at", "started_execution",
     )  # fmt: skip
 
     def __init__(
@@ -83,6 +89,8 @@ class CallReporter:
         self.started_execution = False
         self.progress_call: ToolCall | None = None
         self.outer_progress: ProgressCallback = _no_progress
+        self.heavy = False
+        self.shown: tuple[ToolCall, ToolCall] | None = None
 
     def elapsed(self) -> float:
         """Seconds since the reporter was made."""
@@ -94,7 +102,12 @@ class CallReporter:
         A raising sink is logged and ignored. Sync-first so the common path makes no coroutine.
         """
         if self.redactor is not None:
+            if self.heavy:
+                return self._send_heavy(event)
             event = self.redactor.redact(event)
+        return self._emit(event)
+
+    def _emit(self, event: AgentEvent) -> Awaitable[None] | None:
         try:
             outcome = self.emit(event)  # type: ignore[misc]
         except Exception:
@@ -103,6 +116,42 @@ class CallReporter:
         if hasattr(outcome, "__await__"):
             return _await_sink(outcome, event)  # type: ignore[arg-type]
         return None
+
+    async def _send_heavy(self, event: AgentEvent) -> None:
+        call = getattr(event, "call", None)
+        if type(call) is ToolCall:
+            event = dataclasses.replace(event, call=await self._shown(call))
+        redact = self.redactor.redact  # type: ignore[union-attr]
+        pending = self._emit(await _backend.to_thread(lambda: redact(event)))
+        if pending is not None:
+            await pending
+
+    async def _shown(self, call: ToolCall) -> ToolCall:
+        """``call`` redacted in a worker thread, once: a redactor that changes every leaf
+        would otherwise build a new copy of large arguments for each event and row (and
+        the garbage collector would scan each copy, holding the GIL)."""
+        shown = self.shown
+        if shown is not None and shown[0] is call:
+            return shown[1]
+        redact = self.redactor.redact  # type: ignore[union-attr]
+        redacted = await _backend.to_thread(lambda: redact(call))
+        self.shown = (call, redacted)
+        return redacted
+
+    def weigh_arguments(self, call: ToolCall) -> None:
+        """Mark the call heavy when its arguments are (only matters with a redactor)."""
+        if not self.heavy:
+            self.heavy = heavier_than(call.arguments, LOOP_WEIGHT)
+
+    async def redacted(self, result: ToolResult) -> ToolResult:
+        """``result`` through the redactor (which must be set): in a worker thread when the
+        call's arguments or this result are heavy, and the call is then heavy from here on."""
+        redact = self.redactor.redact  # type: ignore[union-attr]
+        if not self.heavy:
+            self.heavy = heavier_than(result, LOOP_WEIGHT)
+            if not self.heavy:
+                return redact(result)
+        return await _backend.to_thread(lambda: redact(result))
 
     async def event(self, event: AgentEvent) -> None:
         """Send ``event`` and await an async sink (no-op without a sink)."""
@@ -122,12 +171,14 @@ class CallReporter:
         """``result`` redacted, after its event (built from the redacted result) and ledger
         row: the one order every finished, failed or blocked call is reported in."""
         if self.redactor is not None:
-            result = self.redactor.redact(result)
+            result = await self.redacted(result)
         if self.emit is not None:
             pending = self.send(event(result))
             if pending is not None:
                 await pending
-        self.record(call, status, reason, result)
+        pending = self.record(call, status, reason, result)
+        if pending is not None:
+            await pending
         return result
 
     def record(
@@ -136,13 +187,13 @@ class CallReporter:
         status: RecordStatus,
         reason: str | None = None,
         result: ToolResult | None = None,
-    ) -> None:
-        """Append a ledger row (redacted); a raising ledger is logged and ignored."""
+    ) -> Awaitable[None] | None:
+        """Append a ledger row (redacted); a raising ledger is logged and ignored. Returns an
+        awaitable only when the row must be redacted off the loop (``heavy``)."""
         if status == "started":
             self.started_execution = True
-        ledger = self.ledger
-        if ledger is None:
-            return
+        if self.ledger is None:
+            return None
         assert self.started_at is not None
         finished_at = None if status == "started" else _CLOCK.now()
         row = _make_record(
@@ -150,11 +201,22 @@ class CallReporter:
             status, reason, result, self.started_at, finished_at,
         )  # fmt: skip
         if self.redactor is not None:
+            if self.heavy:
+                return self._append_heavy(row, call)
             row = self.redactor.redact(row)
+        self._append(row)
+        return None
+
+    def _append(self, row: ToolCallRecord) -> None:
         try:
-            ledger.append(row)
+            self.ledger.append(row)  # type: ignore[union-attr]
         except Exception:
             _warn("run ledger raised on append; ignored")
+
+    async def _append_heavy(self, row: ToolCallRecord, call: ToolCall) -> None:
+        row = dataclasses.replace(row, arguments=(await self._shown(call)).arguments)
+        redact = self.redactor.redact  # type: ignore[union-attr]
+        self._append(await _backend.to_thread(lambda: redact(row)))
 
     async def progress(self, value: float | None, message: str | None) -> None:
         """``context.progress`` of the call being reported: a progress event for

@@ -1,5 +1,5 @@
 """Test doubles for hosts and demos (a scripted stand-in for an LLM, recording, policy-checked and
-hanging tools), a probe for loop-blocking work, and the test time factor."""
+hanging tools), an event-loop heartbeat for loop-blocking work, and the test time factor."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 from collections.abc import Sequence
 
 from ._adapter_doubles import ReadsOnlyPolicy, hanging_tool, policy_checked_tool
-from ._loop_gap import largest_loop_gap
+from ._heartbeat import HEARTBEAT_PERIOD, longest_loop_gap
 from ._messages import ModelRequest, ModelResponse
 from ._recording_tools import RecordingTools
 from ._time_factor import (
@@ -19,13 +19,14 @@ from ._time_factor import (
 )
 
 __all__ = [
+    "HEARTBEAT_PERIOD",
     "TIME_FACTOR_ENV",
     "ReadsOnlyPolicy",
     "RecordingTools",
     "ScriptedProvider",
     "check_time_factor",
     "hanging_tool",
-    "largest_loop_gap",
+    "longest_loop_gap",
     "policy_checked_tool",
     "scaled",
     "set_time_factor",

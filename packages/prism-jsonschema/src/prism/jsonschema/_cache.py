@@ -50,6 +50,8 @@ class Entry:
     """Expanded size: schema nodes one data node is checked against (see ``_expansion``)."""
     node_limit: int = 1 << 62
     """Most value nodes validated against it (``max_validation_work // expanded``)."""
+    collect_limit: int = 0
+    """Most value nodes whose errors are all collected (``COLLECT_WORK // expanded``)."""
     """Whether the schema matches patterns (jsonschema-rs then checks the input bound)."""
     cost: int = 256
     """Estimated bytes this entry keeps alive (generated code, regexes, engine state)."""

@@ -12,7 +12,7 @@ from typing import Any
 from ._cost import check_compile_cost
 from ._drafts import DEFAULT_DRAFT, Draft, draft_for_uri
 from ._exact import rs_keywords
-from ._expansion import expanded_size
+from ._expansion import compare_weight, expanded_size
 from ._fastjsonschema import compile_fastjsonschema
 from ._keywords import SchemaWalk
 from ._lowering import lower_for_fastjsonschema, prepare_common
@@ -90,7 +90,7 @@ def compile_checked(
         [node for node, _ in walk.schema_nodes],
         resolve_references(walk),
         options.max_expanded_size,
-    )
+    ) + compare_weight(node for node, _ in walk.schema_nodes)
     prepare_common(document, walk.schema_nodes, walk.draft)
     if options.engine == "jsonschema-rs":
         validator = compile_rs(

@@ -9,6 +9,7 @@ exactly (``\b``, a negated shorthand inside ``[...]``, inline flags, ``[]``/``[^
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from ._regex import PatternRefused
@@ -30,9 +31,20 @@ _OUTSIDE: Final = {
 }
 _DOT: Final = r"[^\x{a}\x{d}\x{2028}\x{2029}]"
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
-_LETTER_ESCAPES: Final = frozenset("fnrtvdDsSwWpPuxc0123456789")
-r"""Escapes ECMA-262 (``u`` flag) defines; any other letter is a syntax error there (and
-``\C``, ``\A``, ``\z`` ... mean something else in RE2)."""
+_CONTROL: Final = {"f": r"\x{c}", "n": r"\x{a}", "r": r"\x{d}", "t": r"\x{9}", "v": r"\x{b}"}
+_IDENTITY: Final = frozenset("^$\\.*+?()[]{}|/")
+r"""ECMA-262 (``u`` flag) identity escapes: its syntax characters and ``/`` (``-`` in a class).
+Every other escape is a syntax error there (and ``\C``, ``\A``, ``\z`` ... mean something
+else in RE2), so it is refused."""
+_CATEGORIES: Final = frozenset(
+    {
+        *("C", "Cc", "Cf", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me"),
+        *("Mn", "N", "Nd", "Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps"),
+        *("S", "Sc", "Sk", "Sm", "So", "Z", "Zl", "Zp", "Zs"),
+    }
+)
+"""General_Category short names both RE2 and Rust's ``regex`` know."""
+_SCRIPT_NAME: Final = re.compile(r"[A-Z][a-z]+(?:_[A-Z][a-z]+)*")
 _SET_OPERATORS: Final = ("[", "&&", "--", "~~")
 """Inside ``[...]`` these are literal in ECMA-262 but nest or combine classes in Rust."""
 
@@ -72,23 +84,54 @@ def translate(pattern: str) -> str:
 
 
 def _escape(pattern: str, at: int, in_class: bool) -> tuple[str, int]:
+    """One escape, from an allowlist: anything ECMA-262 (``u`` flag) does not define is refused,
+    never passed to RE2 (which would read ``\\pL``, ``\\x{41}``, ``\\C`` with its own meaning)."""
     if at >= len(pattern):
         raise _Refused("a pattern cannot end with a backslash")
     char = pattern[at]
     if char in "bB":
         raise _Refused(r"\b and \B (word boundaries) are not supported")
-    if char.isascii() and char.isalnum() and char not in _LETTER_ESCAPES:
-        raise _Refused(f"\\{char} is not an ECMA-262 escape")
-    if in_class:
-        if char in "DWS":
-            raise _Refused(f"\\{char} inside a character class is not supported")
-        if char in _IN_CLASS:
-            return _IN_CLASS[char], at + 1
-    elif char in _OUTSIDE:
-        return _OUTSIDE[char], at + 1
+    if in_class and char in "DWS":
+        raise _Refused(f"\\{char} inside a character class is not supported")
+    table = _IN_CLASS if in_class else _OUTSIDE
+    if char in table:
+        return table[char], at + 1
+    if char in _CONTROL:
+        return _CONTROL[char], at + 1
     if char == "u":
         return _unicode(pattern, at + 1)
-    return "\\" + char, at + 1
+    if char == "x":
+        return _hex_byte(pattern, at + 1)
+    if char in "pP":
+        return _property(pattern, at + 1, char)
+    if char == "0" and not pattern[at + 1 : at + 2].isdigit():
+        return r"\x{0}", at + 1
+    if char in _IDENTITY or (in_class and char == "-"):
+        return "\\" + char, at + 1
+    raise _Refused(f"\\{char} is not an ECMA-262 escape")
+
+
+def _hex_byte(pattern: str, at: int) -> tuple[str, int]:
+    r"""``\xHH``: exactly two hex digits (``\x{41}`` is RE2's, a syntax error in ECMA-262)."""
+    digits = pattern[at : at + 2]
+    if len(digits) == 2 and set(digits) <= _HEX:
+        return f"\\x{{{digits}}}", at + 2
+    raise _Refused(r"malformed \xHH escape (exactly two hex digits)")
+
+
+def _property(pattern: str, at: int, char: str) -> tuple[str, int]:
+    r"""``\p{..}``/``\P{..}`` with a General_Category short name or ``Script=``/``sc=`` name."""
+    end = pattern.find("}", at) if pattern.startswith("{", at) else -1
+    body = pattern[at + 1 : end] if end > 0 else ""
+    name, _, value = body.partition("=")
+    if value and name in ("Script", "sc") and _SCRIPT_NAME.fullmatch(value):
+        body = value
+    elif value or body not in _CATEGORIES:
+        raise _Refused(
+            f"\\{char} must be \\{char}{{X}} with a General_Category short name or "
+            "Script=Name (\\pL, \\p{^L} and bare script names are not ECMA-262)"
+        )
+    return f"\\{char}{{{body}}}", end + 1
 
 
 def _unicode(pattern: str, at: int) -> tuple[str, int]:

@@ -26,8 +26,10 @@ def clip(message: str, limit: int = MESSAGE_LIMIT) -> str:
 def rs_errors(errors: Iterable[Any], max_errors: int) -> tuple[ToolArgumentValidationIssue, ...]:
     """Convert ``jsonschema_rs.ValidationError`` objects."""
     return tuple(
-        ToolArgumentValidationIssue(path=join_pointer(e.instance_path), message=clip(e.message))
-        for e in islice(errors, max_errors)
+        [  # a list, then a tuple: faster than a generator for the usual handful of errors
+            ToolArgumentValidationIssue(path=join_pointer(e.instance_path), message=clip(e.message))
+            for e in islice(errors, max_errors)
+        ]
     )
 
 

@@ -30,16 +30,20 @@ def is_multiple(value: object, divisor: int | float) -> bool:
         return value % divisor == 0
     if not isinstance(value, int | float) or isinstance(value, bool):
         return True  # not a number: multipleOf does not apply
-    exact = _decimal(value) / _decimal(divisor)
-    if exact.denominator != 1:
-        return False
-    if isinstance(divisor, float):
+    if isinstance(divisor, float):  # float division first: cheap, and it must accept too
         try:
             quotient = value / divisor
         except OverflowError:
             return False
-        return quotient - quotient == 0.0 and int(quotient) == quotient
-    return value % divisor == 0  # a float value: its binary value, too
+        if quotient - quotient != 0.0 or int(quotient) != quotient:
+            return False
+    else:
+        try:
+            if value % divisor != 0:  # a float value: its binary value, too
+                return False
+        except OverflowError:  # a divisor past any float: only 0 is a multiple
+            return value == 0
+    return (_decimal(value) / _decimal(divisor)).denominator == 1
 
 
 def _decimal(number: int | float) -> Fraction:
@@ -78,5 +82,7 @@ def rs_keywords(regexes: dict[str, Re2Pattern]) -> dict[str, type]:
 
 
 def _clip(value: object) -> str:
+    if type(value) is int and value.bit_length() > 256:  # printing it costs quadratic time
+        return f"an integer of {value.bit_length()} bits"
     text = repr(value) if not isinstance(value, str) else f'"{value}"'
     return text if len(text) <= 80 else text[:77] + "..."

@@ -15,9 +15,10 @@ nodes, so validating costs at most expanded size x data nodes (bounded per call)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Final
 
+from ._instance import weigh
 from ._refgraph import Targets
 from ._walk import Json, SchemaRejected
 
@@ -286,3 +287,18 @@ def _widest_child(below: list[tuple[Label, int]]) -> int:
     for (kind, _name), weight in named.items():
         best = max(best, weight + wild.get(kind, 0))
     return best
+
+
+NODES_PER_COMPARE_UNIT: Final = 8
+"""``enum``/``const`` data nodes that weigh one schema node in the work estimate."""
+
+
+def compare_weight(nodes: Iterable[dict[str, Json]]) -> int:
+    """What comparing a value with every ``enum`` and ``const`` of the schema costs, in schema
+    nodes (added to the expanded size, an upper bound: each data node may be compared)."""
+    data = 0
+    for node in nodes:
+        for keyword in ("enum", "const"):
+            if keyword in node:
+                data += weigh(node[keyword], 1 << 40)
+    return data // NODES_PER_COMPARE_UNIT

@@ -18,7 +18,7 @@ def escape(segment: str) -> str:
 
 def join_pointer(segments: Iterable[object]) -> str:
     """The JSON Pointer of ``segments`` (``""`` for the root)."""
-    return "".join("/" + escape(str(s)) for s in segments)
+    return "".join(["/" + escape(str(s)) for s in segments])  # a list: faster than a generator
 
 
 def pointer(path: Path) -> str:

@@ -12,20 +12,34 @@ from ._cost import held_bytes
 from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
-from ._instance import SCALARS, InstanceBounds, InstanceRejected, count_nodes
+from ._instance import (
+    SCALARS,
+    InstanceBounds,
+    InstanceRejected,
+    count_nodes,
+    nodes_and_weight,
+    rs_weight,
+    weigh,
+)
 from ._options import JsonSchemaValidatorOptions
 from ._regex import PatternInputTooLong
 from ._rs import compile_rs_bounds, rs_available
 from ._walk import SchemaRejected
 
-__all__ = ["COLLECT_WORK", "LIGHT_WORK", "JsonSchemaArgumentValidator"]
+__all__ = ["COLLECT_QUOTED", "COLLECT_WORK", "LIGHT_WORK", "JsonSchemaArgumentValidator"]
 
 LIGHT_WORK: Final = 4_096
 """Expanded size x value nodes up to which dispatch validates on the event loop (tens of
 microseconds); anything heavier runs in a worker thread."""
-COLLECT_WORK: Final = 16_384
-"""Up to this much work every error is collected (then the first ``max_errors``); above it
-only the first error is reported, so an argument with millions of errors costs no memory."""
+COLLECT_WORK: Final = 1_024
+"""Up to this much work (expanded size x value nodes) every error is collected (then
+the first ``max_errors``); above it only the first error is reported, so an argument with
+thousands of errors costs no time or memory. jsonschema-rs's ``iter_errors`` builds every error
+before the first is returned and fastjsonschema's collecting run raises one exception per
+error."""
+COLLECT_QUOTED: Final = 65_536
+"""And up to this many value nodes x ``weigh`` units: each error message may quote the value
+(jsonschema-rs quotes a whole object for ``propertyNames``)."""
 
 
 class JsonSchemaArgumentValidator:
@@ -99,26 +113,29 @@ class JsonSchemaArgumentValidator:
         return self._run(entry, value)
 
     def work(self, schema: object, value: object) -> int | None:
-        """Expanded size x node count of ``value`` for a compiled ``schema`` (by identity),
-        ``None`` when it is not compiled; counting stops just past ``LIGHT_WORK``."""
+        """Expanded size x weight of ``value`` (nodes, plus string lengths: see ``weigh``) for a
+        compiled ``schema`` (by identity), ``None`` when it is not compiled; counting stops just
+        past ``LIGHT_WORK``."""
         alias = self._cache.by_id.get(id(schema))
         if alias is None or alias[0] is not schema or alias[1].rejected is not None:
             return None
         expanded = max(alias[1].expanded, 1)
-        return expanded * count_nodes(value, LIGHT_WORK // expanded)
+        return expanded * weigh(value, LIGHT_WORK // expanded)
 
-    def _too_much_work(self, entry: Entry) -> ToolArgumentValidationResult:
+    def _too_much_work(self, entry: Entry, weighing: str = "") -> ToolArgumentValidationResult:
         work = self.options.max_validation_work
         message = (
-            f"value has more than {entry.node_limit:,} JSON nodes: against this schema "
-            f"(expanded size {entry.expanded:,}) that is more than max_validation_work={work:,}"
+            f"value has more than {entry.node_limit:,} JSON nodes{weighing}: against this "
+            f"schema (expanded size {entry.expanded:,}) that is more than "
+            f"max_validation_work={work:,}"
         )
         return failure(ToolArgumentValidationIssue(path=None, message=message))
 
     def _collects(self, entry: Entry, instance: object) -> bool:
         """Whether collecting every error is cheap for this pair (else: the first only)."""
-        cap = COLLECT_WORK // max(entry.expanded, 1)
-        return count_nodes(instance, cap) <= cap
+        cap = entry.collect_limit
+        nodes, weight = nodes_and_weight(instance, cap, COLLECT_QUOTED)
+        return nodes <= cap and nodes * weight <= COLLECT_QUOTED
 
     def _make_run(self) -> EngineRun:
         if self.options.engine == "jsonschema-rs":
@@ -141,6 +158,8 @@ class JsonSchemaArgumentValidator:
             instance = self._bounds.check(value)
         except InstanceRejected as exc:
             return failure(exc.error)
+        if rs_weight(instance, entry.node_limit) > entry.node_limit:
+            return self._too_much_work(entry, " (an integer past 64 bits weighs (bits/64)**2)")
         try:
             if entry.fast(instance):  # the bounds schema is stricter than JSON (huge integers)
                 return OK
@@ -150,7 +169,7 @@ class JsonSchemaArgumentValidator:
 
     def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
         try:
-            if self._collects(entry, instance):  # iter_errors collects them all, eagerly
+            if self._collects(entry, instance):  # iter_errors builds them all, eagerly
                 errors = rs_errors(entry.rs_validator.iter_errors(instance), self._max_errors)
             else:
                 errors = rs_first_error(entry.rs_validator, instance)
@@ -226,6 +245,7 @@ class JsonSchemaArgumentValidator:
             key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
             patterns=bool(checked.walk.regexes), expanded=checked.expanded,
             node_limit=self.options.max_validation_work // max(checked.expanded, 1),
+            collect_limit=COLLECT_WORK // max(checked.expanded, 1),
             cost=held_bytes(
                 checked.size,
                 len(checked.walk.regexes),

@@ -1,6 +1,6 @@
-"""Outside red-team round on issue 25: attacks that BREAK a claim today (skipped on this branch).
+"""Outside red-team round on issue 25: heavy values, RE2-only pattern syntax, big arguments.
 
-Each test asserts the claimed behaviour and fails now; remove the skip when the fix lands.
+Each test reproduced an attack that broke a claim (the cost model and engines were not honest).
 Budgets are the issue's: one validation within the default bounds costs at most 100 ms of CPU
 and 64 MiB of extra memory, and the event loop's heartbeat gap stays under 50 ms.
 """
@@ -18,21 +18,19 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    ToolResult,
     create_tool_registry,
     dispatch_tool_call,
 )
-from prism.core.testing import largest_loop_gap, scaled
+from prism.core.testing import longest_loop_gap, scaled
 from prism.jsonschema import (
     JsonSchemaArgumentValidator,
     JsonSchemaValidatorOptions,
     create_json_schema_tool_argument_validator,
 )
 
-pytestmark = pytest.mark.skip(reason="open red-team findings, see report")
-
 _CPU_BUDGET_S = 0.1
 _MEMORY_BUDGET = 64 * 1024 * 1024
+_GAP_BOUND_S = 0.05
 
 
 def _x(sub: Any) -> dict[str, Any]:
@@ -69,12 +67,16 @@ _HEAVY: dict[str, tuple[dict[str, Any], Any]] = {
 
 
 def _measure(validator: JsonSchemaArgumentValidator, schema: Any, value: Any) -> tuple[float, int]:
+    """CPU seconds of one cached validation (this thread's CPU time: the engines validate in
+    the calling thread, and other threads' work is not this validation's), then its peak
+    of traced Python memory in a second run (tracing slows allocation, so not timed)."""
     validator.validate(schema, {})  # compile first: only the validation is measured
+    start = time.thread_time()
+    validator.validate(schema, value)
+    cpu = time.thread_time() - start
     tracemalloc.start()
     try:
-        start = time.process_time()
         validator.validate(schema, value)
-        cpu = time.process_time() - start
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -94,12 +96,24 @@ def test_one_validation_stays_within_cpu_and_memory_budget(
 
 
 def test_big_integers_against_a_float_limit_stay_within_budget(engine: str) -> None:
-    """A valid value: 9,999 integers of 2,047 bits under ``maximum: 1.5``."""
+    """9,999 integers of 2,047 bits under ``maximum: 1.5``: fastjsonschema compares them
+    natively (valid); jsonschema-rs converts each through its decimal text (about 34 µs), so
+    there they weigh ``(bits/64)**2`` nodes of ``max_validation_work`` and are refused."""
     schema = _x({"type": "array", "items": {"maximum": 1.5}})
     value = {"x": [-(2**2046)] * 9_999}
     options = JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
-    cpu, _ = _measure(JsonSchemaArgumentValidator(options=options), schema, value)
+    validator = JsonSchemaArgumentValidator(options=options)
+    cpu, _ = _measure(validator, schema, value)
     assert cpu < scaled(_CPU_BUDGET_S), f"{cpu * 1000:.0f} ms CPU"
+    result = validator.validate(schema, value)
+    if engine == "fastjsonschema":
+        assert result.ok
+    else:
+        assert not result.ok
+        assert "max_validation_work" in result.errors[0].message
+        few = {"x": [-(2**2046)] * 90}  # within the budget: validated, exactly
+        assert validator.validate(schema, few).ok
+        assert not validator.validate(schema, {"x": [2**2046] * 90}).ok
 
 
 async def _ok(args: Any, context: ToolExecutionContext) -> str:
@@ -119,15 +133,13 @@ async def test_dispatch_never_stalls_the_loop(engine: str, name: str) -> None:
     warm = ToolCall(id="0", name="t", arguments={})
     await dispatch_tool_call(warm, registry=registry, validate=validate)
     call = ToolCall(id="1", name="t", arguments=value)
-
-    async def dispatch() -> ToolResult:
-        return await dispatch_tool_call(call, registry=registry, validate=validate)
-
     with anyio.fail_after(scaled(60)):
-        gap, result = await largest_loop_gap(dispatch, tick_seconds=0.005, lead_seconds=0.02)
+        result, gap = await longest_loop_gap(
+            lambda: dispatch_tool_call(call, registry=registry, validate=validate)
+        )
     assert result.error is not None
     assert result.error.code == "validation_failed"
-    assert gap < scaled(0.05), f"heartbeat gap {gap * 1000:.0f} ms"
+    assert gap < scaled(_GAP_BOUND_S), f"heartbeat gap {gap * 1000:.0f} ms"
 
 
 # RE2-only syntax, read with RE2's meaning. ECMA-262 (which JSON Schema names) has none of
@@ -145,6 +157,28 @@ _RE2_ONLY = [
     (r"^[\x{41}]$", "A"),
     (r"^\x{1F600}$", "\U0001f600"),
 ]
+
+
+_ECMA_ESCAPES = [
+    (r"^\p{L}$", "a", "1"),
+    (r"^\P{L}$", "1", "a"),
+    (r"^[\p{Nd}]$", "1", "a"),
+    (r"^\p{Script=Greek}$", "α", "a"),
+    (r"^\p{sc=Latin}$", "a", "α"),
+    (r"^\x41$", "A", "x"),
+    (r"^[\x41-\x43]$", "B", "D"),
+    (r"^\u{1F600}$", "\U0001f600", "A"),
+    (r"^a\/\.\0?$", "a/.", "a/x"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "good", "bad"), _ECMA_ESCAPES)
+def test_ecma_escapes_keep_their_meaning(engine: str, pattern: str, good: str, bad: str) -> None:
+    options = JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
+    validator = JsonSchemaArgumentValidator(options=options)
+    schema = _x({"type": "string", "pattern": pattern})
+    assert validator.validate(schema, {"x": good}).ok
+    assert not validator.validate(schema, {"x": bad}).ok
 
 
 @pytest.mark.parametrize(("pattern", "text"), _RE2_ONLY)
@@ -179,7 +213,7 @@ _BIG_ARGUMENTS: dict[str, Any] = {
 @pytest.mark.anyio
 @pytest.mark.parametrize("name", sorted(_BIG_ARGUMENTS))
 async def test_decoding_arguments_never_stalls_the_loop(engine: str, name: str) -> None:
-    """Core's canonical copy of an argument within ``max_argument_bytes`` runs on the loop."""
+    """Core's canonical copy of a large argument is made (or refused) off the loop."""
     registry = create_tool_registry(
         [ToolDefinition(name="t", execute=_ok, parameters={"type": "object"})]
     )
@@ -187,10 +221,8 @@ async def test_decoding_arguments_never_stalls_the_loop(engine: str, name: str) 
         options=JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
     )
     call = ToolCall(id="1", name="t", arguments=_BIG_ARGUMENTS[name])
-
-    async def dispatch() -> ToolResult:
-        return await dispatch_tool_call(call, registry=registry, validate=validate)
-
     with anyio.fail_after(scaled(60)):
-        gap, _ = await largest_loop_gap(dispatch, tick_seconds=0.005, lead_seconds=0.02)
-    assert gap < scaled(0.05), f"heartbeat gap {gap * 1000:.0f} ms"
+        _, gap = await longest_loop_gap(
+            lambda: dispatch_tool_call(call, registry=registry, validate=validate)
+        )
+    assert gap < scaled(_GAP_BOUND_S), f"heartbeat gap {gap * 1000:.0f} ms"
