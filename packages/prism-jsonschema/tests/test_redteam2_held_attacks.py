@@ -36,7 +36,7 @@ ENGINES = ("fastjsonschema", "jsonschema-rs")
 D2019 = "https://json-schema.org/draft/2019-09/schema"
 
 
-def _validator(engine: str, **options: Any) -> JsonSchemaArgumentValidator:
+def _validator(engine: Any, **options: Any) -> JsonSchemaArgumentValidator:
     return JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine, **options))
 
 
@@ -49,7 +49,7 @@ def _reference(schema: dict[str, Any], value: Any) -> bool | None:
         return None
 
 
-def _never_wider(engine: str, schema: dict[str, Any], value: Any) -> None:
+def _never_wider(engine: Any, schema: dict[str, Any], value: Any) -> None:
     result = _validator(engine).validate(schema, value)
     if result.ok:
         assert _reference(schema, value) is True, (
@@ -57,7 +57,7 @@ def _never_wider(engine: str, schema: dict[str, Any], value: Any) -> None:
         )
 
 
-def _refused(engine: str, schema: dict[str, Any], words: str) -> None:
+def _refused(engine: Any, schema: dict[str, Any], words: str) -> None:
     validator = _validator(engine)
     start = time.thread_time()
     result = validator.validate(schema, {"a": 1})
@@ -98,7 +98,7 @@ def _positions(name: str) -> list[dict[str, Any]]:
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(name=st.sampled_from(KEYWORD_NAMES), position=st.integers(0, 6), value=_value)
 def test_property_names_shaped_like_keywords_stay_names(
-    engine: str, name: str, position: int, value: Any
+    engine: Any, name: str, position: int, value: Any
 ) -> None:
     schema = _positions(name)[position]
     for instance in ({name: value}, {"x": value}, {"x": {name: value}}, {name: value, "zz": 1}):
@@ -145,7 +145,7 @@ def test_property_names_shaped_like_keywords_stay_names(
     ],
 )
 def test_pointer_escapes_never_retarget_a_reference(
-    engine: str, schema: dict[str, Any], value: Any
+    engine: Any, schema: dict[str, Any], value: Any
 ) -> None:
     _never_wider(engine, schema, value)
 
@@ -159,10 +159,13 @@ def test_pointer_escapes_never_retarget_a_reference(
     [("^a*$", "a\ud800"), ("^[a-z]+$", "ab\udc00c"), ("^[^x]*$", "\ud800x")],
 )
 def test_a_lone_surrogate_never_matches_by_being_dropped(
-    engine: str, pattern: str, text: str
+    engine: Any, pattern: str, text: str
 ) -> None:
     validator = _validator(engine)
-    schema = {"type": "object", "properties": {"x": {"type": "string", "pattern": pattern}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"x": {"type": "string", "pattern": pattern}},
+    }
     assert not validator.validate(schema, {"x": text}).ok
     # the failure is the value's: the schema still serves the next call
     assert validator.validate(schema, {"x": "ab"}).ok is bool(re.search(pattern, "ab"))
@@ -182,8 +185,8 @@ def test_a_lone_surrogate_never_matches_by_being_dropped(
         ({"enum": [{"a": 0}]}, {"a": False, "b": 0}),
     ],
 )
-def test_json_equality_is_not_python_equality(engine: str, keyword: Any, value: Any) -> None:
-    schema = {"type": "object", "properties": {"x": keyword}}
+def test_json_equality_is_not_python_equality(engine: Any, keyword: Any, value: Any) -> None:
+    schema: dict[str, Any] = {"type": "object", "properties": {"x": keyword}}
     assert _reference(schema, {"x": value}) is False  # control: the reference refuses
     assert not _validator(engine).validate(schema, {"x": value}).ok
 
@@ -203,7 +206,7 @@ _json = st.recursive(
           suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(expected=_json, value=_json, kind=st.sampled_from(["const", "enum", "uniqueItems"]))
 def test_const_enum_unique_items_agree_with_the_reference(
-    engine: str, expected: Any, value: Any, kind: str
+    engine: Any, expected: Any, value: Any, kind: str
 ) -> None:
     if kind == "const":
         keyword: dict[str, Any] = {"const": expected}
@@ -214,7 +217,7 @@ def test_const_enum_unique_items_agree_with_the_reference(
     else:
         keyword = {"uniqueItems": True}
         instance = [expected, value]
-    schema = {"type": "object", "properties": {"x": keyword}}
+    schema: dict[str, Any] = {"type": "object", "properties": {"x": keyword}}
     verdict = _validator(engine).validate(schema, {"x": instance}).ok
     assert verdict == _reference(schema, {"x": instance})
 
@@ -255,7 +258,7 @@ def _chain(kind: str, levels: int) -> dict[str, Any]:
         "additionalProperties+patternProperties",
     ],
 )  # fmt: skip
-def test_fan_out_through_any_keyword_is_refused(engine: str, kind: str) -> None:
+def test_fan_out_through_any_keyword_is_refused(engine: Any, kind: str) -> None:
     _refused(engine, _chain(kind, 16), "expanded size")
 
 
@@ -292,12 +295,12 @@ def test_fan_out_through_anchors_is_refused_on_jsonschema_rs(ref: str, anchor: s
         {"items": {"$ref": "#"}, "contains": {"$ref": "#"}, "properties": {"a": {"$ref": "#"}}},
     ],
 )
-def test_recursion_reaching_one_subschema_twice_is_refused(engine: str, schema: Any) -> None:
+def test_recursion_reaching_one_subschema_twice_is_refused(engine: Any, schema: Any) -> None:
     _refused(engine, schema, "recursion")
 
 
 def test_dynamic_and_static_routes_to_the_root_are_refused_on_jsonschema_rs() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "$dynamicAnchor": "r",
         "properties": {"a": {"allOf": [{"$dynamicRef": "#r"}, {"$ref": "#"}]}},
     }
@@ -311,7 +314,11 @@ def test_fan_out_times_a_long_string_stays_cheap_on_fastjsonschema() -> None:
         for i in range(11)
     }
     defs["d11"] = {"type": "string", "pattern": "^(b|a)*(b|c)$"}
-    schema = {"$defs": defs, "type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}}
+    schema: dict[str, Any] = {
+        "$defs": defs,
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/d0"}},
+    }
     validator = _validator("fastjsonschema")
     assert validator.validate(schema, {"x": "b"}).ok
     start = time.thread_time()
@@ -322,7 +329,10 @@ def test_fan_out_times_a_long_string_stays_cheap_on_fastjsonschema() -> None:
 def test_collecting_errors_about_one_long_string_is_small_on_fastjsonschema() -> None:
     """The same pair is an open finding on jsonschema-rs (955 MiB there)."""
     validator = _validator("fastjsonschema")
-    schema = {"type": "object", "properties": {"x": {"allOf": [{"type": "integer"}] * 250}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"x": {"allOf": [{"type": "integer"}] * 250}},
+    }
     assert validator.validate(schema, {"x": 1}).ok
     value = {"x": "a" * 1_000_000}
     tracemalloc.start()
@@ -369,7 +379,7 @@ class _HidesCmd(dict[str, Any]):
         {"type": "object", "not": {"required": ["cmd"]}},
     ],
 )
-async def test_a_dict_that_hides_a_key_never_delivers_it(engine: str, schema: Any) -> None:
+async def test_a_dict_that_hides_a_key_never_delivers_it(engine: Any, schema: Any) -> None:
     received: list[Any] = []
 
     async def handler(args: Any, ctx: ToolExecutionContext) -> str:

@@ -77,7 +77,7 @@ def _fan_out(levels: int, leaf: dict[str, Any]) -> dict[str, Any]:
     ],
 )
 def test_a_class_range_ending_in_a_shorthand_is_not_widened(
-    engine: str, pattern: str, text: str
+    engine: Any, pattern: str, text: str
 ) -> None:
     # Control: ECMA-262 with the u flag (the documented dialect) rejects the pattern as a syntax
     # error (V8: "Invalid character class"); without u (Annex B) it is the set {!, -, digits},
@@ -86,7 +86,10 @@ def test_a_class_range_ending_in_a_shorthand_is_not_widened(
     with pytest.raises(re.error):
         re.compile(pattern)
     validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
-    schema = {"type": "object", "properties": {"x": {"type": "string", "pattern": pattern}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"x": {"type": "string", "pattern": pattern}},
+    }
     result = validator.validate(schema, {"x": text})
     assert not result.ok, f"{pattern!r} accepted {text!r} (no ECMA reading holds it)"
 
@@ -96,15 +99,21 @@ def test_a_class_range_ending_in_a_shorthand_is_not_widened(
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_one_pattern_on_one_string_within_the_defaults_stays_under_100_ms_of_cpu(
-    engine: str,
+    engine: Any,
 ) -> None:
     """Measured: 3.4 s (fastjsonschema) and 3.5 s (jsonschema-rs) of CPU for one string."""
     validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
-    schema = {"type": "object", "properties": {"x": {"type": "string", "pattern": NESTED_REPEAT}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"x": {"type": "string", "pattern": NESTED_REPEAT}},
+    }
     assert validator.validate(schema, {"x": "ac"}).ok  # compiled and cached
     text = _ab(65_536)  # exactly max_pattern_input_length
     # Control: a DFA-friendly pattern on the same string is cheap, so the time is the pattern's.
-    cheap = {"type": "object", "properties": {"x": {"type": "string", "pattern": "[ab]*c"}}}
+    cheap: dict[str, Any] = {
+        "type": "object",
+        "properties": {"x": {"type": "string", "pattern": "[ab]*c"}},
+    }
     validator.validate(cheap, {"x": "c"})
     cheap_cpu, _ = _cpu(validator, cheap, {"x": text})
     assert cheap_cpu < scaled(0.1)
@@ -193,7 +202,7 @@ async def _ran(args: Any, ctx: ToolExecutionContext) -> str:
 
 
 def _pattern_tool() -> ToolDefinition:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {
             "x": {"type": "array", "items": {"type": "string", "pattern": NESTED_REPEAT}}
@@ -204,7 +213,7 @@ def _pattern_tool() -> ToolDefinition:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("engine", ENGINES)
-async def test_the_loop_keeps_ticking_while_a_cached_pattern_validates(engine: str) -> None:
+async def test_the_loop_keeps_ticking_while_a_cached_pattern_validates(engine: Any) -> None:
     """Measured: one 8,000-character string stalled the loop for 1.35 s (fastjsonschema) and
     1.37 s (jsonschema-rs); 65,536 characters for 8.3 s and 10.8 s."""
     tool = _pattern_tool()
@@ -245,7 +254,7 @@ async def test_the_loop_keeps_ticking_while_a_cached_pattern_validates(engine: s
 @pytest.mark.anyio
 @pytest.mark.parametrize("engine", ENGINES)
 async def test_abort_returns_within_the_grace_while_a_cached_pattern_validates(
-    engine: str,
+    engine: Any,
 ) -> None:
     tool = _pattern_tool()
     registry = create_tool_registry([tool])
