@@ -17,6 +17,7 @@ import tracemalloc
 from typing import Any
 
 import anyio
+import jsonschema
 import pytest
 
 from prism.core import (
@@ -94,6 +95,78 @@ def test_a_class_range_ending_in_a_shorthand_is_not_widened(
     }
     result = validator.validate(schema, {"x": text})
     assert not result.ok, f"{pattern!r} accepted {text!r} (no ECMA reading holds it)"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_surrogate_pair_escape_in_a_class_is_one_code_point(engine: str) -> None:
+    """With the u flag, ``[\\uD83D\\uDE00]`` is the class {U+1F600} (V8: "\\ud83d" does not
+    match); Prism reads two lone surrogates and accepts "\\ud83d" (and calls "\U0001f600" invalid
+    against ``^\\uD83D\\uDE00$``)."""
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"x": {"type": "string", "pattern": "^[\\uD83D\\uDE00]$"}},
+    }
+    result = validator.validate(schema, {"x": "\ud83d"})
+    assert not result.ok, "a lone high surrogate matched the class of one astral code point"
+
+
+# --- (1) bypass: a $schema inside a subschema switches the dialect for the reference --------
+
+D4 = "http://json-schema.org/draft-04/schema#"
+D7 = "http://json-schema.org/draft-07/schema#"
+D19 = "https://json-schema.org/draft/2019-09/schema"
+D20 = "https://json-schema.org/draft/2020-12/schema"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("schema", "value"),
+    [
+        ({"$schema": D4, "properties": {"x": {"$schema": D7, "const": "ls"}}}, {"x": "rm -rf /"}),
+        ({"$schema": D4, "properties": {"x": {"$schema": D20, "const": 1}}}, {"x": 2}),
+        (
+            {
+                "$schema": D7,
+                "properties": {"x": {"$schema": D20, "prefixItems": [{"type": "integer"}]}},
+            },
+            {"x": ["s"]},
+        ),
+        (
+            {
+                "$schema": D7,
+                "properties": {"x": {"$schema": D20, "dependentRequired": {"a": ["b"]}}},
+            },
+            {"x": {"a": 1}},
+        ),
+        (
+            {
+                "$schema": D19,
+                "properties": {"x": {"$schema": D20, "prefixItems": [{"type": "integer"}]}},
+            },
+            {"x": ["s"]},
+        ),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-06/schema#",
+                "properties": {"x": {"$schema": D7, "if": {"const": 1}, "then": False}},
+            },
+            {"x": 1},
+        ),
+    ],
+)
+def test_a_subschema_naming_another_dialect_is_refused_not_read_as_the_roots(
+    engine: str, schema: dict[str, Any], value: Any
+) -> None:
+    """The ``$schema`` of a subschema is dropped and that dialect's keywords with it, so the
+    value passes; the ``jsonschema`` package honours the inner ``$schema`` and refuses it.
+    2020-12 says ``$schema`` MUST NOT appear in a non-resource-root schema: refuse it."""
+    cls = jsonschema.validators.validator_for(schema)
+    assert not cls(schema).is_valid(value)  # control: the reference refuses the value
+    result = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=engine)
+    ).validate(schema, value)
+    assert not result.ok, "Prism validated the subschema under the root's dialect and passed it"
 
 
 # --- (2) work not bounded: pattern cost and string length ------------------------------------
