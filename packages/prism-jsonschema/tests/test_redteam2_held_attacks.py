@@ -394,3 +394,98 @@ async def test_a_dict_that_hides_a_key_never_delivers_it(engine: Any, schema: An
     with anyio.fail_after(scaled(30)):
         result = await dispatch_tool_call(call, registry=registry, validate=validate)
     assert all("cmd" not in args for args in received), (result, received)
+
+
+# --- (1) the cache never shares a compiled validator across dialects -------------------------
+
+D4 = "http://json-schema.org/draft-04/schema#"
+D6 = "http://json-schema.org/draft-06/schema#"
+D7 = "http://json-schema.org/draft-07/schema#"
+_SIBLING = {"$ref": "#/definitions/a", "type": "string"}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("first", "second", "value"),
+    [
+        (  # draft-07 ignores $ref siblings; 2020-12 applies them
+            {"$schema": D7, "definitions": {"a": {}}, "properties": {"x": _SIBLING}},
+            {"definitions": {"a": {}}, "properties": {"x": _SIBLING}},
+            {"x": 1},
+        ),
+        (  # 1.0 is an integer from draft-06 on, not in draft-04
+            {"$schema": D6, "properties": {"x": {"type": "integer"}}},
+            {"$schema": D4, "properties": {"x": {"type": "integer"}}},
+            {"x": 1.0},
+        ),
+        (  # if/then exist from draft-07 on
+            {"$schema": D6, "properties": {"x": {"if": {"const": 1}, "then": False}}},
+            {"$schema": D7, "properties": {"x": {"if": {"const": 1}, "then": False}}},
+            {"x": 1},
+        ),
+        (  # dependentRequired exists from 2019-09 on
+            {"$schema": D7, "properties": {"x": {"dependentRequired": {"a": ["b"]}}}},
+            {"properties": {"x": {"dependentRequired": {"a": ["b"]}}}},
+            {"x": {"a": 1}},
+        ),
+    ],
+)
+def test_equal_documents_of_two_dialects_never_share_a_verdict(
+    engine: Any, first: dict[str, Any], second: dict[str, Any], value: Any
+) -> None:
+    assert _reference(first, value) is True  # control: the dialects disagree on the value
+    assert _reference(second, value) is False
+    for order in ((first, second), (second, first)):
+        validator = _validator(engine)
+        verdicts = {id(schema): validator.validate(schema, value).ok for schema in order}
+        assert verdicts == {id(first): True, id(second): False}
+
+
+# --- (3) an off-loop validation keeps the loop ticking ---------------------------------------
+
+
+@pytest.mark.anyio
+async def test_the_loop_keeps_ticking_during_a_fan_out_over_a_long_string_on_jsonschema_rs() -> (
+    None
+):
+    defs: dict[str, Any] = {
+        f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]}
+        for i in range(8)
+    }
+    defs["d8"] = {"type": "string", "pattern": "^[ab]*$"}
+    schema = {"$defs": defs, "type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}}
+
+    async def handler(args: Any, ctx: ToolExecutionContext) -> str:
+        return "ran"
+
+    registry = create_tool_registry([ToolDefinition(name="t", execute=handler, parameters=schema)])
+    validate: Any = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine="jsonschema-rs")
+    )
+    gaps = [0.0]
+    done = anyio.Event()
+
+    async def ticker() -> None:
+        last = time.monotonic()
+        while not done.is_set():
+            await anyio.sleep(0.001)
+            now = time.monotonic()
+            gaps[0] = max(gaps[0], now - last)
+            last = now
+
+    with anyio.fail_after(scaled(60)):
+        warm = await dispatch_tool_call(
+            ToolCall(id="0", name="t", arguments={"x": "b"}), registry=registry, validate=validate
+        )
+        assert warm.error is None
+        async with anyio.create_task_group() as group:
+            group.start_soon(ticker)
+            await anyio.sleep(0.01)
+            result = await dispatch_tool_call(
+                ToolCall(id="1", name="t", arguments={"x": "b" * 65_536}),
+                registry=registry,
+                validate=validate,
+            )
+            done.set()
+    assert result.error is None
+    assert gaps[0] < scaled(0.05), f"the loop stalled for {gaps[0] * 1000:.0f} ms"
