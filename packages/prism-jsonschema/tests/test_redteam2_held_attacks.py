@@ -7,6 +7,7 @@ through the real dispatch on both backends.
 
 from __future__ import annotations
 
+import gc
 import re
 import time
 import tracemalloc
@@ -489,3 +490,26 @@ async def test_the_loop_keeps_ticking_during_a_fan_out_over_a_long_string_on_jso
             done.set()
     assert result.error is None
     assert gaps[0] < scaled(0.05), f"the loop stalled for {gaps[0] * 1000:.0f} ms"
+
+
+# --- (1) identity cache: an evicted entry's ids are never reused for a verdict ---------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("bound", ["cache_size", "max_cache_bytes"])
+def test_a_new_schema_at_a_freed_id_is_never_answered_from_an_evicted_entry(
+    engine: Any, bound: str
+) -> None:
+    validator = _validator(engine, **{bound: 1})
+    stale = 0
+    for _ in range(12):
+        lax = [{"type": "object", "properties": {"cmd": {"type": "string"}}} for _ in range(10)]
+        for schema in lax:  # one entry with identity aliases
+            assert validator.validate(schema, {"cmd": "rm"}).ok
+        validator.validate({"type": "object", "maxProperties": 3}, {})  # evicts it
+        del lax, schema
+        gc.collect()  # the aliases' ids are free now
+        strict = [{"type": "object", "properties": {"cmd": {"const": "ls"}}} for _ in range(20)]
+        stale += sum(validator.validate(s, {"cmd": "rm"}).ok for s in strict)
+        del strict
+    assert stale == 0
