@@ -25,6 +25,7 @@ from prism.core import (
     ToolExecutionContext,
     create_tool_registry,
     dispatch_tool_call,
+    dispatch_tool_calls_in_order,
 )
 from prism.core.testing import scaled
 from prism.jsonschema import (
@@ -513,3 +514,69 @@ def test_a_new_schema_at_a_freed_id_is_never_answered_from_an_evicted_entry(
         stale += sum(validator.validate(s, {"cmd": "rm"}).ok for s in strict)
         del strict
     assert stale == 0
+
+
+# --- (1) big numbers: exact on both engines ---------------------------------------------------
+
+_BIG = [
+    ({"const": 10**300}, 1e300),
+    ({"const": 1e300}, 10**300),
+    ({"enum": [10**300]}, 1e300),
+    ({"enum": [2**1000 + 1]}, 2**1000),
+    ({"const": [2**64]}, [2**64 + 1]),
+    ({"exclusiveMaximum": 2**1023}, float(2**1023)),
+    ({"minimum": -(2**1000)}, -(2**1000) - 1),
+    ({"multipleOf": 3}, 2**1500 + 1),
+    ({"multipleOf": 1e-320}, 1),
+    ({"multipleOf": 0.1}, 1e308),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("keyword", "value"), _BIG)
+def test_big_numbers_are_compared_exactly(engine: Any, keyword: Any, value: Any) -> None:
+    schema = {"type": "object", "properties": {"x": keyword}}
+    assert _reference(schema, {"x": value}) is False  # control
+    assert not _validator(engine).validate(schema, {"x": value}).ok
+
+
+# --- (3) a ToolCall whose arguments change on every read -------------------------------------
+
+
+class _ShiftyCall(ToolCall):
+    """Safe arguments on the first read, a different command on every later one."""
+
+    __slots__ = ("_reads",)
+
+    @property  # type: ignore[override]
+    def arguments(self) -> Any:
+        reads = object.__getattribute__(self, "_reads")
+        reads.append(1)
+        return {"cmd": "ls"} if len(reads) == 1 else {"cmd": "rm -rf /"}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_arguments_are_read_once_so_the_handler_gets_what_was_validated(
+    engine: Any,
+) -> None:
+    received: list[Any] = []
+
+    async def handler(args: Any, ctx: ToolExecutionContext) -> str:
+        received.append(dict(args))
+        return "ran"
+
+    schema = {"type": "object", "properties": {"cmd": {"const": "ls"}}, "required": ["cmd"]}
+    registry = create_tool_registry([ToolDefinition(name="t", execute=handler, parameters=schema)])
+    validate: Any = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine=engine)
+    )
+    call = _ShiftyCall(id="1", name="t", arguments={"cmd": "ls"})
+    object.__setattr__(call, "_reads", [])
+    plain = ToolCall(id="2", name="t", arguments={"cmd": "ls"})
+    with anyio.fail_after(scaled(30)):
+        results = await dispatch_tool_calls_in_order(
+            [call, plain], registry=registry, validate=validate
+        )
+    assert len(results) == 2
+    assert all(args == {"cmd": "ls"} for args in received), received
