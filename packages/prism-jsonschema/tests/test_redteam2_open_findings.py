@@ -265,6 +265,27 @@ def test_ref_fan_out_times_a_long_formatted_string_stays_under_100_ms_on_jsonsch
     assert cpu < scaled(0.1), f"one validation took {cpu * 1000:.0f} ms of CPU"
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "patternProperties": {"^a": {}}},
+        {"type": "object", "not": {"patternProperties": {"^a": False}}},
+        {"type": "object", "patternProperties": {"^a": {}}, "additionalProperties": False},
+    ],
+)
+def test_a_property_name_over_max_pattern_input_length_is_invalid_on_jsonschema_rs(
+    schema: dict[str, Any],
+) -> None:
+    """Documented: a longer string or property name "makes the value invalid, even under
+    ``not``". fastjsonschema says so; jsonschema-rs matches the 70,000-character name anyway
+    and passes the value (the engines disagree)."""
+    value = {"a" * 70_000: 1}
+    fast = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine="fastjsonschema"))
+    assert not fast.validate(schema, value).ok  # control: the other engine holds the bound
+    rs = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine="jsonschema-rs"))
+    assert not rs.validate(schema, value).ok
+
+
 _ERRORS_SCRIPT = """
 import json, resource, sys, time
 from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
