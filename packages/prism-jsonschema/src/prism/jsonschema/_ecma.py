@@ -32,6 +32,8 @@ _OUTSIDE: Final = {
 _DOT: Final = r"[^\x{a}\x{d}\x{2028}\x{2029}]"
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 _CONTROL: Final = {"f": r"\x{c}", "n": r"\x{a}", "r": r"\x{d}", "t": r"\x{9}", "v": r"\x{b}"}
+_CONTROL_POINTS: Final = {"f": 0xC, "n": 0xA, "r": 0xD, "t": 0x9, "v": 0xB}
+_BRACES: Final = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
 _IDENTITY: Final = frozenset("^$\\.*+?()[]{}|/")
 r"""ECMA-262 (``u`` flag) identity escapes: its syntax characters and ``/`` (``-`` in a class).
 Every other escape is a syntax error there (and ``\C``, ``\A``, ``\z`` ... mean something
@@ -57,24 +59,24 @@ class _Refused(PatternRefused):
 def translate(pattern: str) -> str:
     """``pattern`` with every class spelled out; ``PatternRefused`` naming what cannot be."""
     out: list[str] = []
-    in_class = False
     i = 0
     while i < len(pattern):
         char = pattern[i]
         if char == "\\":
-            text, i = _escape(pattern, i + 1, in_class)
+            text, i, _ = _escape(pattern, i + 1, in_class=False)
             out.append(text)
             continue
-        if in_class:
-            if any(pattern.startswith(op, i) for op in _SET_OPERATORS):
-                raise _Refused(f"{char!r} inside a character class must be escaped")
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            start = i + 2 if pattern.startswith("[^", i) else i + 1
-            if pattern.startswith("]", start):
-                raise _Refused("an empty class ([] or [^]) reads differently in RE2")
-        elif char == ".":
+        if char == "[":
+            text, i = _class(pattern, i + 1)
+            out.append(text)
+            continue
+        if char == "{":
+            text, i = _quantifier(pattern, i)
+            out.append(text)
+            continue
+        if char in "]}":
+            raise _Refused(f"a lone {char!r} is a syntax error in ECMA-262 (u flag): escape it")
+        if char == ".":
             char = _DOT
         elif char == "(" and pattern.startswith("(?", i):
             _group(pattern, i)
@@ -83,9 +85,62 @@ def translate(pattern: str) -> str:
     return "".join(out)
 
 
-def _escape(pattern: str, at: int, in_class: bool) -> tuple[str, int]:
+def _quantifier(pattern: str, at: int) -> tuple[str, int]:
+    """``{n}``, ``{n,}`` or ``{n,m}``; any other ``{`` is a syntax error with the u flag (RE2
+    would read it as a literal brace)."""
+    found = _BRACES.match(pattern, at)
+    if found is None:
+        raise _Refused(
+            "'{' must start a quantifier {n}, {n,} or {n,m} in ECMA-262 (u flag): escape it"
+        )
+    return found.group(), found.end()
+
+
+def _class(pattern: str, at: int) -> tuple[str, int]:
+    """One ``[...]`` from just after its ``[``: every atom spelled out, and a range only between
+    two single characters in order (``[!-\\d]`` is a syntax error with the u flag)."""
+    out = ["["]
+    if pattern.startswith("^", at):
+        out.append("^")
+        at += 1
+    if pattern.startswith("]", at):
+        raise _Refused("an empty class ([] or [^]) reads differently in RE2")
+    while True:
+        low, at = _class_atom(pattern, at)
+        if pattern.startswith("-", at) and not pattern.startswith("-]", at):
+            high, at = _class_atom(pattern, at + 1)
+            if low[1] is None or high[1] is None:
+                raise _Refused(
+                    "a class range with a class escape (\\d, \\w, \\s, \\p) as an end is a "
+                    "syntax error in ECMA-262 (u flag)"
+                )
+            if low[1] > high[1]:
+                raise _Refused("a class range is out of order")
+            out.append(f"{low[0]}-{high[0]}")
+        else:
+            out.append(low[0])
+        if pattern.startswith("]", at):
+            out.append("]")
+            return "".join(out), at + 1
+
+
+def _class_atom(pattern: str, at: int) -> tuple[tuple[str, int | None], int]:
+    """One class atom: its RE2 spelling and its code point (``None`` for a class escape)."""
+    if at >= len(pattern):
+        raise _Refused("a character class is not closed")
+    char = pattern[at]
+    if char == "\\":
+        text, end, point = _escape(pattern, at + 1, in_class=True)
+        return (text, point), end
+    if any(pattern.startswith(op, at) for op in _SET_OPERATORS):
+        raise _Refused(f"{char!r} inside a character class must be escaped")
+    return ("\\-" if char == "-" else char, ord(char)), at + 1
+
+
+def _escape(pattern: str, at: int, *, in_class: bool) -> tuple[str, int, int | None]:
     """One escape, from an allowlist: anything ECMA-262 (``u`` flag) does not define is refused,
-    never passed to RE2 (which would read ``\\pL``, ``\\x{41}``, ``\\C`` with its own meaning)."""
+    never passed to RE2 (which would read ``\\pL``, ``\\x{41}``, ``\\C`` with its own meaning).
+    Returns its spelling, where it ends and its code point (``None`` for a class escape)."""
     if at >= len(pattern):
         raise _Refused("a pattern cannot end with a backslash")
     char = pattern[at]
@@ -95,27 +150,27 @@ def _escape(pattern: str, at: int, in_class: bool) -> tuple[str, int]:
         raise _Refused(f"\\{char} inside a character class is not supported")
     table = _IN_CLASS if in_class else _OUTSIDE
     if char in table:
-        return table[char], at + 1
-    if char in _CONTROL:
-        return _CONTROL[char], at + 1
+        return table[char], at + 1, None
+    if char in "pP":
+        return *_property(pattern, at + 1, char), None
     if char == "u":
         return _unicode(pattern, at + 1)
     if char == "x":
         return _hex_byte(pattern, at + 1)
-    if char in "pP":
-        return _property(pattern, at + 1, char)
+    if char in _CONTROL:
+        return _CONTROL[char], at + 1, _CONTROL_POINTS[char]
     if char == "0" and not pattern[at + 1 : at + 2].isdigit():
-        return r"\x{0}", at + 1
+        return r"\x{0}", at + 1, 0
     if char in _IDENTITY or (in_class and char == "-"):
-        return "\\" + char, at + 1
+        return "\\" + char, at + 1, ord(char)
     raise _Refused(f"\\{char} is not an ECMA-262 escape")
 
 
-def _hex_byte(pattern: str, at: int) -> tuple[str, int]:
+def _hex_byte(pattern: str, at: int) -> tuple[str, int, int]:
     r"""``\xHH``: exactly two hex digits (``\x{41}`` is RE2's, a syntax error in ECMA-262)."""
     digits = pattern[at : at + 2]
     if len(digits) == 2 and set(digits) <= _HEX:
-        return f"\\x{{{digits}}}", at + 2
+        return f"\\x{{{digits}}}", at + 2, int(digits, 16)
     raise _Refused(r"malformed \xHH escape (exactly two hex digits)")
 
 
@@ -134,18 +189,26 @@ def _property(pattern: str, at: int, char: str) -> tuple[str, int]:
     return f"\\{char}{{{body}}}", end + 1
 
 
-def _unicode(pattern: str, at: int) -> tuple[str, int]:
-    r"""``\uXXXX`` or ``\u{X...}`` as ``\x{...}`` (RE2 has no ``\u``)."""
+def _unicode(pattern: str, at: int) -> tuple[str, int, int]:
+    r"""``\uXXXX`` or ``\u{X...}`` as ``\x{...}`` (RE2 has no ``\u``); with the u flag a
+    ``\uHHHH\uLLLL`` surrogate pair is the one code point it encodes."""
     if pattern.startswith("{", at):
         end = pattern.find("}", at)
         digits = pattern[at + 1 : end] if end > 0 else ""
-        if digits and len(digits) <= 6 and set(digits) <= _HEX:
-            return f"\\x{{{digits}}}", end + 1
+        if digits and len(digits) <= 6 and set(digits) <= _HEX and int(digits, 16) <= 0x10FFFF:
+            return f"\\x{{{digits}}}", end + 1, int(digits, 16)
         raise _Refused(r"malformed \u{...} escape")
     digits = pattern[at : at + 4]
-    if len(digits) == 4 and set(digits) <= _HEX:
-        return f"\\x{{{digits}}}", at + 4
-    raise _Refused(r"malformed \uXXXX escape")
+    if len(digits) != 4 or not set(digits) <= _HEX:
+        raise _Refused(r"malformed \uXXXX escape")
+    point = int(digits, 16)
+    trail = pattern[at + 6 : at + 10] if pattern.startswith("\\u", at + 4) else ""
+    if 0xD800 <= point <= 0xDBFF and len(trail) == 4 and set(trail) <= _HEX:
+        low = int(trail, 16)
+        if 0xDC00 <= low <= 0xDFFF:
+            point = 0x10000 + ((point - 0xD800) << 10) + (low - 0xDC00)
+            return f"\\x{{{point:x}}}", at + 10, point
+    return f"\\x{{{digits}}}", at + 4, point
 
 
 def _group(pattern: str, at: int) -> None:

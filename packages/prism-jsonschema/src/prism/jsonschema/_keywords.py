@@ -202,7 +202,8 @@ class SchemaWalk:
                 )
         except PatternRefused as exc:
             raise SchemaRejected(
-                f"pattern at {location(path)} is not a supported regular expression: {exc}"
+                f"pattern {pattern[:80]!r} at {location(path)} is not a supported regular "
+                f"expression: {exc}"
             ) from None
         return spelled
 

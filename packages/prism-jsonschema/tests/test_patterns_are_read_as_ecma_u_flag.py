@@ -1,0 +1,157 @@
+"""Schema patterns are ECMA-262 with the ``u`` flag: what that grammar refuses is refused.
+
+RE2 and Rust's ``regex`` read ``[!-\\d]``, ``a{`` or a lone ``]`` their own way (a wider class,
+a literal brace); ECMA-262 (``u`` flag) calls them syntax errors, so the schema is refused with
+the pattern and its location named, never run under another reading.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
+
+
+def _x(pattern: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {"x": {"type": "string", "pattern": pattern}}}
+
+
+def _validator(engine: str) -> JsonSchemaArgumentValidator:
+    return JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        (r"^[!-\d]+$", "#"),  # spelled out as [!-0-9] it held the range ! .. 0
+        (r"^[!-\d]+$", "/"),
+        (r"^[%-\w]+$", "+"),  # [%-0-9A-Za-z_]: the range % .. 0
+        (r"^[.-\d]+$", "/"),
+    ],
+)
+def test_a_class_range_ending_in_a_shorthand_is_not_widened(
+    engine: str, pattern: str, text: str
+) -> None:
+    with pytest.raises(re.error):  # control: the reference's engine refuses it too
+        re.compile(pattern)
+    result = _validator(engine).validate(_x(pattern), {"x": text})
+    assert not result.ok
+    [error] = result.errors
+    assert error.path is None  # the schema is refused, not the value
+    assert repr(pattern) in error.message
+    assert "/properties/x/pattern" in error.message
+    assert "class range" in error.message
+
+
+@pytest.mark.parametrize(
+    ("pattern", "why"),
+    [
+        (r"^[\d-z]$", "class range"),
+        (r"^[a-\s]$", "class range"),
+        (r"^[a-\p{Lu}]$", "class range"),
+        (r"^a{$", "quantifier"),
+        (r"^a{,3}$", "quantifier"),
+        (r"^a{1$", "quantifier"),
+        (r"^{}$", "quantifier"),
+        (r"^]$", "lone"),
+        (r"^a}$", "lone"),
+        (r"^[z-a]$", "out of order"),
+        (r"^[a$", "not closed"),
+    ],
+)
+def test_an_ecma_u_flag_syntax_error_refuses_the_schema(
+    engine: str, pattern: str, why: str
+) -> None:
+    result = _validator(engine).validate(_x(pattern), {"x": "a"})
+    assert not result.ok
+    [error] = result.errors
+    assert error.path is None
+    assert why in error.message
+    assert repr(pattern) in error.message
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "valid"),
+    [
+        ("^[\\uD83D\\uDE00]$", "\U0001f600", True),
+        ("^[\\uD83D\\uDE00]$", "\ud83d", False),
+        ("^\\uD83D\\uDE00$", "\U0001f600", True),
+        ("^[\\uD83D\\uDE00-\\uD83D\\uDE4F]$", "\U0001f610", True),
+        ("^[\\uD83D\\uDE00-\\uD83D\\uDE4F]$", "\ud83d", False),
+        ("^[a-]$", "-", True),
+        ("^[a-b-c]$", "-", True),
+        ("^[a-b-c]$", "c", True),
+        ("^[a-b-c]$", "\\", False),
+        ("^a{2}$", "aa", True),
+        ("^a{2,}$", "a", False),
+        ("^a\\{$", "a{", True),
+        ("^\\]$", "]", True),
+    ],
+)
+def test_u_flag_escapes_and_quantifiers_mean_what_ecma_says(
+    engine: str, pattern: str, text: str, valid: bool
+) -> None:
+    """With the u flag a surrogate-pair escape is the one code point it encodes."""
+    assert _validator(engine).validate(_x(pattern), {"x": text}).ok is valid
+
+
+_ATOMS = st.sampled_from(
+    [
+        *("a", "z", "A", "0", "5", "9", "!", "#", "%", "/", ".", "_", "+", " ", "~", "-"),
+        *(r"\d", r"\w", r"\s", r"\-", r"\]", r"\\", r"\.", r"\x41", r"\u0030", r"\t"),
+    ]
+)
+_ITEMS = st.one_of(_ATOMS, st.tuples(_ATOMS, _ATOMS).map("-".join))
+_CLASSES = st.builds(
+    lambda negate, items: "[" + ("^" if negate else "") + "".join(items) + "]",
+    st.booleans(),
+    st.lists(_ITEMS, min_size=1, max_size=4),
+)
+# ASCII without \n (Python's $ matches before a final newline) and \x1c-\x1f (Python's \s
+# holds them, ECMA's does not): where Python's re and ECMA-262 agree.
+_TEXT = st.text(
+    alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E) | st.sampled_from("\t\r\v"),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(
+    max_examples=300,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(cls=_CLASSES, texts=st.lists(_TEXT, min_size=1, max_size=4))
+def test_classes_agree_with_the_jsonschema_package(engine: str, cls: str, texts: list[str]) -> None:
+    """Prism refuses a class the reference's ``re`` refuses, and where both accept it every
+    verdict is the reference's: never wider, never narrower."""
+    pattern = f"^{cls}+$"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # Python's "possible set difference"
+        try:
+            re.compile(pattern)
+            python_ok = True
+        except re.error:
+            python_ok = False
+    schema = _x(pattern)
+    validator = _validator(engine)
+    for text in texts:
+        result = validator.validate(schema, {"x": text})
+        refused = not result.ok and result.errors[0].path is None
+        if not python_ok:
+            assert refused, f"{pattern!r}: Python's re refuses it, Prism ran it"
+            return
+        if refused:
+            continue  # fail closed (e.g. "--" inside a class): never a wrong verdict
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            expected = jsonschema.Draft202012Validator(schema).is_valid({"x": text})
+        assert result.ok is expected, f"{pattern!r} on {text!r}"
