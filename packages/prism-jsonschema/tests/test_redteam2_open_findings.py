@@ -65,64 +65,6 @@ def _fan_out(levels: int, leaf: dict[str, Any]) -> dict[str, Any]:
     return {"$defs": defs, "type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}}
 
 
-# --- (1) bypass: a $schema inside a subschema switches the dialect for the reference --------
-
-D4 = "http://json-schema.org/draft-04/schema#"
-D7 = "http://json-schema.org/draft-07/schema#"
-D19 = "https://json-schema.org/draft/2019-09/schema"
-D20 = "https://json-schema.org/draft/2020-12/schema"
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize(
-    ("schema", "value"),
-    [
-        ({"$schema": D4, "properties": {"x": {"$schema": D7, "const": "ls"}}}, {"x": "rm -rf /"}),
-        ({"$schema": D4, "properties": {"x": {"$schema": D20, "const": 1}}}, {"x": 2}),
-        (
-            {
-                "$schema": D7,
-                "properties": {"x": {"$schema": D20, "prefixItems": [{"type": "integer"}]}},
-            },
-            {"x": ["s"]},
-        ),
-        (
-            {
-                "$schema": D7,
-                "properties": {"x": {"$schema": D20, "dependentRequired": {"a": ["b"]}}},
-            },
-            {"x": {"a": 1}},
-        ),
-        (
-            {
-                "$schema": D19,
-                "properties": {"x": {"$schema": D20, "prefixItems": [{"type": "integer"}]}},
-            },
-            {"x": ["s"]},
-        ),
-        (
-            {
-                "$schema": "http://json-schema.org/draft-06/schema#",
-                "properties": {"x": {"$schema": D7, "if": {"const": 1}, "then": False}},
-            },
-            {"x": 1},
-        ),
-    ],
-)
-def test_a_subschema_naming_another_dialect_is_refused_not_read_as_the_roots(
-    engine: str, schema: dict[str, Any], value: Any
-) -> None:
-    """The ``$schema`` of a subschema is dropped and that dialect's keywords with it, so the
-    value passes; the ``jsonschema`` package honours the inner ``$schema`` and refuses it.
-    2020-12 says ``$schema`` MUST NOT appear in a non-resource-root schema: refuse it."""
-    cls = jsonschema.validators.validator_for(schema)
-    assert not cls(schema).is_valid(value)  # control: the reference refuses the value
-    result = JsonSchemaArgumentValidator(
-        options=JsonSchemaValidatorOptions(engine=engine)
-    ).validate(schema, value)
-    assert not result.ok, "Prism validated the subschema under the root's dialect and passed it"
-
-
 # --- (1) bypass: idn-hostname wider than IDNA2008 with validate_formats ---------------------
 
 

@@ -95,7 +95,14 @@ class SchemaWalk:
         return out
 
     def _identifiers(self, node: dict[str, Json], path: Path) -> None:
-        """``$id`` only at the root (one base URI for every reference); anchors by name."""
+        """``$schema`` and ``$id`` only at the root (one dialect and one base URI for every
+        subschema); anchors by name."""
+        if path is not None and "$schema" in node:
+            raise SchemaRejected(
+                f"schema keyword '$schema' at {location((path, '$schema'))} names a dialect "
+                "below the root; only the root may (one dialect per schema: a subschema is "
+                "never read under another draft's keywords, nor its keywords dropped)"
+            )
         for keyword in ("$id", "id"):
             if path is not None and keyword in node:
                 raise SchemaRejected(
