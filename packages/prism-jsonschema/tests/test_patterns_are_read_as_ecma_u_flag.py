@@ -64,6 +64,8 @@ def test_a_class_range_ending_in_a_shorthand_is_not_widened(
         (r"^a}$", "lone"),
         (r"^[z-a]$", "out of order"),
         (r"^[a$", "not closed"),
+        (r"^[\uD83D\uDE00]$", "surrogate pair"),  # u flag: one code point; Python: two
+        (r"^\uD83D\uDE00$", "surrogate pair"),
     ],
 )
 def test_an_ecma_u_flag_syntax_error_refuses_the_schema(
@@ -80,11 +82,12 @@ def test_an_ecma_u_flag_syntax_error_refuses_the_schema(
 @pytest.mark.parametrize(
     ("pattern", "text", "valid"),
     [
-        ("^[\\uD83D\\uDE00]$", "\U0001f600", True),
-        ("^[\\uD83D\\uDE00]$", "\ud83d", False),
-        ("^\\uD83D\\uDE00$", "\U0001f600", True),
-        ("^[\\uD83D\\uDE00-\\uD83D\\uDE4F]$", "\U0001f610", True),
-        ("^[\\uD83D\\uDE00-\\uD83D\\uDE4F]$", "\ud83d", False),
+        ("^[\\u{1F600}]$", "\U0001f600", True),
+        ("^[\\u{1F600}]$", "\ud83d", False),
+        ("^\\u{1F600}$", "\U0001f600", True),
+        ("^[\\u{1F600}-\\u{1F64F}]$", "\U0001f610", True),
+        ("^[\\u{1F600}-\\u{1F64F}]$", "\ud83d", False),
+        ("^\\uD83D$", "\ud83d", True),
         ("^[a-]$", "-", True),
         ("^[a-b-c]$", "-", True),
         ("^[a-b-c]$", "c", True),
@@ -98,7 +101,7 @@ def test_an_ecma_u_flag_syntax_error_refuses_the_schema(
 def test_u_flag_escapes_and_quantifiers_mean_what_ecma_says(
     engine: str, pattern: str, text: str, valid: bool
 ) -> None:
-    """With the u flag a surrogate-pair escape is the one code point it encodes."""
+    """With the u flag ``\\u{...}`` is one code point; a lone surrogate escape is itself."""
     assert _validator(engine).validate(_x(pattern), {"x": text}).ok is valid
 
 
@@ -155,3 +158,12 @@ def test_classes_agree_with_the_jsonschema_package(engine: str, cls: str, texts:
             warnings.simplefilter("ignore", FutureWarning)
             expected = jsonschema.Draft202012Validator(schema).is_valid({"x": text})
         assert result.ok is expected, f"{pattern!r} on {text!r}"
+
+
+def test_a_surrogate_pair_escape_in_a_class_is_one_code_point(engine: str) -> None:
+    """With the u flag ``[\\uD83D\\uDE00]`` is the class {U+1F600}; read as two lone
+    surrogates it matched "\\ud83d". Python's ``re`` reads it that way, so the pattern is
+    refused (``\\u{1F600}`` says it unambiguously)."""
+    result = _validator(engine).validate(_x("^[\\uD83D\\uDE00]$"), {"x": "\ud83d"})
+    assert not result.ok, "a lone high surrogate matched the class of one astral code point"
+    assert result.errors[0].path is None

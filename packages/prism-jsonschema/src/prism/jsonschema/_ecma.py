@@ -190,8 +190,9 @@ def _property(pattern: str, at: int, char: str) -> tuple[str, int]:
 
 
 def _unicode(pattern: str, at: int) -> tuple[str, int, int]:
-    r"""``\uXXXX`` or ``\u{X...}`` as ``\x{...}`` (RE2 has no ``\u``); with the u flag a
-    ``\uHHHH\uLLLL`` surrogate pair is the one code point it encodes."""
+    r"""``\uXXXX`` or ``\u{X...}`` as ``\x{...}`` (RE2 has no ``\u``). A ``\uHHHH\uLLLL``
+    surrogate pair is refused: with the u flag it is one code point, Python's ``re`` (the
+    reference's engine) reads two lone surrogates, and no reading may be the wider one."""
     if pattern.startswith("{", at):
         end = pattern.find("}", at)
         digits = pattern[at + 1 : end] if end > 0 else ""
@@ -203,11 +204,12 @@ def _unicode(pattern: str, at: int) -> tuple[str, int, int]:
         raise _Refused(r"malformed \uXXXX escape")
     point = int(digits, 16)
     trail = pattern[at + 6 : at + 10] if pattern.startswith("\\u", at + 4) else ""
-    if 0xD800 <= point <= 0xDBFF and len(trail) == 4 and set(trail) <= _HEX:
-        low = int(trail, 16)
-        if 0xDC00 <= low <= 0xDFFF:
-            point = 0x10000 + ((point - 0xD800) << 10) + (low - 0xDC00)
-            return f"\\x{{{point:x}}}", at + 10, point
+    low = int(trail, 16) if len(trail) == 4 and set(trail) <= _HEX else 0
+    if 0xD800 <= point <= 0xDBFF and 0xDC00 <= low <= 0xDFFF:
+        raise _Refused(
+            r"a \uHHHH\uLLLL surrogate pair escape is read differently by ECMA-262 (u flag: "
+            r"one code point) and Python's re (two surrogates): write \u{1F600}"
+        )
     return f"\\x{{{digits}}}", at + 4, point
 
 
