@@ -59,13 +59,19 @@ def test_a_class_range_ending_in_a_shorthand_is_not_widened(
         (r"^a{$", "quantifier"),
         (r"^a{,3}$", "quantifier"),
         (r"^a{1$", "quantifier"),
-        (r"^{}$", "quantifier"),
+        (r"a{}", "quantifier"),
         (r"^]$", "lone"),
         (r"^a}$", "lone"),
         (r"^[z-a]$", "out of order"),
         (r"^[a$", "not closed"),
         (r"^[\uD83D\uDE00]$", "surrogate pair"),  # u flag: one code point; Python: two
         (r"^\uD83D\uDE00$", "surrogate pair"),
+        (r"^*a", "nothing to repeat"),  # an assertion is not quantifiable with the u flag
+        (r"a$+", "nothing to repeat"),
+        (r"^?a", "nothing to repeat"),
+        (r"^{2}a", "nothing to repeat"),
+        (r"(?<a>x)(?<a>y)", "used twice"),
+        (r"(?<1a>x)", "name"),
     ],
 )
 def test_an_ecma_u_flag_syntax_error_refuses_the_schema(

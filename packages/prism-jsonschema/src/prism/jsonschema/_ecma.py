@@ -34,6 +34,7 @@ _HEX: Final = frozenset("0123456789abcdefABCDEF")
 _CONTROL: Final = {"f": r"\x{c}", "n": r"\x{a}", "r": r"\x{d}", "t": r"\x{9}", "v": r"\x{b}"}
 _CONTROL_POINTS: Final = {"f": 0xC, "n": 0xA, "r": 0xD, "t": 0x9, "v": 0xB}
 _BRACES: Final = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
+_GROUP_NAME: Final = re.compile(r"\(\?<([A-Za-z_][A-Za-z0-9_]*)>")
 _IDENTITY: Final = frozenset("^$\\.*+?()[]{}|/")
 r"""ECMA-262 (``u`` flag) identity escapes: its syntax characters and ``/`` (``-`` in a class).
 Every other escape is a syntax error there (and ``\C``, ``\A``, ``\z`` ... mean something
@@ -59,29 +60,28 @@ class _Refused(PatternRefused):
 def translate(pattern: str) -> str:
     """``pattern`` with every class spelled out; ``PatternRefused`` naming what cannot be."""
     out: list[str] = []
+    names: set[str] = set()
+    last = ""
     i = 0
     while i < len(pattern):
         char = pattern[i]
+        if char in "*+?{" and last in ("^", "$"):
+            raise _Refused(f"{last!r} cannot be repeated in ECMA-262 (u flag): nothing to repeat")
+        start = i
         if char == "\\":
             text, i, _ = _escape(pattern, i + 1, in_class=False)
-            out.append(text)
-            continue
-        if char == "[":
+        elif char == "[":
             text, i = _class(pattern, i + 1)
-            out.append(text)
-            continue
-        if char == "{":
+        elif char == "{":
             text, i = _quantifier(pattern, i)
-            out.append(text)
-            continue
-        if char in "]}":
+        elif char in "]}":
             raise _Refused(f"a lone {char!r} is a syntax error in ECMA-262 (u flag): escape it")
-        if char == ".":
-            char = _DOT
         elif char == "(" and pattern.startswith("(?", i):
-            _group(pattern, i)
-        out.append(char)
-        i += 1
+            text, i = _group(pattern, i, names)
+        else:
+            text, i = (_DOT if char == "." else char), i + 1
+        out.append(text)
+        last = char if i == start + 1 else ""
     return "".join(out)
 
 
@@ -213,11 +213,19 @@ def _unicode(pattern: str, at: int) -> tuple[str, int, int]:
     return f"\\x{{{digits}}}", at + 4, point
 
 
-def _group(pattern: str, at: int) -> None:
-    """Only ``(?:...)`` and ``(?<name>...)``: inline flags would change what ``.``/``$`` mean."""
-    rest = pattern[at + 2 : at + 4]
-    if rest.startswith(":") or (rest.startswith("<") and rest[1:2] not in ("=", "!")):
-        return
+def _group(pattern: str, at: int, names: set[str]) -> tuple[str, int]:
+    """Only ``(?:...)`` and ``(?<name>...)`` with a distinct ASCII identifier as name: inline
+    flags would change what ``.``/``$`` mean, and a repeated or malformed name is a syntax error
+    with the u flag that RE2 accepts."""
+    if pattern.startswith("(?:", at):
+        return "(?:", at + 3
+    named = _GROUP_NAME.match(pattern, at)
+    if named is not None:
+        if named.group(1) in names:
+            raise _Refused(f"the group name {named.group(1)!r} is used twice")
+        names.add(named.group(1))
+        return named.group(), named.end()
     raise _Refused(
-        "only (?:...) and (?<name>...) groups are supported (no inline flags or lookaround)"
+        "only (?:...) and (?<name>...) groups (name: ASCII letters, digits and _, not first a "
+        "digit) are supported (no inline flags or lookaround)"
     )
