@@ -7,7 +7,11 @@ the pattern and its location named, never run under another reading.
 
 from __future__ import annotations
 
+import json
+import random
 import re
+import shutil
+import subprocess
 import warnings
 from typing import Any
 
@@ -16,7 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from prism.core.testing import scaled
 from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
+from prism.jsonschema._ecma import translate
+from prism.jsonschema._regex import PatternRefused, compile_pattern
 
 
 def _x(pattern: str) -> dict[str, Any]:
@@ -173,3 +180,49 @@ def test_a_surrogate_pair_escape_in_a_class_is_one_code_point(engine: str) -> No
     result = _validator(engine).validate(_x("^[\\uD83D\\uDE00]$"), {"x": "\ud83d"})
     assert not result.ok, "a lone high surrogate matched the class of one astral code point"
     assert result.errors[0].path is None
+
+
+_TOKENS = (
+    *("a", "b", "0", "-", "^", "$", ".", "*", "+", "?", "{", "}", "{2}", "{1,3}", "(", ")"),
+    *("(?:", "(?<n>", "[", "]", "[^", "|", ",", "/", "&&"),
+    *(r"\d", r"\w", r"\s", r"\D", r"\-", r"\u0041", r"\u{41}", r"\x41", r"\p{L}", r"\."),
+    *(r"\/", r"\0", r"\t", r"\]", r"\["),
+)
+_CHARS = ("a", "b", "0", "-", "A", " ", "\t", "\n", "\r", ".", "/", "é", "\u2028", "\xa0")
+_V8 = """
+const [patterns, cases] = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const compiles = (p) => { try { new RegExp(p, "u"); return true } catch { return false } };
+const valid = patterns.map(compiles);
+const found = cases.map(([p, s]) => compiles(p) && new RegExp(p, "u").test(s));
+console.log(JSON.stringify([valid, found]));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node: V8 is the ECMA-262 oracle")
+def test_patterns_agree_with_v8_under_the_u_flag() -> None:
+    """Random patterns: Prism accepts none V8 refuses with the u flag, and where both accept,
+    RE2 on the spelled-out pattern finds a match exactly where V8 does (fixed seed)."""
+    rng = random.Random(7)
+    patterns = sorted({"".join(rng.choices(_TOKENS, k=rng.randint(1, 7))) for _ in range(4000)})
+    spelled: dict[str, Any] = {}
+    for pattern in patterns:
+        try:
+            spelled[pattern] = compile_pattern(translate(pattern))
+        except PatternRefused:
+            pass
+    accepted = [p for p in patterns if p in spelled]
+    cases = [(p, "".join(rng.choices(_CHARS, k=rng.randint(0, 5)))) for p in accepted[:2000]]
+    out = subprocess.run(
+        ["node", "-e", _V8],
+        input=json.dumps([accepted, cases]),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=scaled(60),
+    )
+    valid, found = json.loads(out.stdout)
+    assert [p for p, ok in zip(accepted, valid, strict=True) if not ok] == []
+    wrong = [
+        (p, s) for (p, s), hit in zip(cases, found, strict=True) if spelled[p].search(s) is not hit
+    ]
+    assert wrong == []
