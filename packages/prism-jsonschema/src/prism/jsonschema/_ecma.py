@@ -4,7 +4,9 @@ JSON Schema patterns are ECMA-262 (with the ``u`` flag: ``.`` is one code point)
 own classes differ from it: RE2's ``.`` matches ``\r``, U+2028 and U+2029, its ``\s`` misses
 ``\v``, U+00A0 and the Unicode spaces (so ``\S`` accepts them), Rust's ``\d``/``\w``/``\s``
 are Unicode. Each class shorthand is rewritten as an explicit set; what cannot be rewritten
-exactly (``\b``, a negated shorthand inside ``[...]``, inline flags, ``[]``/``[^]``) is refused.
+exactly (``\b``, a negated shorthand inside ``[...]``, inline flags, ``[]``/``[^]``) is refused,
+and so is what the ``u`` flag makes a syntax error but RE2 reads some way of its own (``[!-\d]``,
+``a{``, a lone ``]``, ``^*``): a pattern is run under one reading, ECMA's, or not at all.
 """
 
 from __future__ import annotations
