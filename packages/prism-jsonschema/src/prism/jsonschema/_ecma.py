@@ -4,7 +4,9 @@ JSON Schema patterns are ECMA-262 (with the ``u`` flag: ``.`` is one code point)
 own classes differ from it: RE2's ``.`` matches ``\r``, U+2028 and U+2029, its ``\s`` misses
 ``\v``, U+00A0 and the Unicode spaces (so ``\S`` accepts them), Rust's ``\d``/``\w``/``\s``
 are Unicode. Each class shorthand is rewritten as an explicit set; what cannot be rewritten
-exactly (``\b``, a negated shorthand inside ``[...]``, inline flags, ``[]``/``[^]``) is refused.
+exactly (``\b``, a negated shorthand inside ``[...]``, inline flags, ``[]``/``[^]``) is refused,
+and so is what the ``u`` flag makes a syntax error but RE2 reads some way of its own (``[!-\d]``,
+``a{``, a lone ``]``, ``^*``): a pattern is run under one reading, ECMA's, or not at all.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ _OUTSIDE: Final = {
 _DOT: Final = r"[^\x{a}\x{d}\x{2028}\x{2029}]"
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
 _CONTROL: Final = {"f": r"\x{c}", "n": r"\x{a}", "r": r"\x{d}", "t": r"\x{9}", "v": r"\x{b}"}
+_CONTROL_POINTS: Final = {"f": 0xC, "n": 0xA, "r": 0xD, "t": 0x9, "v": 0xB}
+_BRACES: Final = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
+_GROUP_NAME: Final = re.compile(r"\(\?<([A-Za-z_][A-Za-z0-9_]*)>")
 _IDENTITY: Final = frozenset("^$\\.*+?()[]{}|/")
 r"""ECMA-262 (``u`` flag) identity escapes: its syntax characters and ``/`` (``-`` in a class).
 Every other escape is a syntax error there (and ``\C``, ``\A``, ``\z`` ... mean something
@@ -57,35 +62,87 @@ class _Refused(PatternRefused):
 def translate(pattern: str) -> str:
     """``pattern`` with every class spelled out; ``PatternRefused`` naming what cannot be."""
     out: list[str] = []
-    in_class = False
+    names: set[str] = set()
+    last = ""
     i = 0
     while i < len(pattern):
         char = pattern[i]
+        if char in "*+?{" and last in ("^", "$"):
+            raise _Refused(f"{last!r} cannot be repeated in ECMA-262 (u flag): nothing to repeat")
+        start = i
         if char == "\\":
-            text, i = _escape(pattern, i + 1, in_class)
-            out.append(text)
-            continue
-        if in_class:
-            if any(pattern.startswith(op, i) for op in _SET_OPERATORS):
-                raise _Refused(f"{char!r} inside a character class must be escaped")
-            in_class = char != "]"
+            text, i, _ = _escape(pattern, i + 1, in_class=False)
         elif char == "[":
-            in_class = True
-            start = i + 2 if pattern.startswith("[^", i) else i + 1
-            if pattern.startswith("]", start):
-                raise _Refused("an empty class ([] or [^]) reads differently in RE2")
-        elif char == ".":
-            char = _DOT
+            text, i = _class(pattern, i + 1)
+        elif char == "{":
+            text, i = _quantifier(pattern, i)
+        elif char in "]}":
+            raise _Refused(f"a lone {char!r} is a syntax error in ECMA-262 (u flag): escape it")
         elif char == "(" and pattern.startswith("(?", i):
-            _group(pattern, i)
-        out.append(char)
-        i += 1
+            text, i = _group(pattern, i, names)
+        else:
+            text, i = (_DOT if char == "." else char), i + 1
+        out.append(text)
+        last = char if i == start + 1 else ""
     return "".join(out)
 
 
-def _escape(pattern: str, at: int, in_class: bool) -> tuple[str, int]:
+def _quantifier(pattern: str, at: int) -> tuple[str, int]:
+    """``{n}``, ``{n,}`` or ``{n,m}``; any other ``{`` is a syntax error with the u flag (RE2
+    would read it as a literal brace)."""
+    found = _BRACES.match(pattern, at)
+    if found is None:
+        raise _Refused(
+            "'{' must start a quantifier {n}, {n,} or {n,m} in ECMA-262 (u flag): escape it"
+        )
+    return found.group(), found.end()
+
+
+def _class(pattern: str, at: int) -> tuple[str, int]:
+    """One ``[...]`` from just after its ``[``: every atom spelled out, and a range only between
+    two single characters in order (``[!-\\d]`` is a syntax error with the u flag)."""
+    out = ["["]
+    if pattern.startswith("^", at):
+        out.append("^")
+        at += 1
+    if pattern.startswith("]", at):
+        raise _Refused("an empty class ([] or [^]) reads differently in RE2")
+    while True:
+        low, at = _class_atom(pattern, at)
+        if pattern.startswith("-", at) and not pattern.startswith("-]", at):
+            high, at = _class_atom(pattern, at + 1)
+            if low[1] is None or high[1] is None:
+                raise _Refused(
+                    "a class range with a class escape (\\d, \\w, \\s, \\p) as an end is a "
+                    "syntax error in ECMA-262 (u flag)"
+                )
+            if low[1] > high[1]:
+                raise _Refused("a class range is out of order")
+            out.append(f"{low[0]}-{high[0]}")
+        else:
+            out.append(low[0])
+        if pattern.startswith("]", at):
+            out.append("]")
+            return "".join(out), at + 1
+
+
+def _class_atom(pattern: str, at: int) -> tuple[tuple[str, int | None], int]:
+    """One class atom: its RE2 spelling and its code point (``None`` for a class escape)."""
+    if at >= len(pattern):
+        raise _Refused("a character class is not closed")
+    char = pattern[at]
+    if char == "\\":
+        text, end, point = _escape(pattern, at + 1, in_class=True)
+        return (text, point), end
+    if any(pattern.startswith(op, at) for op in _SET_OPERATORS):
+        raise _Refused(f"{char!r} inside a character class must be escaped")
+    return ("\\-" if char == "-" else char, ord(char)), at + 1
+
+
+def _escape(pattern: str, at: int, *, in_class: bool) -> tuple[str, int, int | None]:
     """One escape, from an allowlist: anything ECMA-262 (``u`` flag) does not define is refused,
-    never passed to RE2 (which would read ``\\pL``, ``\\x{41}``, ``\\C`` with its own meaning)."""
+    never passed to RE2 (which would read ``\\pL``, ``\\x{41}``, ``\\C`` with its own meaning).
+    Returns its spelling, where it ends and its code point (``None`` for a class escape)."""
     if at >= len(pattern):
         raise _Refused("a pattern cannot end with a backslash")
     char = pattern[at]
@@ -95,27 +152,27 @@ def _escape(pattern: str, at: int, in_class: bool) -> tuple[str, int]:
         raise _Refused(f"\\{char} inside a character class is not supported")
     table = _IN_CLASS if in_class else _OUTSIDE
     if char in table:
-        return table[char], at + 1
-    if char in _CONTROL:
-        return _CONTROL[char], at + 1
+        return table[char], at + 1, None
+    if char in "pP":
+        return *_property(pattern, at + 1, char), None
     if char == "u":
         return _unicode(pattern, at + 1)
     if char == "x":
         return _hex_byte(pattern, at + 1)
-    if char in "pP":
-        return _property(pattern, at + 1, char)
+    if char in _CONTROL:
+        return _CONTROL[char], at + 1, _CONTROL_POINTS[char]
     if char == "0" and not pattern[at + 1 : at + 2].isdigit():
-        return r"\x{0}", at + 1
+        return r"\x{0}", at + 1, 0
     if char in _IDENTITY or (in_class and char == "-"):
-        return "\\" + char, at + 1
+        return "\\" + char, at + 1, ord(char)
     raise _Refused(f"\\{char} is not an ECMA-262 escape")
 
 
-def _hex_byte(pattern: str, at: int) -> tuple[str, int]:
+def _hex_byte(pattern: str, at: int) -> tuple[str, int, int]:
     r"""``\xHH``: exactly two hex digits (``\x{41}`` is RE2's, a syntax error in ECMA-262)."""
     digits = pattern[at : at + 2]
     if len(digits) == 2 and set(digits) <= _HEX:
-        return f"\\x{{{digits}}}", at + 2
+        return f"\\x{{{digits}}}", at + 2, int(digits, 16)
     raise _Refused(r"malformed \xHH escape (exactly two hex digits)")
 
 
@@ -134,25 +191,43 @@ def _property(pattern: str, at: int, char: str) -> tuple[str, int]:
     return f"\\{char}{{{body}}}", end + 1
 
 
-def _unicode(pattern: str, at: int) -> tuple[str, int]:
-    r"""``\uXXXX`` or ``\u{X...}`` as ``\x{...}`` (RE2 has no ``\u``)."""
+def _unicode(pattern: str, at: int) -> tuple[str, int, int]:
+    r"""``\uXXXX`` or ``\u{X...}`` as ``\x{...}`` (RE2 has no ``\u``). A ``\uHHHH\uLLLL``
+    surrogate pair is refused: with the u flag it is one code point, Python's ``re`` (the
+    reference's engine) reads two lone surrogates, and no reading may be the wider one."""
     if pattern.startswith("{", at):
         end = pattern.find("}", at)
         digits = pattern[at + 1 : end] if end > 0 else ""
-        if digits and len(digits) <= 6 and set(digits) <= _HEX:
-            return f"\\x{{{digits}}}", end + 1
+        if digits and len(digits) <= 6 and set(digits) <= _HEX and int(digits, 16) <= 0x10FFFF:
+            return f"\\x{{{digits}}}", end + 1, int(digits, 16)
         raise _Refused(r"malformed \u{...} escape")
     digits = pattern[at : at + 4]
-    if len(digits) == 4 and set(digits) <= _HEX:
-        return f"\\x{{{digits}}}", at + 4
-    raise _Refused(r"malformed \uXXXX escape")
+    if len(digits) != 4 or not set(digits) <= _HEX:
+        raise _Refused(r"malformed \uXXXX escape")
+    point = int(digits, 16)
+    trail = pattern[at + 6 : at + 10] if pattern.startswith("\\u", at + 4) else ""
+    low = int(trail, 16) if len(trail) == 4 and set(trail) <= _HEX else 0
+    if 0xD800 <= point <= 0xDBFF and 0xDC00 <= low <= 0xDFFF:
+        raise _Refused(
+            r"a \uHHHH\uLLLL surrogate pair escape is read differently by ECMA-262 (u flag: "
+            r"one code point) and Python's re (two surrogates): write \u{1F600}"
+        )
+    return f"\\x{{{digits}}}", at + 4, point
 
 
-def _group(pattern: str, at: int) -> None:
-    """Only ``(?:...)`` and ``(?<name>...)``: inline flags would change what ``.``/``$`` mean."""
-    rest = pattern[at + 2 : at + 4]
-    if rest.startswith(":") or (rest.startswith("<") and rest[1:2] not in ("=", "!")):
-        return
+def _group(pattern: str, at: int, names: set[str]) -> tuple[str, int]:
+    """Only ``(?:...)`` and ``(?<name>...)`` with a distinct ASCII identifier as name: inline
+    flags would change what ``.``/``$`` mean, and a repeated or malformed name is a syntax error
+    with the u flag that RE2 accepts."""
+    if pattern.startswith("(?:", at):
+        return "(?:", at + 3
+    named = _GROUP_NAME.match(pattern, at)
+    if named is not None:
+        if named.group(1) in names:
+            raise _Refused(f"the group name {named.group(1)!r} is used twice")
+        names.add(named.group(1))
+        return named.group(), named.end()
     raise _Refused(
-        "only (?:...) and (?<name>...) groups are supported (no inline flags or lookaround)"
+        "only (?:...) and (?<name>...) groups (name: ASCII letters, digits and _, not first a "
+        "digit) are supported (no inline flags or lookaround)"
     )

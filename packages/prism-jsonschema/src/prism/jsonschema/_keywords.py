@@ -12,6 +12,7 @@ from typing import Final, NoReturn
 from ._dialect import DROPPED_ANNOTATIONS, KEYWORDS
 from ._drafts import Draft
 from ._ecma import translate
+from ._formats import check_format
 from ._pointer import Path, location, pointer
 from ._regex import PatternRefused, Re2Pattern, compile_pattern
 from ._walk import REF_KEYWORDS, Json, SchemaRejected, WalkState, is_array, is_object
@@ -32,7 +33,7 @@ _COUNTS: Final = frozenset(
 )  # fmt: skip
 _NUMBERS: Final = frozenset({"maximum", "minimum"})
 _STRINGS: Final = frozenset(
-    {"format", "$id", "$anchor", "$dynamicAnchor", "$comment", "title", "description",
+    {"$id", "$anchor", "$dynamicAnchor", "$comment", "title", "description",
      "contentEncoding", "contentMediaType", "$ref", "$dynamicRef", "$recursiveRef", "$schema"}
 )  # fmt: skip
 
@@ -66,6 +67,7 @@ class SchemaWalk:
             "exclusiveMinimum": self._exclusive,
             "uniqueItems": self._bool,
             "$recursiveAnchor": self._bool,
+            "format": self._format,
         }
 
     def schema(self, value: object, path: Path, depth: int, *, bool_ok: bool = False) -> Json:
@@ -95,7 +97,14 @@ class SchemaWalk:
         return out
 
     def _identifiers(self, node: dict[str, Json], path: Path) -> None:
-        """``$id`` only at the root (one base URI for every reference); anchors by name."""
+        """``$schema`` and ``$id`` only at the root (one dialect and one base URI for every
+        subschema); anchors by name."""
+        if path is not None and "$schema" in node:
+            raise SchemaRejected(
+                f"schema keyword '$schema' at {location((path, '$schema'))} names a dialect "
+                "below the root; only the root may (one dialect per schema: a subschema is "
+                "never read under another draft's keywords, nor its keywords dropped)"
+            )
         for keyword in ("$id", "id"):
             if path is not None and keyword in node:
                 raise SchemaRejected(
@@ -202,9 +211,18 @@ class SchemaWalk:
                 )
         except PatternRefused as exc:
             raise SchemaRejected(
-                f"pattern at {location(path)} is not a supported regular expression: {exc}"
+                f"pattern {pattern[:80]!r} at {location(path)} is not a supported regular "
+                f"expression: {exc}"
             ) from None
         return spelled
+
+    def _format(self, value: object, path: Path, depth: int) -> Json:
+        copied = self.state.data(value, path, depth)
+        _expect(isinstance(copied, str), path, "a string")
+        options = self.state.options
+        if options.validate_formats:
+            check_format(str(copied), options.engine, self.draft, path)
+        return copied
 
     def _dependencies(self, value: object, path: Path, depth: int) -> Json:
         return self._object_of(value, path, depth, "an object", self._dependency)

@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final, Protocol
 
+from prism.core import ToolArgumentValidationIssue
+
+from ._pointer import join_pointer
 from ._regex import REGEX_MAX_MEM
 from ._walk import Json, SchemaRejected
 
@@ -16,7 +19,14 @@ _NATIVE_INTEGER: Final[dict[str, Json]] = {"maximum": 2**64 - 1, "minimum": -(2*
 """The integers jsonschema-rs holds natively (``i64`` and ``u64``): comparing one with these
 integer limits is cheap, where a float or big-number limit costs about 0.3 µs per integer."""
 
-__all__ = ["RsValidator", "bounds_schema", "compile_rs", "compile_rs_bounds", "rs_available"]
+__all__ = [
+    "RsValidator",
+    "bounds_schema",
+    "compile_rs",
+    "compile_rs_bounds",
+    "lone_surrogate",
+    "rs_available",
+]
 
 
 class RsValidator(Protocol):
@@ -116,3 +126,38 @@ def compile_rs_bounds(
         max_items=max_items,
     )
     return compile_rs(document, validate_formats=False)
+
+
+def lone_surrogate(instance: object) -> ToolArgumentValidationIssue | None:
+    """The value error for the first string or key holding a lone surrogate (jsonschema-rs
+    reads text as UTF-8 and cannot take one), or ``None``. Only run once the engine failed."""
+    stack: list[tuple[object, tuple[str, ...]]] = [(instance, ())]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, dict):
+            for key in value:
+                if not _is_text(key):
+                    return _unreadable(where, "a key holds", key)
+            stack.extend((item, (*where, key)) for key, item in reversed(list(value.items())))
+        elif isinstance(value, list):
+            stack.extend((item, (*where, str(i))) for i, item in reversed(list(enumerate(value))))
+        elif isinstance(value, str) and not _is_text(value):
+            return _unreadable(where, "it holds", value)
+    return None
+
+
+def _is_text(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _unreadable(where: tuple[str, ...], what: str, text: str) -> ToolArgumentValidationIssue:
+    index = next(i for i, char in enumerate(text) if 0xD800 <= ord(char) <= 0xDFFF)
+    return ToolArgumentValidationIssue(
+        path=join_pointer(where),
+        message=f"must be Unicode text: {what} a lone surrogate U+{ord(text[index]):04X} at "
+        f"index {index} (the jsonschema-rs engine reads text as UTF-8)",
+    )

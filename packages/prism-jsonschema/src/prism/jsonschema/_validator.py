@@ -23,7 +23,7 @@ from ._instance import (
 )
 from ._options import JsonSchemaValidatorOptions
 from ._regex import PatternInputTooLong
-from ._rs import compile_rs_bounds, rs_available
+from ._rs import compile_rs_bounds, lone_surrogate, rs_available
 from ._walk import SchemaRejected
 
 __all__ = ["COLLECT_QUOTED", "COLLECT_WORK", "LIGHT_WORK", "JsonSchemaArgumentValidator"]
@@ -164,7 +164,7 @@ class JsonSchemaArgumentValidator:
             if entry.fast(instance):  # the bounds schema is stricter than JSON (huge integers)
                 return OK
         except Exception as exc:  # an engine bug must not escape as a crash
-            return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
+            return _rs_failed(exc, instance)
         return self._rs_invalid(entry, instance)
 
     def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
@@ -174,7 +174,7 @@ class JsonSchemaArgumentValidator:
             else:
                 errors = rs_first_error(entry.rs_validator, instance)
         except Exception as exc:  # an engine bug must not escape as a crash
-            return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
+            return _rs_failed(exc, instance)
         return failure(*errors)
 
     def _engine_failure(
@@ -259,6 +259,13 @@ class JsonSchemaArgumentValidator:
 def _rejection(reason: str) -> ToolArgumentValidationResult:
     message = clip(f"tool parameter schema rejected: {reason}", 600)
     return failure(ToolArgumentValidationIssue(path=None, message=message))
+
+
+def _rs_failed(exc: Exception, instance: object) -> ToolArgumentValidationResult:
+    """jsonschema-rs raised: a lone surrogate is the value's fault (named where it is), any
+    other exception the engine's."""
+    issue = lone_surrogate(instance) if isinstance(exc, UnicodeEncodeError) else None
+    return failure(issue or ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
 
 
 def _engine_crash(exc: BaseException) -> str:
