@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from ._instance import SCALARS
 from ._regex import Re2Pattern
 from ._walk import Json, SchemaRejected
 
@@ -89,10 +90,12 @@ def own_weights(
     return out
 
 
-def text_of(value: object, node_limit: int, char_limit: int) -> tuple[int, int, int]:
+def text_of(
+    value: object, node_limit: int, char_limit: int, names: bool = False
+) -> tuple[int, int, int]:
     """``(nodes, characters, longest property name)`` of a plain JSON value (shared sub-objects
-    count each time they are reached); stops once past either limit. Raises ``Impure`` for
-    anything but exact JSON types, whose lengths could lie."""
+    count each time they are reached; the longest name only with ``names``); stops once past
+    either limit. Raises ``Impure`` for anything but exact JSON types, whose lengths could lie."""
     nodes, chars, longest = 1, 0, 0
     stack: list[Any] = [value]
     pop, push = stack.pop, stack.append
@@ -103,12 +106,11 @@ def text_of(value: object, node_limit: int, char_limit: int) -> tuple[int, int, 
             nodes += len(node)
             if nodes > node_limit:
                 break
-            for key in node:
-                if type(key) is not str:
-                    raise Impure
-                size = len(key)
-                chars += size
-                longest = size if size > longest else longest
+            if not STR_KEYS.issuperset(map(type, node)):
+                raise Impure
+            chars += sum(map(len, node))
+            if names and node:
+                longest = max(longest, max(map(len, node)))
             items = node.values()
         elif kind is list:
             nodes += len(node)
@@ -116,7 +118,7 @@ def text_of(value: object, node_limit: int, char_limit: int) -> tuple[int, int, 
         elif kind is str:
             chars += len(node)
             continue
-        elif kind is int or kind is float or kind is bool or node is None:
+        elif kind in SCALARS:
             continue
         else:
             raise Impure
@@ -128,6 +130,9 @@ def text_of(value: object, node_limit: int, char_limit: int) -> tuple[int, int, 
                 chars += len(item)
             elif kind is dict or kind is list:
                 push(item)
-            elif not (kind is int or kind is float or kind is bool or item is None):
+            elif kind not in SCALARS:
                 raise Impure
     return nodes, chars, longest
+
+
+STR_KEYS: Final = frozenset({str})

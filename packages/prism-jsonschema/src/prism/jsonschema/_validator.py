@@ -145,14 +145,15 @@ class JsonSchemaArgumentValidator:
         budget = options.max_validation_work
         expanded, scan = max(entry.expanded, 1), entry.scan
         char_limit = budget * CHARS_PER_WORK // scan
+        names = entry.name_patterns
         try:
-            nodes, chars, longest = text_of(value, entry.node_limit, char_limit)
+            nodes, chars, longest = text_of(value, entry.node_limit, char_limit, names)
         except Impure:  # subclasses, Mappings, tuples: count the canonical copy
             try:
                 value = self._bounds.check(value)
             except InstanceRejected as exc:
                 return failure(exc.error)
-            nodes, chars, longest = text_of(value, entry.node_limit, char_limit)
+            nodes, chars, longest = text_of(value, entry.node_limit, char_limit, names)
         if expanded * nodes + scan * chars // CHARS_PER_WORK > budget:
             message = (
                 f"value has {nodes:,} JSON nodes and {chars:,} characters of strings and "
@@ -161,7 +162,7 @@ class JsonSchemaArgumentValidator:
             )
             return failure(ToolArgumentValidationIssue(path=None, message=message))
         limit = options.max_pattern_input_length
-        if entry.name_patterns and longest > limit:  # jsonschema-rs matches names natively
+        if names and longest > limit:  # jsonschema-rs matches names natively
             message = (
                 f"a property name of {longest:,} characters is longer than "
                 f"max_pattern_input_length={limit} and is not matched against a pattern"
