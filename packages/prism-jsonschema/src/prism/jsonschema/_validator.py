@@ -74,6 +74,9 @@ class JsonSchemaArgumentValidator:
         self._identity_hits = 0
         self._counts_here = self.options.engine == "jsonschema-rs"
         self._run = self._make_run()
+        self._run_counted = (  # after the scan-work walk: fastjsonschema need not count again
+            self._run if self._counts_here else self._make_run(counted_already=True)
+        )
 
     def cache_info(self) -> CacheInfo:
         """``CacheInfo(hits, misses, compiles, size)``."""
@@ -168,7 +171,7 @@ class JsonSchemaArgumentValidator:
                 f"max_pattern_input_length={limit} and is not matched against a pattern"
             )
             return failure(ToolArgumentValidationIssue(path=None, message=message))
-        return self._run(entry, value)
+        return self._run_counted(entry, value)
 
     def _too_much_work(self, entry: Entry, weighing: str = "") -> ToolArgumentValidationResult:
         work = self.options.max_validation_work
@@ -186,11 +189,16 @@ class JsonSchemaArgumentValidator:
         nodes, weight = nodes_and_weight(instance, cap, COLLECT_QUOTED // errors)
         return nodes <= cap and errors * nodes * weight <= COLLECT_QUOTED
 
-    def _make_run(self) -> EngineRun:
+    def _make_run(self, *, counted_already: bool = False) -> EngineRun:
         if self.options.engine == "jsonschema-rs":
             bounds = self._rs_bounds()
             return make_rs_run(bounds.is_valid, self._rs_invalid, self._rs_slow)
-        return make_fastjsonschema_run(self._bounds, self._engine_failure, self._too_much_work)
+        return make_fastjsonschema_run(
+            self._bounds,
+            self._engine_failure,
+            self._too_much_work,
+            counted_already=counted_already,
+        )
 
     def _rs_bounds(self) -> Any:
         options = self.options
