@@ -52,7 +52,10 @@ class Entry:
     """Most value nodes validated against it (``max_validation_work // expanded``)."""
     collect_limit: int = 0
     """Most value nodes whose errors are all collected (``COLLECT_WORK // expanded``)."""
-    """Whether the schema matches patterns (jsonschema-rs then checks the input bound)."""
+    scan: int = 0
+    """Scan weight: the most pattern and format weight one data node meets (see ``_scan``)."""
+    name_patterns: bool = False
+    """Whether ``patternProperties`` matches property names (natively, on jsonschema-rs)."""
     cost: int = 256
     """Estimated bytes this entry keeps alive (generated code, regexes, engine state)."""
     aliases: list[int] = field(default_factory=list)

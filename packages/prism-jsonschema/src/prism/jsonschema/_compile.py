@@ -12,13 +12,14 @@ from typing import Any
 from ._cost import check_compile_cost
 from ._drafts import DEFAULT_DRAFT, Draft, draft_for_uri
 from ._exact import rs_keywords
-from ._expansion import compare_weight, expanded_size
+from ._expansion import compare_weight, expanded_size, expanded_weight
 from ._fastjsonschema import compile_fastjsonschema
 from ._keywords import SchemaWalk
 from ._lowering import lower_for_fastjsonschema, prepare_common
 from ._options import JsonSchemaValidatorOptions
 from ._refgraph import resolve_references
 from ._rs import compile_rs
+from ._scan import check_pattern_weights, own_weights
 from ._walk import SchemaRejected, WalkState
 
 __all__ = ["CheckedSchema", "check_schema", "compile_checked"]
@@ -35,6 +36,8 @@ class CheckedSchema:
     cost: int
     expanded: int = 0
     """Expanded size (see ``_expansion``), set when compiling."""
+    scan: int = 0
+    """Scan weight (see ``_scan``), set when compiling."""
 
 
 def check_schema(schema: object, options: JsonSchemaValidatorOptions) -> CheckedSchema:
@@ -55,6 +58,7 @@ def check_schema(schema: object, options: JsonSchemaValidatorOptions) -> Checked
             f"schema is {len(canonical):,} bytes as compact JSON, more than "
             f"max_schema_bytes={options.max_schema_bytes}"
         )
+    check_pattern_weights(walk.regexes)
     cost = check_compile_cost(len(canonical), len(walk.regexes), options)
     digest = hashlib.sha256(canonical).digest()
     return CheckedSchema(
@@ -86,11 +90,13 @@ def compile_checked(
     """
     walk = checked.walk
     document = checked.document
-    checked.expanded = expanded_size(
-        [node for node, _ in walk.schema_nodes],
-        resolve_references(walk),
-        options.max_expanded_size,
-    ) + compare_weight(node for node, _ in walk.schema_nodes)
+    nodes = [node for node, _ in walk.schema_nodes]
+    targets = resolve_references(walk)
+    checked.expanded = expanded_size(nodes, targets, options.max_expanded_size) + compare_weight(
+        nodes
+    )
+    own = own_weights(nodes, walk.regexes, options.validate_formats)
+    checked.scan = expanded_weight(nodes, targets, own) if any(own) else 0
     prepare_common(document, walk.schema_nodes, walk.draft)
     if options.engine == "jsonschema-rs":
         validator = compile_rs(

@@ -22,7 +22,7 @@ from ._instance import weigh
 from ._refgraph import Targets
 from ._walk import Json, SchemaRejected
 
-__all__ = ["expanded_size"]
+__all__ = ["compare_weight", "expanded_size", "expanded_weight"]
 
 Label = tuple[str, str | int | None] | None
 """``None``: same data node (in place); ``("p", name)``/``("i", index)``: that child;
@@ -74,8 +74,8 @@ def _items(node: dict[str, Json]) -> Iterator[tuple[Json, Label]]:
         yield items, ("i", None)
 
 
-def expanded_size(nodes: list[dict[str, Json]], targets: Targets, limit: int) -> int:
-    """The expanded size of ``nodes[0]`` (the root); ``SchemaRejected`` as described above."""
+def _graph(nodes: list[dict[str, Json]], targets: Targets) -> tuple[list[list[Edge]], list[int]]:
+    """The reference graph: per node its edges to child nodes, and its boolean-schema leaves."""
     index = {id(node): i for i, node in enumerate(nodes)}
     graph: list[list[Edge]] = []
     leaves = [0] * len(nodes)
@@ -88,6 +88,12 @@ def expanded_size(nodes: list[dict[str, Json]], targets: Targets, limit: int) ->
             else:
                 leaves[len(graph)] += 1
         graph.append(edges)
+    return graph, leaves
+
+
+def expanded_size(nodes: list[dict[str, Json]], targets: Targets, limit: int) -> int:
+    """The expanded size of ``nodes[0]`` (the root); ``SchemaRejected`` as described above."""
+    graph, leaves = _graph(nodes, targets)
     _refuse_in_place_cycles(graph)
     components = _components(graph)
     for members in components:
@@ -270,6 +276,32 @@ def _size(
             f"checked against) is more than max_expanded_size={limit:,}"
         )
     return root
+
+
+def expanded_weight(nodes: list[dict[str, Json]], targets: Targets, own: list[int]) -> int:
+    """Like the expanded size, with node ``i`` weighing ``own[i]`` (none for a node without
+    weight): the most weight any one data node meets, every ``$ref`` inlined. Call it only on
+    a graph ``expanded_size`` accepted (no in-place cycle, no ambiguous recursion)."""
+    graph, _leaves = _graph(nodes, targets)
+    components = _components(graph)
+    component_of = {node: c for c, members in enumerate(components) for node in members}
+    sizes: list[int] = []
+    for c, members in enumerate(components):  # every component after those it reaches
+        here = 0
+        below: list[tuple[Label, int]] = []
+        for node in members:
+            here += own[node]
+            for child, label in graph[node]:
+                target = component_of[child]
+                if target == c:
+                    continue
+                if label is None:
+                    here += sizes[target]
+                else:
+                    below.append((label, sizes[target]))
+        extra = _widest_child(below) if len(members) == 1 else sum(w for _l, w in below)
+        sizes.append(here + extra)
+    return sizes[component_of[0]]
 
 
 def _widest_child(below: list[tuple[Label, int]]) -> int:

@@ -41,6 +41,8 @@ def make_fastjsonschema_run(
     bounds: InstanceBounds,
     engine_failure: Callable[[Entry, object, Exception], ToolArgumentValidationResult],
     too_much_work: Callable[[Entry], ToolArgumentValidationResult],
+    *,
+    counted_already: bool = False,
 ) -> EngineRun:
     """fastjsonschema: the Python bounds walk, then the generated function (raises if invalid).
 
@@ -55,7 +57,7 @@ def make_fastjsonschema_run(
     def run(entry: Entry, value: object) -> ToolArgumentValidationResult:
         instance: Any = value
         limit = entry.node_limit
-        counted = False
+        counted = counted_already  # the caller counted the nodes (the scan-work walk)
         try:
             if type(value) is not dict or len(value) > max_properties:
                 raise Slow

@@ -43,10 +43,13 @@ class PatternRefused(ValueError):
 class Re2Pattern:
     """A compiled pattern with the one method generated validators call: ``search(text)``."""
 
-    __slots__ = ("match", "pattern", "search")
+    __slots__ = ("match", "pattern", "search", "size")
 
     def __init__(self, pattern: str, regexp: Any, max_input: int | None = None) -> None:
         self.pattern = pattern
+        self.size: int = regexp.ProgramSize()
+        """RE2's program size, counted repetitions expanded: what one character costs when
+        RE2 has to leave its DFA (see ``_scan``)."""
         match = regexp.Match
         longest = (1 << 62) if max_input is None else max_input
 

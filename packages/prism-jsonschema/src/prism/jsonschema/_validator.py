@@ -7,12 +7,13 @@ from typing import Any, Final
 from prism.core import JsonObject, ToolArgumentValidationIssue, ToolArgumentValidationResult
 
 from ._cache import CacheInfo, CompileCache, Entry
-from ._compile import check_schema, compile_checked
+from ._compile import CheckedSchema, check_schema, compile_checked
 from ._cost import held_bytes
 from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
 from ._instance import (
+    CHARS_PER_UNIT,
     SCALARS,
     InstanceBounds,
     InstanceRejected,
@@ -24,6 +25,7 @@ from ._instance import (
 from ._options import JsonSchemaValidatorOptions
 from ._regex import PatternInputTooLong
 from ._rs import compile_rs_bounds, lone_surrogate, rs_available
+from ._scan import CHARS_PER_WORK, Impure, text_of
 from ._walk import SchemaRejected
 
 __all__ = ["COLLECT_QUOTED", "COLLECT_WORK", "LIGHT_WORK", "JsonSchemaArgumentValidator"]
@@ -37,9 +39,11 @@ the first ``max_errors``); above it only the first error is reported, so an argu
 thousands of errors costs no time or memory. jsonschema-rs's ``iter_errors`` builds every error
 before the first is returned and fastjsonschema's collecting run raises one exception per
 error."""
-COLLECT_QUOTED: Final = 65_536
-"""And up to this many value nodes x ``weigh`` units: each error message may quote the value
-(jsonschema-rs quotes a whole object for ``propertyNames``)."""
+COLLECT_QUOTED: Final = 262_144
+"""And up to this much expanded size x value nodes x ``weigh`` units: each of up to expanded
+size x nodes errors may quote the whole value (jsonschema-rs quotes the instance in every
+message, a whole object for ``propertyNames``), so what collecting quotes stays within
+this x 64 characters (16 MiB)."""
 
 
 class JsonSchemaArgumentValidator:
@@ -70,6 +74,9 @@ class JsonSchemaArgumentValidator:
         self._identity_hits = 0
         self._counts_here = self.options.engine == "jsonschema-rs"
         self._run = self._make_run()
+        self._run_counted = (  # after the scan-work walk: fastjsonschema need not count again
+            self._run if self._counts_here else self._make_run(counted_already=True)
+        )
 
     def cache_info(self) -> CacheInfo:
         """``CacheInfo(hits, misses, compiles, size)``."""
@@ -101,6 +108,8 @@ class JsonSchemaArgumentValidator:
         rejected: ToolArgumentValidationResult | None = entry.rejected
         if rejected is not None:
             return rejected
+        if entry.scan:
+            return self._scanned(entry, value)
         if self._counts_here:  # jsonschema-rs: the fastjsonschema run counts in its own walk
             limit = entry.node_limit
             flat = (  # a flat object: nothing to count
@@ -119,8 +128,50 @@ class JsonSchemaArgumentValidator:
         alias = self._cache.by_id.get(id(schema))
         if alias is None or alias[0] is not schema or alias[1].rejected is not None:
             return None
-        expanded = max(alias[1].expanded, 1)
+        entry: Entry = alias[1]
+        expanded = max(entry.expanded, 1)
+        scan = entry.scan
+        if scan:
+            try:
+                nodes, chars, _ = text_of(
+                    value, LIGHT_WORK // expanded, LIGHT_WORK * CHARS_PER_WORK // scan
+                )
+            except Impure:  # read through Python first: not provably light
+                return None
+            return expanded * nodes + scan * chars // CHARS_PER_WORK
         return expanded * weigh(value, LIGHT_WORK // expanded)
+
+    def _scanned(self, entry: Entry, value: object) -> ToolArgumentValidationResult:
+        """A schema that scans strings (patterns, asserted formats): node work plus scan work
+        within ``max_validation_work`` before any engine runs (see ``_scan``)."""
+        options = self.options
+        budget = options.max_validation_work
+        expanded, scan = max(entry.expanded, 1), entry.scan
+        char_limit = budget * CHARS_PER_WORK // scan
+        names = entry.name_patterns
+        try:
+            nodes, chars, longest = text_of(value, entry.node_limit, char_limit, names)
+        except Impure:  # subclasses, Mappings, tuples: count the canonical copy
+            try:
+                value = self._bounds.check(value)
+            except InstanceRejected as exc:
+                return failure(exc.error)
+            nodes, chars, longest = text_of(value, entry.node_limit, char_limit, names)
+        if expanded * nodes + scan * chars // CHARS_PER_WORK > budget:
+            message = (
+                f"value has {nodes:,} JSON nodes and {chars:,} characters of strings and "
+                f"property names (or more): against this schema (expanded size {expanded:,}, "
+                f"scan weight {scan:,}) that is more than max_validation_work={budget:,}"
+            )
+            return failure(ToolArgumentValidationIssue(path=None, message=message))
+        limit = options.max_pattern_input_length
+        if names and longest > limit:  # jsonschema-rs matches names natively
+            message = (
+                f"a property name of {longest:,} characters is longer than "
+                f"max_pattern_input_length={limit} and is not matched against a pattern"
+            )
+            return failure(ToolArgumentValidationIssue(path=None, message=message))
+        return self._run_counted(entry, value)
 
     def _too_much_work(self, entry: Entry, weighing: str = "") -> ToolArgumentValidationResult:
         work = self.options.max_validation_work
@@ -134,14 +185,20 @@ class JsonSchemaArgumentValidator:
     def _collects(self, entry: Entry, instance: object) -> bool:
         """Whether collecting every error is cheap for this pair (else: the first only)."""
         cap = entry.collect_limit
-        nodes, weight = nodes_and_weight(instance, cap, COLLECT_QUOTED)
-        return nodes <= cap and nodes * weight <= COLLECT_QUOTED
+        errors = max(entry.expanded, 1)  # errors per value node, at most
+        nodes, weight = nodes_and_weight(instance, cap, COLLECT_QUOTED // errors)
+        return nodes <= cap and errors * nodes * weight <= COLLECT_QUOTED
 
-    def _make_run(self) -> EngineRun:
+    def _make_run(self, *, counted_already: bool = False) -> EngineRun:
         if self.options.engine == "jsonschema-rs":
             bounds = self._rs_bounds()
             return make_rs_run(bounds.is_valid, self._rs_invalid, self._rs_slow)
-        return make_fastjsonschema_run(self._bounds, self._engine_failure, self._too_much_work)
+        return make_fastjsonschema_run(
+            self._bounds,
+            self._engine_failure,
+            self._too_much_work,
+            counted_already=counted_already,
+        )
 
     def _rs_bounds(self) -> Any:
         options = self.options
@@ -216,8 +273,8 @@ class JsonSchemaArgumentValidator:
         if found is None:
             built, keep = self._build(checked)
             found = cache.store(built, keep=keep)
-        if found.rejected is None:  # a rejection is remembered by its hash only
-            cache.alias(schema, found)
+        if found.rejected is None and _holds_little_more(schema, checked):
+            cache.alias(schema, found)  # a rejection is remembered by its hash only
         return found
 
     def _reject(self, schema: object, reason: str) -> Entry:
@@ -243,7 +300,10 @@ class JsonSchemaArgumentValidator:
         fast, collect_all, rs_validator = compiled
         entry = Entry(
             key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
-            patterns=bool(checked.walk.regexes), expanded=checked.expanded,
+            patterns=bool(checked.walk.regexes), expanded=checked.expanded, scan=checked.scan,
+            name_patterns=self._counts_here and any(
+                "patternProperties" in node for node, _path in checked.walk.schema_nodes
+            ),
             node_limit=self.options.max_validation_work // max(checked.expanded, 1),
             collect_limit=COLLECT_WORK // max(checked.expanded, 1),
             cost=held_bytes(
@@ -254,6 +314,22 @@ class JsonSchemaArgumentValidator:
             ),
         )  # fmt: skip
         return entry, True
+
+
+DROPPED_SLACK: Final = 1_024
+"""``weigh`` units (nodes, or 64 characters each) a schema object may hold beyond its checked
+copy (dropped ``default``/``examples``/unknown keywords) and still be kept as an identity alias.
+"""
+
+
+def _holds_little_more(schema: object, checked: CheckedSchema) -> bool:
+    """Whether the caller's ``schema`` holds little beyond its checked copy: only then may an
+    identity alias keep it alive (else every call takes the hash path: walk and SHA-256)."""
+    limit = checked.walk.state.nodes + checked.size // CHARS_PER_UNIT + DROPPED_SLACK
+    try:
+        return weigh(schema, limit) <= limit
+    except Exception:  # a hostile object: never kept
+        return False
 
 
 def _rejection(reason: str) -> ToolArgumentValidationResult:
