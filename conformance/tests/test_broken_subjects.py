@@ -24,7 +24,7 @@ from prism.core import (
     dispatch_tool_calls_in_order,
 )
 from prism.core.agent import Agent, ToolMessage
-from prism.core.extensions import create_extension_kernel
+from prism.core.extensions import ExtensionKernel
 
 BACKENDS = ["asyncio", "trio"]
 
@@ -259,7 +259,7 @@ class CarelessKernel:
 
     def __init__(self, permission: Any = None) -> None:
         self.permission = permission
-        self.inner = create_extension_kernel()
+        self.inner = ExtensionKernel()
 
     @property
     def contributions(self) -> Any:
@@ -457,9 +457,7 @@ BROKEN = [
     ),
     pytest.param(
         "16",
-        ConformanceSubjects(
-            extension_kernel_factory=lambda permission=None: create_extension_kernel()
-        ),
+        ConformanceSubjects(extension_kernel_factory=lambda permission=None: ExtensionKernel()),
         ("must ask permission 'extension:conformance-ext:setup'",),
         id="row-16-extension-setup-is-not-gated",
     ),

@@ -17,9 +17,9 @@ from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
     ToolFilter,
+    ToolRegistry,
     ToolResult,
     create_static_permission_policy,
-    create_tool_registry,
     dispatch_tool_call,
 )
 from prism.core.testing import scaled
@@ -40,7 +40,7 @@ def sync_count(args: JsonObject, ctx: ToolExecutionContext) -> str:
 
 
 def registry() -> Any:
-    return create_tool_registry(
+    return ToolRegistry(
         [
             ToolDefinition(name="search", execute=search),
             ToolDefinition(name="count", execute=sync_count),

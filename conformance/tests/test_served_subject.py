@@ -22,8 +22,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolRegistry,
     create_static_permission_policy,
-    create_tool_registry,
     render_tool_result,
 )
 from prism.core.testing import scaled
@@ -71,7 +71,7 @@ async def _forever(arguments: Any, context: ToolExecutionContext) -> str:
     return "never"
 
 
-TOOLS = create_tool_registry(
+TOOLS = ToolRegistry(
     [ToolDefinition(name="echo", execute=_echo), ToolDefinition(name="forever", execute=_forever)]
 )
 

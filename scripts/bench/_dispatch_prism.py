@@ -27,11 +27,11 @@ from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
     ToolFilter,
+    ToolRegistry,
     ToolResult,
     ToolValidator,
     create_static_permission_policy,
     create_tool_parameter_validator,
-    create_tool_registry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
@@ -187,7 +187,7 @@ def _check_gates_ran(gates: Gates, which: Collection[str]) -> None:
 
 def prism_subject(plan: Plan, which: Collection[str], validate: ToolValidator | None) -> Batch:
     """Timed batches of ``dispatch_tool_call`` through the gates in ``which``."""
-    registry = create_tool_registry([NOOP])
+    registry = ToolRegistry([NOOP])
 
     async def batch() -> float:
         gates = Gates()
@@ -204,7 +204,7 @@ def prism_subject(plan: Plan, which: Collection[str], validate: ToolValidator | 
 
 def full_pipeline_call() -> Callable[[], Awaitable[ToolResult]]:
     """One ``dispatch_tool_call`` of the no-op tool through every gate (for the profile)."""
-    kw: dict[str, Any] = {"registry": create_tool_registry([NOOP]), **Gates().options()}
+    kw: dict[str, Any] = {"registry": ToolRegistry([NOOP]), **Gates().options()}
     return lambda: dispatch_tool_call(CALL, **kw)
 
 
@@ -249,7 +249,7 @@ def raw_subject(limit: int) -> Batch:
 
 def prism_batch_subject(concurrency: int, gated: bool) -> Batch:
     """Seconds for 64 x 20 ms calls through ``dispatch_tool_calls_in_order``."""
-    registry = create_tool_registry([SLEEP20])
+    registry = ToolRegistry([SLEEP20])
     calls = [ToolCall(id=f"call_{i}", name="sleep20", arguments={}) for i in range(BATCH)]
 
     async def batch() -> float:

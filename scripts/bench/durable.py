@@ -59,7 +59,7 @@ COMMAND = "uv run python scripts/bench/durable.py"
 
 from dbos import DBOS, SetWorkflowID  # noqa: E402
 
-from prism.core import ToolCall, ToolDefinition, create_tool_registry, dispatch_tool_call  # noqa: E402
+from prism.core import ToolCall, ToolDefinition, ToolRegistry, dispatch_tool_call  # noqa: E402
 from prism.dbos import (  # noqa: E402
     DurableToolset,
     QueueOptions,
@@ -74,7 +74,7 @@ async def _noop(arguments: Any, context: Any) -> str:
     return "ok"
 
 
-REGISTRY = create_tool_registry(
+REGISTRY = ToolRegistry(
     [
         ToolDefinition(name="noop", execute=_noop, parameters={"type": "object"}),
         ToolDefinition(name="peek", execute=_noop, parameters={"type": "object"}, read_only=True),

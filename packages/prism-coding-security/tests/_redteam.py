@@ -13,7 +13,7 @@ import pytest
 from prism.coding_security import (
     ApprovalRequest,
     BubblewrapSandbox,
-    create_coding_approval_policy,
+    CodingApprovalPolicy,
     create_sandbox_bash_operations,
 )
 from prism.coding_tools import ShellOptions, create_shell_tool
@@ -77,7 +77,7 @@ async def run(
 ) -> Ran:
     """Run ``command`` through the shell tool with the policy; every approval is refused."""
     refuser = Refuser()
-    policy = create_coding_approval_policy(roots=[root], approve=refuser, read_only=read_only)
+    policy = CodingApprovalPolicy(roots=[root], approve=refuser, read_only=read_only)
     tool = create_shell_tool(
         root, options=_options(root, shell_path, sandboxed, deny_read), execution_policy=policy
     )
@@ -118,9 +118,7 @@ class ApprovedShell:
     """One shell tool with a session approval cache; ``approver`` answers every request."""
 
     def __init__(self, root: Path, approver: Approver) -> None:
-        policy = create_coding_approval_policy(
-            roots=[root], approve=approver, approval_cache="session"
-        )
+        policy = CodingApprovalPolicy(roots=[root], approve=approver, approval_cache="session")
         self._tool = create_shell_tool(root, execution_policy=policy)
         self._approver = approver
 

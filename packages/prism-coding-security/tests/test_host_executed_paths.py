@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from prism.coding_security import (
     ApprovalRequest,
     BubblewrapSandbox,
+    CodingApprovalPolicy,
     analyze_command,
-    create_coding_approval_policy,
 )
 from prism.coding_security._host_run import HOST_EXECUTED_PATHS, VENV_BIN
 from prism.coding_security._protected import ProtectedPaths
@@ -151,7 +151,7 @@ class Approver:
 
 
 def _tools(root: Path, approver: Approver | None) -> dict[str, ToolDefinition]:
-    policy = create_coding_approval_policy(roots=[root], approve=approver)
+    policy = CodingApprovalPolicy(roots=[root], approve=approver)
     return {tool.name: tool for tool in create_coding_tools(root, execution_policy=policy)}
 
 

@@ -20,8 +20,8 @@ import pytest
 
 from prism.coding_security import (
     BubblewrapSandbox,
+    CodingApprovalPolicy,
     analyze_command,
-    create_coding_approval_policy,
 )
 from prism.coding_tools import ExecResult, create_coding_tools
 from prism.core import AbortController, ToolDefinition, ToolExecutionContext, ToolResult
@@ -38,7 +38,7 @@ def _context() -> ToolExecutionContext:
 
 
 def _tools(root: Path) -> dict[str, ToolDefinition]:
-    policy = create_coding_approval_policy(roots=[root])
+    policy = CodingApprovalPolicy(roots=[root])
     return {tool.name: tool for tool in create_coding_tools(root, execution_policy=policy)}
 
 

@@ -10,7 +10,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
@@ -23,7 +24,7 @@ async def _noop(arguments: object, context: ToolExecutionContext) -> str:
     return "ok"
 
 
-REGISTRY = create_tool_registry([ToolDefinition(name="noop", execute=_noop)])
+REGISTRY = ToolRegistry([ToolDefinition(name="noop", execute=_noop)])
 
 
 async def _single(**settings: Any) -> object:
@@ -37,14 +38,18 @@ async def _batch(**settings: Any) -> object:
 ENTRY_POINTS = [_single, _batch]
 
 
+@pytest.mark.parametrize("value", [1_048_576.0, True, 0, -1, 16_777_217, "1048576"])
+def test_every_bad_argument_limit_is_refused_even_one_equal_to_the_default(value: object) -> None:
+    with pytest.raises(ValueError, match=r"ToolGates\.max_argument_bytes must be an int"):
+        ToolGates(max_argument_bytes=value)  # type: ignore[arg-type]
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("entry", ENTRY_POINTS)
-@pytest.mark.parametrize("value", [1_048_576.0, True, 0, -1, 16_777_217, "1048576"])
-async def test_every_bad_argument_limit_is_refused_even_one_equal_to_the_default(
-    entry: Any, value: object
-) -> None:
-    with pytest.raises(ValueError, match=r"dispatch\.max_argument_bytes must be an int"):
-        await entry(registry=REGISTRY, max_argument_bytes=value)
+@pytest.mark.parametrize("gates", [{"permission": None}, "ToolGates()", 0])
+async def test_gates_that_are_not_a_tool_gates_are_refused(entry: Any, gates: object) -> None:
+    with pytest.raises(TypeError, match="gates must be a ToolGates"):
+        await entry(registry=REGISTRY, gates=gates)
 
 
 @pytest.mark.anyio
@@ -64,7 +69,9 @@ async def test_a_missing_registry_is_named(entry: Any) -> None:
 @pytest.mark.anyio
 async def test_a_given_limit_in_range_applies() -> None:
     call = ToolCall(id="c", name="noop", arguments={"text": "x" * 200})
-    result = await dispatch_tool_call(call, registry=REGISTRY, max_argument_bytes=100)
+    result = await dispatch_tool_call(
+        call, registry=REGISTRY, gates=ToolGates(max_argument_bytes=100)
+    )
     assert result.error is not None and result.error.code == "invalid_arguments"
 
 
@@ -77,5 +84,5 @@ async def test_the_async_handler_cache_stays_bounded() -> None:
         return ToolDefinition(name="noop", execute=execute)
 
     for i in range(ASYNC_HANDLER_CACHE_SIZE + 50):
-        await dispatch_tool_call(CALL, registry=create_tool_registry([fresh(i)]))
+        await dispatch_tool_call(CALL, registry=ToolRegistry([fresh(i)]))
         assert len(_ASYNC_HANDLERS) <= ASYNC_HANDLER_CACHE_SIZE

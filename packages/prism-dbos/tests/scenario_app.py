@@ -28,7 +28,8 @@ from prism.core import (
     ToolCallRecord,
     ToolExecutionContext,
     ToolFilter,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
 )
 from prism.core.agent import LoopOptions, ModelRequest, ModelResponse, RunLimits
 from prism.core.functions import tool
@@ -199,9 +200,9 @@ async def stopper(text: str, context: ToolExecutionContext) -> str:
 ABORT_TOOLS = register_toolset(
     DurableToolset(
         name="abort-tools",
-        tools=create_tool_registry([stopper, note]),
+        tools=ToolRegistry([stopper, note]),
         abort_grace_seconds=0.2,
-        ledger=FileLedger(),
+        gates=ToolGates(ledger=FileLedger()),
     )
 )
 
@@ -236,7 +237,7 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
         model="scripted",
         tools=[note, lookup, put, deploy],
         loop=LoopOptions(tool_concurrency=args.concurrency),
-        ledger=FileLedger(),
+        gates=ToolGates(ledger=FileLedger()),
         emit=record_event,
         approval=approval,
         queue=queue,

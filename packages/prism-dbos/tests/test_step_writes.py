@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from dbos import DBOS, SetWorkflowID
 
-from prism.core import ToolCall, ToolDefinition, create_tool_registry
+from prism.core import ToolCall, ToolDefinition, ToolRegistry
 from prism.dbos import DurableToolset, durable_dispatch_tool_calls_in_order, register_toolset
 
 pytestmark = pytest.mark.parametrize("anyio_backend", ["asyncio"])
@@ -26,7 +26,7 @@ async def _ok(arguments: Any, context: Any) -> str:
 TOOLSET = register_toolset(
     DurableToolset(
         name="step-writes",
-        tools=create_tool_registry(
+        tools=ToolRegistry(
             [
                 ToolDefinition(name="act", execute=_ok, parameters={"type": "object"}),
                 ToolDefinition(

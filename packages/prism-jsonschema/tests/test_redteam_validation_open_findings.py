@@ -18,7 +18,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_call,
 )
 from prism.core.testing import scaled
@@ -111,12 +112,12 @@ async def _ok(args: Any, context: ToolExecutionContext) -> str:
 )
 async def test_dispatch_never_stalls_the_loop(engine: str, name: str) -> None:
     schema, value = _HEAVY[name]
-    registry = create_tool_registry([ToolDefinition(name="t", execute=_ok, parameters=schema)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=_ok, parameters=schema)])
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
     )
     warm = ToolCall(id="0", name="t", arguments={})
-    await dispatch_tool_call(warm, registry=registry, validate=validate)
+    await dispatch_tool_call(warm, registry=registry, gates=ToolGates(validator=validate))
     gaps: list[float] = []
     done = anyio.Event()
 
@@ -133,7 +134,9 @@ async def test_dispatch_never_stalls_the_loop(engine: str, name: str) -> None:
             tg.start_soon(heartbeat)
             await anyio.sleep(0.02)
             call = ToolCall(id="1", name="t", arguments=value)
-            result = await dispatch_tool_call(call, registry=registry, validate=validate)
+            result = await dispatch_tool_call(
+                call, registry=registry, gates=ToolGates(validator=validate)
+            )
             done.set()
     assert result.error is not None
     assert result.error.code == "validation_failed"
@@ -190,9 +193,7 @@ _BIG_ARGUMENTS: dict[str, Any] = {
 @pytest.mark.parametrize("name", sorted(_BIG_ARGUMENTS))
 async def test_decoding_arguments_never_stalls_the_loop(engine: str, name: str) -> None:
     """Core's canonical copy of an argument within ``max_argument_bytes`` runs on the loop."""
-    registry = create_tool_registry(
-        [ToolDefinition(name="t", execute=_ok, parameters={"type": "object"})]
-    )
+    registry = ToolRegistry([ToolDefinition(name="t", execute=_ok, parameters={"type": "object"})])
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
     )
@@ -212,6 +213,6 @@ async def test_decoding_arguments_never_stalls_the_loop(engine: str, name: str) 
             tg.start_soon(heartbeat)
             await anyio.sleep(0.02)
             call = ToolCall(id="1", name="t", arguments=_BIG_ARGUMENTS[name])
-            await dispatch_tool_call(call, registry=registry, validate=validate)
+            await dispatch_tool_call(call, registry=registry, gates=ToolGates(validator=validate))
             done.set()
     assert max(gaps) < scaled(0.05), f"heartbeat gap {max(gaps) * 1000:.0f} ms"

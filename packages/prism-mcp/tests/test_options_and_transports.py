@@ -178,7 +178,9 @@ async def test_bad_server_ids_are_refused_before_anything_starts(server_id: Any)
 @pytest.mark.anyio
 async def test_bad_options_are_refused_before_anything_starts() -> None:
     with anyio.fail_after(scaled(10)), pytest.raises(ValueError, match="max_tools"):
-        async with connect_mcp_tools(server_id="a", transport=StdioTransport("true"), max_tools=0):
+        async with connect_mcp_tools(
+            server_id="a", transport=StdioTransport("true"), options=McpBridgeOptions(max_tools=0)
+        ):
             pass
     with pytest.raises(TypeError):
         async with connect_mcp_tools(server_id="a", transport=StdioTransport("true"), bogus=1):

@@ -30,6 +30,7 @@ from prism.mcp import (
     ElicitationRequest,
     ElicitationResponse,
     InMemoryTransport,
+    McpBridgeOptions,
     McpClientFeatures,
     McpToolBridge,
     StdioTransport,
@@ -56,7 +57,7 @@ async def served(
     if transport == "memory":
         memory = InMemoryTransport(server_module("prism_served").build(markers, fallback))
         async with connect_mcp_tools(
-            server_id="prism", transport=memory, name_prefix="", **options
+            server_id="prism", transport=memory, options=McpBridgeOptions(name_prefix=""), **options
         ) as bridge:
             yield bridge
         return
@@ -66,14 +67,14 @@ async def served(
     if transport == "stdio":
         stdio = StdioTransport(sys.executable, args=(SERVED, "stdio"), env=env)
         async with connect_mcp_tools(
-            server_id="prism", transport=stdio, name_prefix="", **options
+            server_id="prism", transport=stdio, options=McpBridgeOptions(name_prefix=""), **options
         ) as bridge:
             yield bridge
         return
     async with kit.http_script(SERVED, env=env) as url:
         http = StreamableHttpTransport(url)
         async with connect_mcp_tools(
-            server_id="prism", transport=http, name_prefix="", **options
+            server_id="prism", transport=http, options=McpBridgeOptions(name_prefix=""), **options
         ) as bridge:
             yield bridge
 

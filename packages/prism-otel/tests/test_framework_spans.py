@@ -18,9 +18,10 @@ from opentelemetry.trace import StatusCode
 from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
     ToolPipeline,
+    ToolRegistry,
     create_static_permission_policy,
-    create_tool_registry,
 )
 from prism.core.testing import scaled
 from prism.otel import ToolTelemetry
@@ -53,9 +54,9 @@ def _pipeline(telemetry: ToolTelemetry, otel: Otel) -> ToolPipeline:
         ToolDefinition(name="boom", execute=boom, parameters=schema),
     ]
     return ToolPipeline(
-        registry=telemetry.instrument(create_tool_registry(tools)),
+        registry=telemetry.instrument(ToolRegistry(tools)),
         emit=telemetry,
-        permission=create_static_permission_policy(deny=["tool:rm:*"]),
+        gates=ToolGates(permission=create_static_permission_policy(deny=["tool:rm:*"])),
     )
 
 

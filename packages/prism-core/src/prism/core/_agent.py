@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Iterable, Sequence
@@ -12,8 +13,8 @@ from . import _backend
 from ._abort import NEVER_ABORTED, AbortController, AbortSignal
 from ._batch import LoopOptions, dispatch_tool_calls_in_order, resolve_tool_concurrency
 from ._dispatch_options import DispatchOptions, DispatchSettings
-from ._filter import ToolFilter, filter_tools
-from ._ledger import RunLedger
+from ._filter import filter_tools
+from ._gates import NO_GATES, ToolGates
 from ._messages import (
     AssistantMessage,
     Message,
@@ -25,16 +26,13 @@ from ._messages import (
     ToolSpec,
     as_messages,
 )
-from ._middleware import MiddlewareRegistry
 from ._outcomes import blocked_outcome, error_info_from
-from ._permission import PermissionPolicy
-from ._redact import Redactor
 from ._registry import ToolRegistry
 from ._steps import CallUnit, StepHook, check_step_hook
 from ._types import ErrorInfo, ToolCall, ToolDefinition, ToolExecutionContext
 from ._validation import ToolValidator
 from .events import EventSink
-from .options import check_count
+from .options import check_callable, check_count
 
 __all__ = ["Agent", "AgentSettings", "RunLimits", "RunOptions"]
 
@@ -57,7 +55,8 @@ class RunOptions:
 
     signal: AbortSignal | None = None
     loop: LoopOptions | None = None
-    validate: ToolValidator | None = None
+    validator: ToolValidator | None = None
+    """Checks this run's tool arguments in place of the agent's ``gates.validator``."""
     limits: RunLimits | None = None
     abort_grace_seconds: float = 5.0
     run_id: str | None = None
@@ -69,25 +68,22 @@ class RunOptions:
         if self.run_id is not None and (type(self.run_id) is not str or not self.run_id):
             raise ValueError(f"RunOptions.run_id must be a non-empty str, got {self.run_id!r}")
         check_step_hook("RunOptions.step_hook", self.step_hook)
+        check_callable("RunOptions.validator", self.validator, optional=True)
 
 
 class AgentSettings(TypedDict, total=False):
     """The keyword arguments of ``Agent`` (and of agents built on it, such as a durable one).
 
-    ``provider`` and ``model`` are required; ``session_id`` defaults to a random id.
+    ``provider`` and ``model`` are required; ``session_id`` defaults to a random id; ``gates``
+    (the filter also decides which tools the model is offered) default to none.
     """
 
     provider: Required[Provider]
     model: Required[str]
     tools: Iterable[ToolDefinition] | ToolRegistry
-    validator: ToolValidator | None
-    permission: PermissionPolicy | None
-    middleware: MiddlewareRegistry | None
+    gates: ToolGates | None
     loop: LoopOptions | None
     limits: RunLimits | None
-    ledger: RunLedger | None
-    redactor: Redactor | None
-    tool_filter: ToolFilter | Sequence[ToolFilter] | None
     session_id: str | None
 
 
@@ -109,23 +105,23 @@ class Agent:
         limits = settings.get("limits")
         if limits is not None and not isinstance(limits, RunLimits):
             raise ValueError(f"Agent.limits must be RunLimits or None, got {limits!r}")
+        gates = settings.get("gates")
+        if gates is None:
+            gates = NO_GATES
+        if not isinstance(gates, ToolGates):
+            raise ValueError(f"Agent.gates must be a ToolGates or None, got {gates!r}")
         tools = settings.get("tools", ())
         self.provider = settings["provider"]
         self.model = model
         self.registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
-        self.validator = settings.get("validator")
-        self.permission = settings.get("permission")
-        self.middleware = settings.get("middleware")
+        self.gates = gates
         self.loop = settings.get("loop")
         self.limits = limits or RunLimits()
-        self.ledger = settings.get("ledger")
-        self.redactor = settings.get("redactor")
-        self.tool_filter = settings.get("tool_filter")
         self.session_id = settings.get("session_id") or os.urandom(16).hex()
 
     def tool_specs(self) -> tuple[ToolSpec, ...]:
         """The tools offered to the model (after the agent's filter)."""
-        tools = filter_tools(self.registry.list(), self.tool_filter)
+        tools = filter_tools(self.registry.list(), self.gates.tool_filter)
         return tuple(
             ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools
         )
@@ -154,14 +150,12 @@ class Agent:
             tool_call_id="",
             signal=signal,
         )
-        settings: DispatchSettings = (
-            {
-                "registry": self.registry, "context": context, "tool_filter": self.tool_filter,
-                "middleware": self.middleware, "permission": self.permission,
-                "validate": options.validate or self.validator, "emit": emit,
-                "ledger": self.ledger, "redactor": self.redactor,
-            }
-        )  # fmt: skip
+        gates = self.gates
+        if options.validator is not None:
+            gates = dataclasses.replace(gates, validator=options.validator)
+        settings: DispatchSettings = {
+            "registry": self.registry, "context": context, "gates": gates, "emit": emit
+        }  # fmt: skip
         run = _Run(self, options, settings, as_messages(prompt), signal)
         return await run.loop(self._max_rounds(options))
 

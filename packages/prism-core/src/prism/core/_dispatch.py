@@ -108,8 +108,8 @@ async def _pipeline(
         if denial is not None:
             return await blocked_outcome(report, call, "permission_denied", denial)
     ctx = _call_context(context, call, report)
-    if opts.validate is not None:
-        why = await _run_validator(opts.validate, tool, call, ctx)
+    if opts.validator is not None:
+        why = await _run_validator(opts.validator, tool, call, ctx)
         if why is not None:
             return await blocked_outcome(
                 report, call, "validation_failed", why.message, why.details
