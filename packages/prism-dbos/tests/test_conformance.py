@@ -61,8 +61,8 @@ async def durable_batch(
     signal: AbortSignal | None = None,
     abort_grace_seconds: float = 5.0,
     context: Any = None,
-    validate: Any = None,
-    **gates: Any,
+    gates: ToolGates | None = None,
+    emit: Any = None,
 ) -> tuple[ToolResult, ...]:
     """Like ``dispatch_tool_calls_in_order``, run as one durable turn in its own workflow
     (a fresh tool set of the given gates; ``signal`` reaches the turn through ``_SIGNALS``)."""
@@ -73,10 +73,10 @@ async def durable_batch(
     toolset = DurableToolset(
         name=run,
         tools=tools,
-        gates=ToolGates(validator=validate),
+        gates=gates or ToolGates(),
+        emit=emit,
         tool_concurrency=tool_concurrency,
         abort_grace_seconds=abort_grace_seconds,
-        **gates,
     )
     register_toolset(toolset)
     with _LOCK:
