@@ -154,8 +154,11 @@ class Agent:
         if options.validator is not None:
             gates = dataclasses.replace(gates, validator=options.validator)
         settings: DispatchSettings = {
-            "registry": self.registry, "context": context, "gates": gates, "emit": emit
-        }  # fmt: skip
+            "registry": self.registry,
+            "context": context,
+            "gates": gates,
+            "emit": emit,
+        }
         run = _Run(self, options, settings, as_messages(prompt), signal)
         return await run.loop(self._max_rounds(options))
 
