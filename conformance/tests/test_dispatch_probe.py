@@ -86,8 +86,8 @@ def test_usable_without_pytest_via_asyncio_run() -> None:
 
 
 async def filter_blind(call: ToolCall, **options: Any) -> ToolResult:
-    options.pop("tool_filter", None)
-    return await dispatch_tool_call(call, **options)
+    gates = dataclasses.replace(options.pop("gates"), tool_filter=None)
+    return await dispatch_tool_call(call, gates=gates, **options)
 
 
 async def loose_arguments(call: ToolCall, **options: Any) -> ToolResult:
