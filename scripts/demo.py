@@ -26,6 +26,7 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
     ToolResult,
     create_static_permission_policy,
     render_tool_result,
@@ -180,10 +181,12 @@ async def main() -> None:
         provider=DemoModel(),
         model="scripted-demo",
         tools=TOOLS,
-        permission=create_static_permission_policy(deny=["tool:delete_*:execute"]),
+        gates=ToolGates(
+            permission=create_static_permission_policy(deny=["tool:delete_*:execute"]),
+            ledger=ledger,
+            redactor=SecretRedactor([API_TOKEN]),
+        ),
         loop=LoopOptions(tool_concurrency=4),
-        ledger=ledger,
-        redactor=SecretRedactor([API_TOKEN]),
     )
     timeline = Timeline(t0)
     print("== events (tool_concurrency=4; turn 2 holds an exclusive tool, so it runs serially)")

@@ -27,6 +27,7 @@ from prism.mcp import (
     ElicitationRequest,
     ElicitationResponse,
     InMemoryTokenStorage,
+    McpBridgeOptions,
     McpClientFeatures,
     McpOAuth,
     McpOAuthAuthorizationCode,
@@ -161,9 +162,9 @@ async def run(url: str, scenario: str) -> None:
     async with connect_mcp_tools(
         server_id="conformance",
         transport=transport,
-        client_features=features,
-        connect_timeout_seconds=25,
-        call_timeout_seconds=25,
+        options=McpBridgeOptions(
+            client_features=features, connect_timeout_seconds=25, call_timeout_seconds=25
+        ),
     ) as bridge:
         log.info("connected: %s, tools %s", bridge.protocol_version, [t.name for t in bridge.tools])
         if scenario in TOOL_CALLS:

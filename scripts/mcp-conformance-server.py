@@ -20,8 +20,8 @@ from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
     ToolPipeline,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
 )
 from prism.mcp.server import (
     HttpOptions,
@@ -168,7 +168,7 @@ def _tool(name: str, execute: Any, description: str, schema: Any = None) -> Tool
     )
 
 
-REGISTRY = create_tool_registry(
+REGISTRY = ToolRegistry(
     [
         _tool("test_simple_text", simple_text, "Returns simple text content"),
         _tool("test_image_content", image, "Returns a 1x1 PNG image"),

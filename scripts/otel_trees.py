@@ -24,9 +24,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
     ToolPipeline,
+    ToolRegistry,
     create_static_permission_policy,
-    create_tool_registry,
 )
 from prism.otel import ToolTelemetry
 
@@ -55,9 +56,9 @@ def three_calls(telemetry: ToolTelemetry, provider: TracerProvider) -> ToolPipel
         ToolDefinition(name="boom", execute=boom, parameters=schema),
     ]
     return ToolPipeline(
-        registry=telemetry.instrument(create_tool_registry(tools)),
+        registry=telemetry.instrument(ToolRegistry(tools)),
         emit=telemetry,
-        permission=create_static_permission_policy(deny=["tool:rm:*"]),
+        gates=ToolGates(permission=create_static_permission_policy(deny=["tool:rm:*"])),
     )
 
 

@@ -24,7 +24,7 @@ from prism.core import (
     dispatch_tool_calls_in_order,
 )
 from prism.core.agent import Agent, ToolMessage
-from prism.core.extensions import create_extension_kernel
+from prism.core.extensions import ExtensionKernel
 
 BACKENDS = ["asyncio", "trio"]
 
@@ -59,9 +59,18 @@ async def sanitizing_dispatch(call: ToolCall, **options: Any) -> ToolResult:
     return await dispatch_tool_call(clean, **options)
 
 
+def _without(options: dict[str, Any], gate: str) -> dict[str, Any]:
+    """``options`` with one gate of their ``gates`` left out (what a broken subject drops)."""
+    gates = options.get("gates")
+    if gates is None:
+        return options
+    return {**options, "gates": dataclasses.replace(gates, **{gate: None})}
+
+
 async def permission_first_dispatch(call: ToolCall, **options: Any) -> ToolResult:
     """Asks the permission policy before checking the arguments."""
-    policy = options.get("permission")
+    gates = options.get("gates")
+    policy = gates.permission if gates is not None else None
     if policy is not None:
         outcome = policy.check(PermissionRequest(kind="tool", target=call.name, action="execute"))
         if hasattr(outcome, "__await__"):
@@ -259,7 +268,7 @@ class CarelessKernel:
 
     def __init__(self, permission: Any = None) -> None:
         self.permission = permission
-        self.inner = create_extension_kernel()
+        self.inner = ExtensionKernel()
 
     @property
     def contributions(self) -> Any:
@@ -274,8 +283,7 @@ class CarelessKernel:
 
 
 async def filter_blind_dispatch(call: ToolCall, **options: Any) -> ToolResult:
-    options.pop("tool_filter", None)
-    return await dispatch_tool_call(call, **options)
+    return await dispatch_tool_call(call, **_without(options, "tool_filter"))
 
 
 # --- row E1 ----------------------------------------------------------------------------
@@ -327,8 +335,7 @@ class ResultsOnlyRedactor:
 
 
 async def redactor_dropping_dispatch(call: ToolCall, **options: Any) -> ToolResult:
-    options.pop("redactor", None)
-    return await dispatch_tool_call(call, **options)
+    return await dispatch_tool_call(call, **_without(options, "redactor"))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -457,9 +464,7 @@ BROKEN = [
     ),
     pytest.param(
         "16",
-        ConformanceSubjects(
-            extension_kernel_factory=lambda permission=None: create_extension_kernel()
-        ),
+        ConformanceSubjects(extension_kernel_factory=lambda permission=None: ExtensionKernel()),
         ("must ask permission 'extension:conformance-ext:setup'",),
         id="row-16-extension-setup-is-not-gated",
     ),

@@ -17,9 +17,10 @@ from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
     ToolFilter,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
     create_static_permission_policy,
-    create_tool_registry,
     dispatch_tool_call,
 )
 from prism.core.testing import scaled
@@ -40,7 +41,7 @@ def sync_count(args: JsonObject, ctx: ToolExecutionContext) -> str:
 
 
 def registry() -> Any:
-    return create_tool_registry(
+    return ToolRegistry(
         [
             ToolDefinition(name="search", execute=search),
             ToolDefinition(name="count", execute=sync_count),
@@ -59,9 +60,11 @@ async def test_a_sound_host_setup_conforms() -> None:
             registry(),
             tool="search",
             valid_args={"query": "prism"},
-            permission=create_static_permission_policy(allow=["tool:*:execute"]),
-            validate=needs_query,
-            tool_filter=ToolFilter(allow=["search", "count"]),
+            gates=ToolGates(
+                permission=create_static_permission_policy(allow=["tool:*:execute"]),
+                validator=needs_query,
+                tool_filter=ToolFilter(allow=["search", "count"]),
+            ),
             invalid_args={"query": 42},
         )
     assert probes[0] == "unknown tool"
@@ -83,8 +86,8 @@ def test_usable_without_pytest_via_asyncio_run() -> None:
 
 
 async def filter_blind(call: ToolCall, **options: Any) -> ToolResult:
-    options.pop("tool_filter", None)
-    return await dispatch_tool_call(call, **options)
+    gates = dataclasses.replace(options.pop("gates"), tool_filter=None)
+    return await dispatch_tool_call(call, gates=gates, **options)
 
 
 async def loose_arguments(call: ToolCall, **options: Any) -> ToolResult:
@@ -117,9 +120,12 @@ async def test_a_validator_that_accepts_invalid_args_is_reported() -> None:
 
     with anyio.fail_after(scaled(10)), pytest.raises(AssertionError) as info:
         await assert_tool_dispatch_conforms(
-            registry(), tool="search", valid_args={"query": "x"}, validate=accept_all,
+            registry(),
+            tool="search",
+            valid_args={"query": "x"},
+            gates=ToolGates(validator=accept_all),
             invalid_args={"query": 42},
-        )  # fmt: skip
+        )
     assert "invalid_args against the host validator" in str(info.value)
 
 
@@ -130,7 +136,10 @@ async def test_a_host_policy_that_denies_the_tool_fails_the_success_path() -> No
 
     with anyio.fail_after(scaled(10)), pytest.raises(AssertionError) as info:
         await assert_tool_dispatch_conforms(
-            registry(), tool="search", valid_args={"query": "x"}, permission=DenySearch()
+            registry(),
+            tool="search",
+            valid_args={"query": "x"},
+            gates=ToolGates(permission=DenySearch()),
         )
     assert "success path: valid_args must run the handler once" in str(info.value)
 

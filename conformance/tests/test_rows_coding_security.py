@@ -21,14 +21,14 @@ pytestmark = pytest.mark.anyio
 def _real() -> ConformanceSubjects:
     from prism.coding_security import (
         BubblewrapSandbox,
-        create_coding_approval_policy,
+        CodingApprovalPolicy,
         create_sandbox_bash_operations,
     )
     from prism.coding_tools import create_coding_tools
 
     return ConformanceSubjects(
         coding_tools_factory=create_coding_tools,
-        execution_policy_factory=create_coding_approval_policy,
+        execution_policy_factory=CodingApprovalPolicy,
         sandbox_factory=BubblewrapSandbox,
         sandbox_operations_factory=create_sandbox_bash_operations,
     )
@@ -106,9 +106,9 @@ class _RunsTheOriginal:
 
 
 def _unrendered(**options: Any) -> Any:
-    from prism.coding_security import create_coding_approval_policy
+    from prism.coding_security import CodingApprovalPolicy
 
-    return _RunsTheOriginal(create_coding_approval_policy(**options))
+    return _RunsTheOriginal(CodingApprovalPolicy(**options))
 
 
 def _with_policy(factory: Callable[..., Any]) -> ConformanceSubjects:
@@ -116,9 +116,9 @@ def _with_policy(factory: Callable[..., Any]) -> ConformanceSubjects:
 
 
 def _remembering(**options: Any) -> Any:
-    from prism.coding_security import create_coding_approval_policy
+    from prism.coding_security import CodingApprovalPolicy
 
-    return _RemembersDenials(create_coding_approval_policy(**options))
+    return _RemembersDenials(CodingApprovalPolicy(**options))
 
 
 class _NoCeiling:
@@ -166,20 +166,20 @@ class _RawRequest:
 
 def _wrapped(wrapper: Callable[[Any], Any]) -> Callable[..., Any]:
     def factory(**options: Any) -> Any:
-        from prism.coding_security import create_coding_approval_policy
+        from prism.coding_security import CodingApprovalPolicy
 
-        return wrapper(create_coding_approval_policy(**options))
+        return wrapper(CodingApprovalPolicy(**options))
 
     return factory
 
 
 def _raw_prompt(**options: Any) -> Any:
-    from prism.coding_security import create_coding_approval_policy
+    from prism.coding_security import CodingApprovalPolicy
 
     approve = options.get("approve")
     if approve is not None:
         options["approve"] = lambda request: approve(_RawRequest(request.action, request.signal))
-    return create_coding_approval_policy(**options)
+    return CodingApprovalPolicy(**options)
 
 
 @pytest.mark.parametrize(
@@ -323,9 +323,9 @@ def _no_host_executed_list(**options: Any) -> Any:
 
 def _no_credential_list(**options: Any) -> Any:
     """A broken coding policy that checks containment but no credential locations."""
-    from prism.coding_security import create_coding_approval_policy
+    from prism.coding_security import CodingApprovalPolicy
 
-    return create_coding_approval_policy(**{**options, "deny_read": ()})
+    return CodingApprovalPolicy(**{**options, "deny_read": ()})
 
 
 @pytest.mark.parametrize(

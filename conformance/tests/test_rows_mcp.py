@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import AsyncIterator
 from typing import Any
@@ -19,7 +20,9 @@ ROWS = ["8", "9", "10", "E8", "E9"]
 
 def real() -> ConformanceSubjects:
     return ConformanceSubjects(
-        mcp_connect=mcp.connect_mcp_tools, mcp_stdio_transport=mcp.StdioTransport
+        mcp_connect=mcp.connect_mcp_tools,
+        mcp_bridge_options=mcp.McpBridgeOptions,
+        mcp_stdio_transport=mcp.StdioTransport,
     )
 
 
@@ -44,8 +47,9 @@ def test_rows_skip_without_an_mcp_bridge() -> None:
 def _connect_with(**forced: Any) -> Any:
     """``connect_mcp_tools`` with some options forced, whatever the row asks for."""
 
-    def connect(**options: Any) -> Any:
-        return mcp.connect_mcp_tools(**{**options, **forced})
+    def connect(*, options: Any = None, **given: Any) -> Any:
+        forced_options = dataclasses.replace(options or mcp.McpBridgeOptions(), **forced)
+        return mcp.connect_mcp_tools(**given, options=forced_options)
 
     return connect
 
@@ -70,7 +74,6 @@ class _NeverStale(_Proxy):
 class _RaisesOnErrors(_Proxy):
     @property
     def tools(self) -> tuple[Any, ...]:
-        import dataclasses
 
         def wrap(tool: Any) -> Any:
             async def execute(arguments: Any, context: Any) -> Any:
@@ -96,7 +99,9 @@ def _proxied(proxy: type[_Proxy]) -> Any:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_row_8_fails_without_namespaces(backend: str) -> None:
     broken = ConformanceSubjects(
-        mcp_connect=_connect_with(name_prefix=""), mcp_stdio_transport=mcp.StdioTransport
+        mcp_connect=_connect_with(name_prefix=""),
+        mcp_bridge_options=mcp.McpBridgeOptions,
+        mcp_stdio_transport=mcp.StdioTransport,
     )
     expect_failure("8", broken, backend, "bridge has no tool 'mcp:alpha:search'")
 
@@ -104,7 +109,9 @@ def test_row_8_fails_without_namespaces(backend: str) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_row_9_fails_when_a_faulted_connection_is_kept(backend: str) -> None:
     broken = ConformanceSubjects(
-        mcp_connect=_connect_with(on_call_fault="keep"), mcp_stdio_transport=mcp.StdioTransport
+        mcp_connect=_connect_with(on_call_fault="keep"),
+        mcp_bridge_options=mcp.McpBridgeOptions,
+        mcp_stdio_transport=mcp.StdioTransport,
     )
     expect_failure("9", broken, backend, "after an oversize result process group")
 
@@ -112,7 +119,9 @@ def test_row_9_fails_when_a_faulted_connection_is_kept(backend: str) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_row_10_fails_when_notifications_are_ignored(backend: str) -> None:
     broken = ConformanceSubjects(
-        mcp_connect=_proxied(_NeverStale), mcp_stdio_transport=mcp.StdioTransport
+        mcp_connect=_proxied(_NeverStale),
+        mcp_bridge_options=mcp.McpBridgeOptions,
+        mcp_stdio_transport=mcp.StdioTransport,
     )
     expect_failure("10", broken, backend, "did not mark the bridge stale")
 
@@ -120,7 +129,9 @@ def test_row_10_fails_when_notifications_are_ignored(backend: str) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_row_e8_fails_when_hostile_output_raises(backend: str) -> None:
     broken = ConformanceSubjects(
-        mcp_connect=_proxied(_RaisesOnErrors), mcp_stdio_transport=mcp.StdioTransport
+        mcp_connect=_proxied(_RaisesOnErrors),
+        mcp_bridge_options=mcp.McpBridgeOptions,
+        mcp_stdio_transport=mcp.StdioTransport,
     )
     result = run_row("E8", broken, backend=backend, timeout_seconds=60)
     assert result.status == "failed"
@@ -134,6 +145,8 @@ def _leaky_stdio(command: str, args: Any = (), env: Any = None, cwd: Any = None)
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_row_e9_fails_when_the_parent_environment_leaks(backend: str) -> None:
     broken = ConformanceSubjects(
-        mcp_connect=mcp.connect_mcp_tools, mcp_stdio_transport=_leaky_stdio
+        mcp_connect=mcp.connect_mcp_tools,
+        mcp_bridge_options=mcp.McpBridgeOptions,
+        mcp_stdio_transport=_leaky_stdio,
     )
     expect_failure("E9", broken, backend, "a parent secret variable reached the server")

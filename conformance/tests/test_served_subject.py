@@ -22,8 +22,9 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     create_static_permission_policy,
-    create_tool_registry,
     render_tool_result,
 )
 from prism.core.testing import scaled
@@ -71,7 +72,7 @@ async def _forever(arguments: Any, context: ToolExecutionContext) -> str:
     return "never"
 
 
-TOOLS = create_tool_registry(
+TOOLS = ToolRegistry(
     [ToolDefinition(name="echo", execute=_echo), ToolDefinition(name="forever", execute=_forever)]
 )
 
@@ -89,7 +90,7 @@ async def test_a_served_call_crosses_the_wire_and_the_gates_run_on_the_server() 
             ToolCall(id="c2", name="echo", arguments={"text": "no"}),
             registry=TOOLS,
             context=_context(),
-            permission=create_static_permission_policy(deny=["tool:echo:execute"]),
+            gates=ToolGates(permission=create_static_permission_policy(deny=["tool:echo:execute"])),
         )
     assert ok.error is None and render_tool_result(ok) == "echo hi"
     assert ok.metadata.get("mcp_tool_name") == "echo"  # mapped from an MCP result

@@ -34,8 +34,8 @@ from prism.coding_security import (
     ApprovalCallback,
     ApprovalRequest,
     BubblewrapSandbox,
+    CodingApprovalPolicy,
     SandboxUnavailableError,
-    create_coding_approval_policy,
     create_sandbox_bash_operations,
 )
 from prism.coding_tools import ShellOperations, ShellOptions, create_coding_tools
@@ -44,14 +44,15 @@ from prism.core import (
     SecretRedactor,
     TextContent,
     ToolCall,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     render_tool_result,
 )
 from prism.core.agent import Agent, LoopOptions, ModelRequest, ModelResponse
 from prism.core.events import AgentEvent
 from prism.core.testing import ScriptedProvider
 from prism.jsonschema import create_json_schema_tool_argument_validator
-from prism.mcp import StdioTransport, connect_mcp_tools
+from prism.mcp import McpBridgeOptions, StdioTransport, connect_mcp_tools
 
 SERVER = Path(__file__).with_name("example_mcp_server.py")
 FAKE_TOKEN = "sk-demo-5f3c9a1e7b2d4068"  # a fake credential the docs server leaks in a result
@@ -205,7 +206,7 @@ async def run_agent(workspace: str, want_sandbox: bool, log: Log) -> dict[str, A
         env_allowlist=("PATH", "HOME", "LANG"),  # keep the host's secrets away from commands
         operations=await shell_operations(workspace, want_sandbox, log),
     )
-    policy = create_coding_approval_policy(
+    policy = CodingApprovalPolicy(
         roots=[workspace], approve=make_approver(log), approval_timeout_seconds=10
     )
     coding_tools = create_coding_tools(workspace, execution_policy=policy, shell=shell)
@@ -213,18 +214,22 @@ async def run_agent(workspace: str, want_sandbox: bool, log: Log) -> dict[str, A
     server = StdioTransport(sys.executable, args=(str(SERVER),), env={"DOCS_API_TOKEN": FAKE_TOKEN})
     ledger = InMemoryRunLedger()
     async with connect_mcp_tools(
-        server_id="docs", transport=server, connect_timeout_seconds=20, call_timeout_seconds=10
+        server_id="docs",
+        transport=server,
+        options=McpBridgeOptions(connect_timeout_seconds=20, call_timeout_seconds=10),
     ) as bridge:
         pids = {bridge.server_pid}
         log.say(f"MCP server started over stdio (pid {bridge.server_pid})")
         agent = Agent(
             provider=NarratedProvider(ScriptedProvider(SCRIPT), log),
             model="scripted",
-            tools=create_tool_registry([*bridge.tools, *coding_tools]),
-            validator=create_json_schema_tool_argument_validator(),
+            tools=ToolRegistry([*bridge.tools, *coding_tools]),
+            gates=ToolGates(
+                validator=create_json_schema_tool_argument_validator(),
+                ledger=ledger,
+                redactor=SecretRedactor([FAKE_TOKEN]),
+            ),
             loop=LoopOptions(tool_concurrency=4),
-            ledger=ledger,
-            redactor=SecretRedactor([FAKE_TOKEN]),
         )
         log.say(f"tools offered to the model: {', '.join(t.name for t in agent.tool_specs())}")
         run = await agent.run("Make greet() follow the style guide and test it.", emit=log)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -27,11 +27,12 @@ from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
     ToolFilter,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
     ToolValidator,
     create_static_permission_policy,
     create_tool_parameter_validator,
-    create_tool_registry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
@@ -90,20 +91,20 @@ def make_agent(
     script: tuple[ModelResponse, ...],
     tool: ToolDefinition,
     concurrency: int,
-    gates: Mapping[str, object] | None = None,
+    gates: ToolGates | None = None,
 ) -> _Agent:
     """An agent (from its current home) over a scripted model, one tool and optional gates."""
     module, name = agent_home()
     build = getattr(importlib.import_module(module), name)
     agent: _Agent = build(
         provider=ScriptedProvider(script), model="scripted", tools=[tool],
-        loop=LoopOptions(tool_concurrency=concurrency), **(gates or {}),
+        loop=LoopOptions(tool_concurrency=concurrency), gates=gates,
     )  # fmt: skip
     return agent
 
 
 def json_schema_validator() -> ToolValidator:
-    """The real JSON Schema validator from ``prism.jsonschema`` as a dispatch ``validate`` hook:
+    """The real JSON Schema validator from ``prism.jsonschema`` as the dispatch ``validator``:
     the factory when it exists, else the validator class behind the generic seam."""
     jsonschema = importlib.import_module("prism.jsonschema")
     factory = getattr(jsonschema, "create_json_schema_tool_argument_validator", None)
@@ -163,17 +164,28 @@ class Gates:
             allow=("tool:*:execute",), deny=("tool:shell:*", "tool:rm:*")
         )
 
-    def options(self, which: Collection[str] = GATES) -> dict[str, Any]:
-        """``dispatch_tool_call`` keyword arguments for the gates named in ``which``."""
-        every = {
-            "context": self.context,
+    def tool_gates(
+        self, which: Collection[str] = GATES, validator: ToolValidator | None = None
+    ) -> ToolGates:
+        """The ``ToolGates`` of the gates named in ``which``, with ``validator``."""
+        every: dict[str, Any] = {
             "tool_filter": self.tool_filter,
             "permission": self.permission,
             "middleware": self.middleware,
-            "emit": self.events.append,
             "ledger": self.ledger,
         }
-        return {name: value for name, value in every.items() if name in which}
+        return ToolGates(validator=validator, **{n: v for n, v in every.items() if n in which})
+
+    def options(
+        self, which: Collection[str] = GATES, validator: ToolValidator | None = None
+    ) -> dict[str, Any]:
+        """``dispatch_tool_call`` keyword arguments for the gates named in ``which``."""
+        kw: dict[str, Any] = {"gates": self.tool_gates(which, validator)}
+        if "context" in which:
+            kw["context"] = self.context
+        if "emit" in which:
+            kw["emit"] = self.events.append
+        return kw
 
 
 def _check_gates_ran(gates: Gates, which: Collection[str]) -> None:
@@ -185,15 +197,13 @@ def _check_gates_ran(gates: Gates, which: Collection[str]) -> None:
         assert kinds == ["tool_execution_started", "tool_execution_finished"], kinds
 
 
-def prism_subject(plan: Plan, which: Collection[str], validate: ToolValidator | None) -> Batch:
+def prism_subject(plan: Plan, which: Collection[str], validator: ToolValidator | None) -> Batch:
     """Timed batches of ``dispatch_tool_call`` through the gates in ``which``."""
-    registry = create_tool_registry([NOOP])
+    registry = ToolRegistry([NOOP])
 
     async def batch() -> float:
         gates = Gates()
-        kw: dict[str, Any] = {"registry": registry, **gates.options(which)}
-        if validate is not None:
-            kw["validate"] = validate
+        kw: dict[str, Any] = {"registry": registry, **gates.options(which, validator)}
         result = await dispatch_tool_call(CALL, **kw)
         assert not result.is_error, result
         _check_gates_ran(gates, which)
@@ -204,7 +214,7 @@ def prism_subject(plan: Plan, which: Collection[str], validate: ToolValidator | 
 
 def full_pipeline_call() -> Callable[[], Awaitable[ToolResult]]:
     """One ``dispatch_tool_call`` of the no-op tool through every gate (for the profile)."""
-    kw: dict[str, Any] = {"registry": create_tool_registry([NOOP]), **Gates().options()}
+    kw: dict[str, Any] = {"registry": ToolRegistry([NOOP]), **Gates().options()}
     return lambda: dispatch_tool_call(CALL, **kw)
 
 
@@ -217,7 +227,7 @@ def prism_loop_subject(k: int, concurrency: int, gated: bool, runs: int) -> Batc
         total = 0.0
         for _ in range(runs):
             gates = Gates()
-            extra = gates.options(("tool_filter", "permission", "middleware", "ledger"))
+            extra = gates.tool_gates(("tool_filter", "permission", "middleware", "ledger"))
             agent = make_agent(script, NOOP, concurrency, extra if gated else None)
             start = time.perf_counter()
             result = await agent.run("go", emit=gates.events.append if gated else None)
@@ -249,7 +259,7 @@ def raw_subject(limit: int) -> Batch:
 
 def prism_batch_subject(concurrency: int, gated: bool) -> Batch:
     """Seconds for 64 x 20 ms calls through ``dispatch_tool_calls_in_order``."""
-    registry = create_tool_registry([SLEEP20])
+    registry = ToolRegistry([SLEEP20])
     calls = [ToolCall(id=f"call_{i}", name="sleep20", arguments={}) for i in range(BATCH)]
 
     async def batch() -> float:

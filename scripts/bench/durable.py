@@ -70,7 +70,7 @@ from prism.core import (  # noqa: E402
     TextContent,
     ToolCall,
     ToolDefinition,
-    create_tool_registry,
+    ToolRegistry,
     dispatch_tool_call,
 )
 from prism.core.agent import ModelRequest, ModelResponse  # noqa: E402
@@ -89,7 +89,7 @@ async def _noop(arguments: Any, context: Any) -> str:
     return "ok"
 
 
-REGISTRY = create_tool_registry(
+REGISTRY = ToolRegistry(
     [
         ToolDefinition(name="noop", execute=_noop, parameters={"type": "object"}),
         ToolDefinition(name="peek", execute=_noop, parameters={"type": "object"}, read_only=True),

@@ -33,9 +33,10 @@ from _common import (
 from prism.core import (
     InMemoryRunLedger,
     ToolDefinition,
+    ToolGates,
     ToolPipeline,
+    ToolRegistry,
     create_static_permission_policy,
-    create_tool_registry,
 )
 
 COMMAND = "uv run --group bench python scripts/bench/integrations.py"
@@ -47,9 +48,11 @@ async def noop(args: Any, ctx: Any) -> str:
 
 def prism_pipeline() -> ToolPipeline:
     return ToolPipeline(
-        registry=create_tool_registry([ToolDefinition(name="noop", execute=noop)]),
-        permission=create_static_permission_policy(deny=["tool:rm:*"]),
-        ledger=InMemoryRunLedger(),
+        registry=ToolRegistry([ToolDefinition(name="noop", execute=noop)]),
+        gates=ToolGates(
+            permission=create_static_permission_policy(deny=["tool:rm:*"]),
+            ledger=InMemoryRunLedger(),
+        ),
     )
 
 

@@ -53,10 +53,11 @@ from prism.core import (  # noqa: E402
     AbortController,
     ToolCall,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolRegistry,
     dispatch_tool_call,
 )
 from prism.mcp import (  # noqa: E402
+    McpBridgeOptions,
     ProtocolMode,
     StdioTransport,
     StreamableHttpTransport,
@@ -148,10 +149,12 @@ async def latency(transport: str, era: str, batches: int, per_batch: int) -> dic
             raw_target, ours = url, StreamableHttpTransport(url)
         raw = await stack.enter_async_context(Client(raw_target, mode=mode))
         bridge = await stack.enter_async_context(
-            connect_mcp_tools(server_id="bench", transport=ours, protocol_mode=mode)
+            connect_mcp_tools(
+                server_id="bench", transport=ours, options=McpBridgeOptions(protocol_mode=mode)
+            )
         )
         tool = next(t for t in bridge.tools if t.name == "mcp:bench:echo")
-        registry = create_tool_registry(bridge.tools)
+        registry = ToolRegistry(bridge.tools)
         args = {"text": "hello"}
         ctx = _context()
         call = ToolCall(id="c1", name="mcp:bench:echo", arguments=args)

@@ -36,7 +36,7 @@ TARGET = 1.2
 
 def serve_prism() -> None:
     """A no-op tool behind Prism's whole pipeline, served over stdio."""
-    from prism.core import ToolDefinition, ToolExecutionContext, ToolPipeline, create_tool_registry
+    from prism.core import ToolDefinition, ToolExecutionContext, ToolPipeline, ToolRegistry
     from prism.mcp.server import McpToolServer, ServeOptions, serve_tools
 
     async def noop(args: Any, ctx: ToolExecutionContext) -> str:
@@ -44,7 +44,7 @@ def serve_prism() -> None:
 
     schema: dict[str, Any] = {"type": "object", "properties": {}}
     tool = ToolDefinition(name="noop", execute=noop, description="Do nothing", parameters=schema)
-    pipeline = ToolPipeline(registry=create_tool_registry([tool]))
+    pipeline = ToolPipeline(registry=ToolRegistry([tool]))
     anyio.run(serve_tools, McpToolServer(pipeline, ServeOptions(name="bench")))
 
 

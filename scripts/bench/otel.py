@@ -23,7 +23,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from prism.core import ToolCall, ToolDefinition, create_tool_registry, dispatch_tool_call
+from prism.core import ToolCall, ToolDefinition, ToolRegistry, dispatch_tool_call
 from prism.otel import ToolTelemetry
 
 COMMAND = "uv run python scripts/bench/otel.py"
@@ -35,7 +35,7 @@ async def noop(args: Any, ctx: Any) -> str:
 
 
 def _subject(telemetry: ToolTelemetry | None, n: int) -> Batch:
-    registry = create_tool_registry([ToolDefinition(name="noop", execute=noop)])
+    registry = ToolRegistry([ToolDefinition(name="noop", execute=noop)])
     lookup = registry if telemetry is None else telemetry.instrument(registry)
     call = ToolCall(id="c", name="noop", arguments={"x": 1})
 

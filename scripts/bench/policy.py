@@ -2,7 +2,7 @@
 
 Run: ``uv run --group bench python scripts/bench/policy.py [--quick] [--policy-only]``.
 
-1. Decisions/s of ``create_coding_approval_policy`` over every command of the package's test
+1. Decisions/s of ``CodingApprovalPolicy`` over every command of the package's test
    corpus (``tests/corpus/commands.jsonl``, or the Codex differential data when the corpus is not
    there) next to a bare tree-sitter-bash parse of the same commands.
 2. Worst cases: analysis time and peak memory (tracemalloc, separate run) of the largest legal
@@ -42,9 +42,9 @@ from _common import (
 
 from prism.coding_security import (
     BubblewrapSandbox,
+    CodingApprovalPolicy,
     analyze_command,
     check_path,
-    create_coding_approval_policy,
 )
 from prism.core import ExecutionAction, ExecutionDecision
 
@@ -114,7 +114,7 @@ PATHS = ("src/app.py", "src/new/deep/file.py", "link/app.py", "{root}/src/../src
 
 def _throughput_subjects(root: str, commands: list[str], rounds: int) -> dict[str, Batch]:
     """Seconds per decision, per parse, per path check and per ``realpath``, as batches."""
-    policy = create_coding_approval_policy(roots=[root])
+    policy = CodingApprovalPolicy(roots=[root])
     actions = [
         ExecutionAction(kind="shell", operation="execute", command=c, cwd=root, paths=(root,))
         for c in commands

@@ -26,8 +26,8 @@ from typing import Any
 from _dispatch_prism import CALL, GATES, NOOP, Gates, json_schema_validator
 from _validation_cases import SIZES
 
+from prism.core import ToolRegistry, dispatch_tool_call
 from prism.core import _dispatch as core_dispatch
-from prism.core import create_tool_registry, dispatch_tool_call
 from prism.core._arguments import check_json_object
 from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
@@ -62,7 +62,7 @@ def validation() -> dict[str, float]:
 
 
 async def _dispatch_row(which: tuple[str, ...], validate: Any) -> float:
-    registry = create_tool_registry([NOOP])
+    registry = ToolRegistry([NOOP])
     best = float("inf")
     for _ in range(2 * ROUNDS):
         kw: dict[str, Any] = {"registry": registry, **Gates().options(which)}

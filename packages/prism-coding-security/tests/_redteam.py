@@ -18,7 +18,7 @@ from prism.coding_security import (
     ApprovalCallback,
     ApprovalRequest,
     BubblewrapSandbox,
-    create_coding_approval_policy,
+    CodingApprovalPolicy,
     create_sandbox_bash_operations,
 )
 from prism.coding_tools import ExecResult, ShellOptions, create_coding_tools, create_shell_tool
@@ -83,7 +83,7 @@ def tool_context() -> ToolExecutionContext:
 
 def policy_tools(root: Path, approve: ApprovalCallback | None = None) -> dict[str, ToolDefinition]:
     """The coding tools under the default policy; with no ``approve``, every ask is a denial."""
-    policy = create_coding_approval_policy(roots=[root], approve=approve)
+    policy = CodingApprovalPolicy(roots=[root], approve=approve)
     return {tool.name: tool for tool in create_coding_tools(root, execution_policy=policy)}
 
 
@@ -150,7 +150,7 @@ async def run(
 ) -> Ran:
     """Run ``command`` through the shell tool with the policy; every approval is refused."""
     refuser = Refuser()
-    policy = create_coding_approval_policy(roots=[root], approve=refuser, read_only=read_only)
+    policy = CodingApprovalPolicy(roots=[root], approve=refuser, read_only=read_only)
     tool = create_shell_tool(
         root, options=_options(root, shell_path, sandboxed, deny_read), execution_policy=policy
     )
@@ -191,9 +191,7 @@ class ApprovedShell:
     """One shell tool with a session approval cache; ``approver`` answers every request."""
 
     def __init__(self, root: Path, approver: Approver) -> None:
-        policy = create_coding_approval_policy(
-            roots=[root], approve=approver, approval_cache="session"
-        )
+        policy = CodingApprovalPolicy(roots=[root], approve=approver, approval_cache="session")
         self._tool = create_shell_tool(root, execution_policy=policy)
         self._approver = approver
 

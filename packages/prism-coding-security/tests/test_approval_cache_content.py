@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from prism.coding_security import ApprovalRequest, create_coding_approval_policy
+from prism.coding_security import ApprovalRequest, CodingApprovalPolicy
 from prism.coding_security._script_digest import MAX_DIGEST_BYTES, script_digests
 
 from ._policy_calls import decide, shell
@@ -55,7 +55,7 @@ async def test_a_rewritten_script_needs_a_fresh_approval(
     for name in ("run.sh", "tool.py", "env.sh", "Makefile", "package.json", "hook.js", "app.js"):
         (root / name).write_text("echo harmless\n")
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="session")
+    policy = CodingApprovalPolicy(roots=[root], approve=host, approval_cache="session")
     await _run(policy, root, command)
     await _run(policy, root, command)
     assert host.asked == [command], "an unchanged script stays approved for the session"
@@ -70,7 +70,7 @@ async def test_the_same_command_in_another_directory_is_asked_again(root: Path) 
     (root / "run.sh").write_text("echo a\n")
     (root / "sub" / "run.sh").write_text("echo b\n")
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="session")
+    policy = CodingApprovalPolicy(roots=[root], approve=host, approval_cache="session")
     await _run(policy, root, "bash run.sh")
     await _run(policy, root, "bash run.sh", cwd=root / "sub")
     assert len(host.asked) == 2
@@ -107,7 +107,7 @@ UNRESOLVED = [
 async def test_commands_whose_files_are_unknown_are_never_cached(root: Path, command: str) -> None:
     (root / "run.sh").write_text("echo a\n")
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="session")
+    policy = CodingApprovalPolicy(roots=[root], approve=host, approval_cache="session")
     await _run(policy, root, command)
     await _run(policy, root, command)
     assert len(host.asked) == 2

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prism.coding_security import ApprovalRequest, create_coding_approval_policy
+from prism.coding_security import ApprovalRequest, CodingApprovalPolicy
 from prism.coding_security._printable import quoted, visible
 from prism.core import ExecutionAction, ExecutionDecision
 from prism.core.testing import scaled
@@ -38,7 +38,7 @@ async def test_the_repaint_attack_is_escaped_and_the_original_runs(root: str) ->
         seen.append(request)
         return True
 
-    policy = create_coding_approval_policy(roots=[root], approve=approve)
+    policy = CodingApprovalPolicy(roots=[root], approve=approve)
     action = ExecutionAction(
         kind="shell", operation="execute", command=ATTACK, cwd=root, paths=(root,)
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from prism.coding_security import create_coding_approval_policy
+from prism.coding_security import CodingApprovalPolicy
 from prism.coding_security._analysis._commands import analyze_command
 from prism.coding_security._analysis._sed_allow import read_only_script
 from prism.core import ExecutionAction, ExecutionDecision
@@ -207,7 +207,7 @@ def test_what_writes_runs_or_reads_out_still_needs_approval(command: str, root: 
     ],
 )
 def test_they_are_denied_in_read_only_mode(command: str, root: str) -> None:
-    policy = create_coding_approval_policy(roots=[root], read_only=True)
+    policy = CodingApprovalPolicy(roots=[root], read_only=True)
     action = ExecutionAction(
         kind="shell", operation="execute", command=command, cwd=root, paths=(root,)
     )

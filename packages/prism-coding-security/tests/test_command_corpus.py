@@ -5,7 +5,7 @@ the root; no host rules; approval is not consulted.
 
 Rows in ``readonly-mode`` assume ``read_only=True``, which the *policy* applies by mapping
 needs-approval to deny (the analysis has no read-only switch); they are checked here with that
-mapping, and end to end through ``create_coding_approval_policy(read_only=True)`` in
+mapping, and end to end through ``CodingApprovalPolicy(read_only=True)`` in
 ``test_policy_corpus.py`` (policy half). Rows in ``approval-cache`` need a primed approval cache:
 the analysis-level expectation (never allowed, deny wins) is checked here; the cache behaviour is
 covered by ``test_policy_corpus.py::test_approval_cache_rows``.

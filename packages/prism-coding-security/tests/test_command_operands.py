@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prism.coding_security import create_coding_approval_policy
+from prism.coding_security import CodingApprovalPolicy
 from prism.coding_security._analysis._commands import analyze_command
 from prism.core import ExecutionAction, ExecutionDecision
 
@@ -222,7 +222,7 @@ def test_dash_really_expands_dot_globs_to_the_parent(root: str) -> None:
         ["dash", "-c", "echo .?/.?"], cwd=Path(root) / "src", capture_output=True, text=True
     )
     assert "../.." in result.stdout.split()
-    policy = create_coding_approval_policy(roots=[root])
+    policy = CodingApprovalPolicy(roots=[root])
     action = ExecutionAction(
         kind="shell",
         operation="execute",
@@ -266,7 +266,7 @@ def test_program_specific_vectors_need_approval(command: str, root: str) -> None
 
 def test_hardened_prefix_clears_ripgrep_config_and_external_diff(root: str) -> None:
     """Host variables that name a config file or program are dropped before git/rg run."""
-    policy = create_coding_approval_policy(roots=[root])
+    policy = CodingApprovalPolicy(roots=[root])
     action = ExecutionAction(
         kind="shell", operation="execute", command="rg -n x src", cwd=root, paths=(root,)
     )

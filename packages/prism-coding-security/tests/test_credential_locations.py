@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from prism.coding_security import (
     DEFAULT_DENY_READ,
     BubblewrapSandbox,
+    CodingApprovalPolicy,
     check_path,
-    create_coding_approval_policy,
 )
 from prism.coding_security._credentials import CREDENTIAL_LOCATIONS, credential_reason
 from prism.coding_tools import ExecResult, create_coding_tools
@@ -107,7 +107,7 @@ async def test_the_read_tool_refuses_every_credential_file_even_with_home_as_roo
     home: Path,
 ) -> None:
     root = home
-    policy = create_coding_approval_policy(roots=[root])
+    policy = CodingApprovalPolicy(roots=[root])
     read = next(t for t in create_coding_tools(root, execution_policy=policy) if t.name == "read")
     context = ToolExecutionContext(
         session_id="s", run_id="r", tool_call_id="c", signal=AbortController().signal
@@ -135,7 +135,7 @@ def test_a_symlink_to_a_credential_file_is_refused(home: Path) -> None:
 @pytest.mark.parametrize("location", HOME_ENTRIES)
 def test_the_shell_policy_does_not_allow_reading_a_credential(home: Path, location: str) -> None:
     root, path = home, _planted(home)[location]
-    policy = create_coding_approval_policy(roots=[root])
+    policy = CodingApprovalPolicy(roots=[root])
     command = f"cat {shlex.quote(str(path))}"
     action = ExecutionAction(
         kind="shell", operation="execute", command=command, cwd=str(root), paths=(str(root),)

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from prism.coding_security import BubblewrapSandbox, create_coding_approval_policy
+from prism.coding_security import BubblewrapSandbox, CodingApprovalPolicy
 from prism.coding_security._protected import ProtectedPaths
 from prism.coding_tools import ExecResult, create_coding_tools
 from prism.core import AbortController, ToolExecutionContext
@@ -117,7 +117,7 @@ async def test_the_write_tool_cannot_plant_a_hook_in_a_bare_repository(workspace
         approved.append(request)
         return True
 
-    policy = create_coding_approval_policy(roots=[workspace], approve=approve)
+    policy = CodingApprovalPolicy(roots=[workspace], approve=approve)
     tools = {t.name: t for t in create_coding_tools(workspace, execution_policy=policy)}
     context = ToolExecutionContext(
         session_id="s", run_id="r", tool_call_id="c", signal=AbortController().signal

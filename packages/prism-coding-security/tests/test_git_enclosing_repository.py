@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from prism.coding_security import create_coding_approval_policy
+from prism.coding_security import CodingApprovalPolicy
 from prism.core import ExecutionAction, ExecutionDecision
 
 from ._redteam import NEEDS_GIT, git_in
@@ -35,7 +35,7 @@ def nested(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _run_as_allowed(root: Path, command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    policy = create_coding_approval_policy(roots=[root])
+    policy = CodingApprovalPolicy(roots=[root])
     action = ExecutionAction(
         kind="shell", operation="execute", command=command, cwd=str(cwd), paths=(str(cwd),)
     )
@@ -80,7 +80,7 @@ def test_a_repository_at_the_root_still_works(nested: tuple[Path, Path]) -> None
 def test_a_root_whose_parent_cannot_be_a_ceiling_needs_approval(tmp_path: Path) -> None:
     root = tmp_path.resolve() / "a:b" / "ws"
     root.mkdir(parents=True)
-    policy = create_coding_approval_policy(roots=[root], read_only=True)  # decided without asking
+    policy = CodingApprovalPolicy(roots=[root], read_only=True)  # decided without asking
     action = ExecutionAction(
         kind="shell", operation="execute", command="git status", cwd=str(root), paths=(str(root),)
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from prism.coding_security import ApprovalRequest, check_path, create_coding_approval_policy
+from prism.coding_security import ApprovalRequest, CodingApprovalPolicy, check_path
 from prism.coding_security._harden import HARDENED_PREFIX
 from prism.coding_security._protected import ProtectedPaths
 from prism.core import ExecutionAction, ExecutionDecision
@@ -32,7 +32,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def _decide(root: Path, action: ExecutionAction, **options: object) -> ExecutionDecision:
-    policy = create_coding_approval_policy(roots=[root], **options)  # type: ignore[arg-type]
+    policy = CodingApprovalPolicy(roots=[root], **options)  # type: ignore[arg-type]
     decision = policy.check(action)
     assert isinstance(decision, ExecutionDecision)
     return decision
@@ -161,7 +161,7 @@ def test_host_extra_protected_names(repo: Path) -> None:
     assert not _decide(repo, action, protected=["Makefile"]).allowed
     assert not _decide(repo, action, protected=ProtectedPaths(extra=("Makefile",))).allowed
     with pytest.raises(ValueError, match="protected"):
-        create_coding_approval_policy(roots=[repo], protected=["/abs"])
+        CodingApprovalPolicy(roots=[repo], protected=["/abs"])
 
 
 @pytest.mark.anyio
@@ -172,7 +172,7 @@ async def test_approve_writes_sends_contained_writes_to_approval(repo: Path) -> 
         asked.append(request.action)
         return False
 
-    policy = create_coding_approval_policy(roots=[repo], approve_writes=True, approve=approve)
+    policy = CodingApprovalPolicy(roots=[repo], approve_writes=True, approve=approve)
     action = ExecutionAction(kind="write", operation="write", paths=(str(repo / "f"),))
     pending = policy.check(action)
     assert not isinstance(pending, ExecutionDecision)
@@ -182,7 +182,7 @@ async def test_approve_writes_sends_contained_writes_to_approval(repo: Path) -> 
     read = ExecutionAction(kind="read", operation="read", paths=(str(repo / "f"),))
     assert isinstance(policy.check(read), ExecutionDecision)
     with pytest.raises(TypeError, match="approve_writes"):
-        create_coding_approval_policy(roots=[repo], approve_writes="yes")  # type: ignore[arg-type]
+        CodingApprovalPolicy(roots=[repo], approve_writes="yes")  # type: ignore[arg-type]
 
 
 def test_planted_commondir_cannot_make_allowlisted_git_run_code(repo: Path) -> None:

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from prism.coding_security import (
     BubblewrapSandbox,
+    CodingApprovalPolicy,
     SandboxUnavailableError,
     analyze_command,
-    create_coding_approval_policy,
     create_sandbox_bash_operations,
 )
 from prism.coding_security._sandbox._guard import printable_path
@@ -629,7 +629,7 @@ async def test_a_tracked_credential_is_not_printed_by_allowlisted_git(
     (home / ".npmrc").write_text("//registry.npmjs.org/:_authToken=NPM-SECRET-77\n")
     (home / ".bashrc").write_text("# rc\n")
     _dotfiles_repo(home)  # the home is a dotfiles repository, as with `git init ~`
-    policy = create_coding_approval_policy(roots=[home])
+    policy = CodingApprovalPolicy(roots=[home])
     shell = ShellOptions(operations=create_sandbox_bash_operations(BubblewrapSandbox(root=home)))
     tools = create_coding_tools(home, execution_policy=policy, shell=shell)
     run = next(tool for tool in tools if tool.name == "shell")

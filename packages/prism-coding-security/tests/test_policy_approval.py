@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from prism.coding_security import create_coding_approval_policy
+from prism.coding_security import CodingApprovalPolicy
 from prism.coding_security._approval import MAX_CACHED_APPROVALS
 from prism.core import AbortController, ExecutionAction
 from prism.core.testing import scaled
@@ -49,7 +49,7 @@ async def allowed(policy: Any, action: ExecutionAction) -> bool:
 
 async def test_no_cache_asks_every_time(root: str) -> None:
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host)
+    policy = CodingApprovalPolicy(roots=[root], approve=host)
     for _ in range(3):
         assert await allowed(policy, shell(root, "pytest -q", run_id="r", session_id="s"))
     assert host.asked == 3
@@ -57,7 +57,7 @@ async def test_no_cache_asks_every_time(root: str) -> None:
 
 async def test_run_cache_is_scoped_to_the_run(root: str) -> None:
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="run")
+    policy = CodingApprovalPolicy(roots=[root], approve=host, approval_cache="run")
     assert await allowed(policy, shell(root, "git push origin main", run_id="r1", session_id="s"))
     assert await allowed(
         policy, shell(root, "git push origin main", run_id="r1", session_id="other")
@@ -73,7 +73,7 @@ async def test_run_cache_is_scoped_to_the_run(root: str) -> None:
 
 async def test_session_cache_is_scoped_to_the_session(root: str) -> None:
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="session")
+    policy = CodingApprovalPolicy(roots=[root], approve=host, approval_cache="session")
     assert await allowed(policy, shell(root, "git push origin main", run_id="r1", session_id="s1"))
     assert await allowed(policy, shell(root, "git push origin main", run_id="r2", session_id="s1"))
     assert host.asked == 1
@@ -86,7 +86,7 @@ async def test_session_cache_is_scoped_to_the_session(root: str) -> None:
 
 async def test_cache_key_is_the_exact_action(root: str) -> None:
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="run")
+    policy = CodingApprovalPolicy(roots=[root], approve=host, approval_cache="run")
     assert await allowed(policy, shell(root, "git push origin main", run_id="r"))
     host.mode = "no"
     for variant in (
@@ -106,7 +106,7 @@ async def test_cache_key_is_the_exact_action(root: str) -> None:
 
 async def test_cache_never_overrides_a_deny(root: str) -> None:
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="run")
+    policy = CodingApprovalPolicy(roots=[root], approve=host, approval_cache="run")
     assert await allowed(policy, shell(root, "git push origin main", run_id="r"))
     assert not await allowed(policy, shell(root, "git push origin main; rm -rf ~", run_id="r"))
     assert host.asked == 1
@@ -114,7 +114,7 @@ async def test_cache_never_overrides_a_deny(root: str) -> None:
 
 async def test_lru_evicts_the_least_recently_used(root: str) -> None:
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="run")
+    policy = CodingApprovalPolicy(roots=[root], approve=host, approval_cache="run")
 
     def action(index: int) -> ExecutionAction:
         return ExecutionAction(
@@ -137,7 +137,7 @@ async def test_lru_evicts_the_least_recently_used(root: str) -> None:
 @pytest.mark.parametrize("mode", ["no", "raise", 1, "True", None])
 async def test_refusals_errors_and_non_true_answers_are_not_cached(root: str, mode: object) -> None:
     host = Host(mode)
-    policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="run")
+    policy = CodingApprovalPolicy(roots=[root], approve=host, approval_cache="run")
     assert not await allowed(policy, shell(root, "pytest -q", run_id="r"))
     host.mode = "yes"
     assert await allowed(policy, shell(root, "pytest -q", run_id="r"))
@@ -146,7 +146,7 @@ async def test_refusals_errors_and_non_true_answers_are_not_cached(root: str, mo
 
 async def test_timeout_denies_fast_and_is_not_cached(root: str) -> None:
     host = Host("hang")
-    policy = create_coding_approval_policy(
+    policy = CodingApprovalPolicy(
         roots=[root], approve=host, approval_cache="run", approval_timeout_seconds=0.2
     )
     started = time.monotonic()
@@ -164,7 +164,7 @@ async def test_timeout_denies_fast_and_is_not_cached(root: str) -> None:
 
 async def test_abort_denies_at_once_and_is_not_cached(root: str) -> None:
     host = Host("hang")
-    policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="run")
+    policy = CodingApprovalPolicy(roots=[root], approve=host, approval_cache="run")
     controller = AbortController()
     action = shell(root, "pytest -q", run_id="r")
     started = time.monotonic()

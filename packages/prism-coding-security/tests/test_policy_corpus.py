@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from prism.coding_security import create_coding_approval_policy
+from prism.coding_security import CodingApprovalPolicy
 
 from ._corpus import load_corpus
 from ._policy_calls import decide, shell
@@ -72,7 +72,7 @@ def _of(category: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("row", _of("readonly-mode"), ids=lambda r: str(r["id"]))
 async def test_readonly_rows(root: str, row: dict[str, Any]) -> None:
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host, read_only=True)
+    policy = CodingApprovalPolicy(roots=[root], approve=host, read_only=True)
     decision = await classify(policy, host, root, row["cmd"])
     assert decision != "needs-approval", "read-only mode must never ask"
     _check(row, decision)
@@ -83,7 +83,7 @@ async def test_approval_cache_rows(root: str, row: dict[str, Any]) -> None:
     cached = _CACHED.search(row["why"])
     assert cached is not None, f"{row['id']}: cannot tell what was approved from {row['why']!r}"
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host, approval_cache="session")
+    policy = CodingApprovalPolicy(roots=[root], approve=host, approval_cache="session")
     host.approving = True
     primed = await classify(policy, host, root, cached.group(1))
     assert primed == "needs-approval", f"priming {cached.group(1)!r} should have asked"
@@ -99,7 +99,7 @@ async def test_approval_cache_rows(root: str, row: dict[str, Any]) -> None:
 )
 async def test_every_row_through_the_policy(root: str, row: dict[str, Any]) -> None:
     host = Host()
-    policy = create_coding_approval_policy(roots=[root], approve=host)
+    policy = CodingApprovalPolicy(roots=[root], approve=host)
     _check(row, await classify(policy, host, root, row["cmd"]))
 
 

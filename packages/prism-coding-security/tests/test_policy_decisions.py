@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from prism.coding_security import CodingApprovalPolicy, CommandRule, create_coding_approval_policy
+from prism.coding_security import CodingApprovalPolicy, CommandRule
 from prism.coding_security import _policy as policy_module
 from prism.coding_security._harden import harden
 from prism.core import ExecutionAction, ExecutionDecision, ExecutionDeniedError
@@ -63,7 +63,7 @@ def test_invalid_options_raise_naming_the_option(
     root: str, options: dict[str, Any], error: type[Exception], message: str
 ) -> None:
     with pytest.raises(error, match=message) as raised:
-        create_coding_approval_policy(roots=[root], **options)
+        CodingApprovalPolicy(roots=[root], **options)
     assert str(raised.value).startswith("CodingApprovalPolicy.")
 
 
@@ -86,12 +86,12 @@ def test_a_policy_built_directly_checks_its_fields_too(root: str) -> None:
 
 def test_roots_are_validated_and_the_timeout_cap_is_inclusive(root: str) -> None:
     with pytest.raises(ValueError, match="roots"):
-        create_coding_approval_policy(roots=["relative"])
-    create_coding_approval_policy(roots=[root], approval_timeout_seconds=86_400)
+        CodingApprovalPolicy(roots=["relative"])
+    CodingApprovalPolicy(roots=[root], approval_timeout_seconds=86_400)
 
 
 async def test_no_roots_denies_everything(root: str) -> None:
-    policy = create_coding_approval_policy(roots=[], approve=Recorder(True))
+    policy = CodingApprovalPolicy(roots=[], approve=Recorder(True))
     for action in (shell(root, "ls"), file_action("read", f"{root}/src/app.py")):
         decision = await decide(policy, action)
         assert not decision.allowed
@@ -99,7 +99,7 @@ async def test_no_roots_denies_everything(root: str) -> None:
 
 
 async def test_contained_file_actions_are_allowed_synchronously(root: str) -> None:
-    policy = create_coding_approval_policy(roots=[root])
+    policy = CodingApprovalPolicy(roots=[root])
     for kind in ("read", "list", "search", "glob", "write", "edit"):
         outcome = policy.check(file_action(kind, f"{root}/src/app.py"))
         assert isinstance(outcome, ExecutionDecision), kind
@@ -108,7 +108,7 @@ async def test_contained_file_actions_are_allowed_synchronously(root: str) -> No
 
 async def test_paths_outside_or_protected_are_denied(root: str) -> None:
     approver = Recorder(True)
-    policy = create_coding_approval_policy(roots=[root], approve=approver)
+    policy = CodingApprovalPolicy(roots=[root], approve=approver)
     cases = [
         file_action("read", "/etc/passwd"),
         file_action("write", f"{root}/../elsewhere.txt"),
@@ -126,7 +126,7 @@ async def test_paths_outside_or_protected_are_denied(root: str) -> None:
 
 
 async def test_shell_cwd_must_be_contained(root: str) -> None:
-    policy = create_coding_approval_policy(roots=[root], approve=Recorder(True))
+    policy = CodingApprovalPolicy(roots=[root], approve=Recorder(True))
     decision = await decide(policy, shell(os.path.dirname(root), "ls"))
     assert not decision.allowed
     assert "working directory" in (decision.reason or "")
@@ -138,7 +138,7 @@ async def test_shell_cwd_must_be_contained(root: str) -> None:
 
 async def test_read_only_mode(root: str) -> None:
     approver = Recorder(True)
-    policy = create_coding_approval_policy(roots=[root], approve=approver, read_only=True)
+    policy = CodingApprovalPolicy(roots=[root], approve=approver, read_only=True)
     assert (await decide(policy, file_action("read", f"{root}/src/app.py"))).allowed
     for kind in ("write", "edit", "network"):
         decision = await decide(policy, file_action(kind, f"{root}/src/app.py"))
@@ -152,7 +152,7 @@ async def test_read_only_mode(root: str) -> None:
 
 
 async def test_without_a_callback_approval_is_required(root: str) -> None:
-    policy = create_coding_approval_policy(roots=[root])
+    policy = CodingApprovalPolicy(roots=[root])
     for action in (shell(root, "pytest -q"), file_action("network", f"{root}/src")):
         decision = await decide(policy, action)
         assert not decision.allowed
@@ -161,7 +161,7 @@ async def test_without_a_callback_approval_is_required(root: str) -> None:
 
 async def test_deny_is_never_asked_even_with_an_approving_host(root: str) -> None:
     approver = Recorder(True)
-    policy = create_coding_approval_policy(
+    policy = CodingApprovalPolicy(
         roots=[root],
         approve=approver,
         command_rules=[CommandRule(pattern="*", action="allow")],
@@ -174,7 +174,7 @@ async def test_deny_is_never_asked_even_with_an_approving_host(root: str) -> Non
 
 async def test_user_rules_deny_and_ask(root: str) -> None:
     approver = Recorder(False)
-    policy = create_coding_approval_policy(
+    policy = CodingApprovalPolicy(
         roots=[root],
         approve=approver,
         command_rules=[
@@ -196,14 +196,14 @@ async def test_an_analyser_crash_needs_approval_never_allows(
 
     monkeypatch.setattr(policy_module, "analyze_command", broken)
     approver = Recorder(False)
-    policy = create_coding_approval_policy(roots=[root], approve=approver)
+    policy = CodingApprovalPolicy(roots=[root], approve=approver)
     decision = await decide(policy, shell(root, "ls"))
     assert not decision.allowed
     assert len(approver.asked) == 1
 
 
 async def test_denial_reaches_the_tool_through_the_core_gate(root: str) -> None:
-    policy = create_coding_approval_policy(roots=[root])
+    policy = CodingApprovalPolicy(roots=[root])
     with pytest.raises(ExecutionDeniedError, match="approval required"):
         await gate(policy, shell(root, "pytest -q"))
     allowed = await gate(policy, shell(root, "ls"))

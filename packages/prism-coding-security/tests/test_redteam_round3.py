@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from prism.coding_security import create_coding_approval_policy
+from prism.coding_security import CodingApprovalPolicy
 from prism.coding_tools import create_coding_tools
 from prism.core import AbortController, ToolExecutionContext
 from prism.core.testing import scaled
@@ -140,7 +140,7 @@ async def test_the_write_tool_refuses_protected_files_through_links(
 ) -> None:
     root = _repository(tmp_path, setup)
     before = (root / target).read_bytes() if (root / target).exists() else None
-    policy = create_coding_approval_policy(roots=[root])
+    policy = CodingApprovalPolicy(roots=[root])
     tools = {tool.name: tool for tool in create_coding_tools(root, execution_policy=policy)}
     with anyio.fail_after(scaled(30)):
         result = await tools["write"].execute({"path": path, "content": "PWN\n"}, _context())

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from prism.coding_security import create_coding_approval_policy
+from prism.coding_security import CodingApprovalPolicy
 from prism.coding_security._analysis._commands import analyze_command
 from prism.coding_security._analysis._render import Rendering, Span, render
 from prism.coding_tools import ShellOptions, create_shell_tool
@@ -28,7 +28,7 @@ async def run(
     root: Path, command: str, *, read_only: bool = False, shell_path: str | None = None
 ) -> Ran:
     refuser = Refuser()
-    policy = create_coding_approval_policy(roots=[root], approve=refuser, read_only=read_only)
+    policy = CodingApprovalPolicy(roots=[root], approve=refuser, read_only=read_only)
     tool = create_shell_tool(
         root, options=ShellOptions(shell_path=shell_path), execution_policy=policy
     )

@@ -41,6 +41,7 @@ from prism.mcp import (
     ElicitationRequest,
     ElicitationResponse,
     InMemoryTransport,
+    McpBridgeOptions,
     McpClientFeatures,
     McpToolBridge,
     StdioTransport,
@@ -108,11 +109,13 @@ async def connect(transport: Any, user: User | None) -> AsyncIterator[McpToolBri
     async with connect_mcp_tools(
         server_id="coding",
         transport=transport,
-        name_prefix="",
-        connect_timeout_seconds=30,
-        call_timeout_seconds=30,
-        client_features=features,
-        protocol_mode=mode,
+        options=McpBridgeOptions(
+            name_prefix="",
+            connect_timeout_seconds=30,
+            call_timeout_seconds=30,
+            client_features=features,
+            protocol_mode=mode,
+        ),
     ) as bridge:
         yield bridge
 
@@ -329,7 +332,9 @@ async def test_http_serves_on_loopback_with_the_same_tools(tmp_path: Path) -> No
                 server.url, headers={"Authorization": f"Bearer {HTTP_TOKEN}"}
             )
             async with connect_mcp_tools(
-                server_id="coding", transport=http, name_prefix="", connect_timeout_seconds=30
+                server_id="coding",
+                transport=http,
+                options=McpBridgeOptions(name_prefix="", connect_timeout_seconds=30),
             ) as bridge:
                 names = sorted(t.name for t in bridge.tools)
                 result = await call(bridge, "read", path="hello.txt")

@@ -13,7 +13,7 @@ from prism.core import (
     AbortController,
     ToolCall,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolRegistry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
     render_tool_result,
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.anyio
 
 
 def registry(tmp_path: Path) -> Any:
-    return create_tool_registry(create_coding_tools(tmp_path))
+    return ToolRegistry(create_coding_tools(tmp_path))
 
 
 async def test_a_batch_with_the_shell_runs_in_call_order(tmp_path: Path) -> None:

@@ -16,7 +16,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_calls_in_order,
 )
 from prism.core._backend import sleep, task_group
@@ -112,9 +113,9 @@ async def test_abort_mid_batch(concurrency: int, events: Any) -> None:
             tool_concurrency=concurrency,
             signal=controller.signal,
             abort_grace_seconds=0.2,
-            registry=create_tool_registry(_tools(log)),
+            registry=ToolRegistry(_tools(log)),
             emit=events,
-            ledger=ledger,
+            gates=ToolGates(ledger=ledger),
         )
     elapsed = time.perf_counter() - started
     assert elapsed < scaled(5), "the stubborn handler must be cancelled after the grace period"
@@ -140,7 +141,7 @@ async def test_signal_already_aborted_starts_nothing() -> None:
     results = await dispatch_tool_calls_in_order(
         [ToolCall(id="a", name="quick", arguments={})],
         signal=controller.signal,
-        registry=create_tool_registry(_tools(log)),
+        registry=ToolRegistry(_tools(log)),
     )
     assert log == []
     assert results[0].error is not None and results[0].error.code == "aborted"
@@ -155,7 +156,7 @@ async def test_no_task_outlives_the_batch() -> None:
             [ToolCall(id="x", name="ignores", arguments={})],
             signal=controller.signal,
             abort_grace_seconds=0.05,
-            registry=create_tool_registry(_tools(log)),
+            registry=ToolRegistry(_tools(log)),
         )
     await sleep(0.1)
     assert log == ["start x"]

@@ -12,6 +12,7 @@ from prism.core import (
     TextContent,
     ToolCall,
     ToolExecutionContext,
+    ToolGates,
 )
 from prism.core._backend import sleep, task_group
 from prism.core.agent import (
@@ -64,7 +65,7 @@ async def test_round_limit_answers_every_unanswered_call(canary: Any, events: An
         model="m",
         tools=[canary.tool("echo")],
         limits=RunLimits(max_tool_rounds=1),
-        ledger=ledger,
+        gates=ToolGates(ledger=ledger),
     )
     result = await agent.run("go", emit=events)
     assert result.finish_reason == "tool_round_limit"
@@ -111,13 +112,13 @@ async def test_run_options_override_agent_options(canary: Any) -> None:
         provider=ScriptedProvider([_turn("a", "b", "c", name="t"), _final()]),
         model="m",
         tools=[ToolDefinition(name="t", execute=tracked)],
-        validator=agent_validator,
+        gates=ToolGates(validator=agent_validator),
         loop=LoopOptions(tool_concurrency=1),
     )
     result = await agent.run(
         "go",
         options=RunOptions(
-            loop=LoopOptions(tool_concurrency=3), validate=lambda tool, args, ctx: None
+            loop=LoopOptions(tool_concurrency=3), validator=lambda tool, args, ctx: None
         ),
     )
     assert all(not m.result.is_error for m in result.messages if isinstance(m, ToolMessage))

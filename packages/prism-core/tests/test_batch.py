@@ -14,8 +14,9 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     create_static_permission_policy,
-    create_tool_registry,
     dispatch_tool_calls_in_order,
 )
 from prism.core._backend import sleep
@@ -68,7 +69,7 @@ async def test_in_flight_never_exceeds_limit_and_order_is_kept(
         tools.append(gauge.tool(f"t{i}", exclusive=exclusive))
         calls.append(ToolCall(id=f"c{i}", name=f"t{i}", arguments={"delay": delay}))
     results = await dispatch_tool_calls_in_order(
-        calls, tool_concurrency=concurrency, registry=create_tool_registry(tools)
+        calls, tool_concurrency=concurrency, registry=ToolRegistry(tools)
     )
     assert [r.tool_call_id for r in results] == [c.id for c in calls]
     assert [r.content[0].text for r in results] == [c.id for c in calls]  # type: ignore[union-attr]
@@ -81,7 +82,7 @@ async def test_results_in_call_order_though_completion_differs() -> None:
     delays = [0.06, 0.0, 0.03]
     calls = [ToolCall(id=f"c{i}", name="t", arguments={"delay": d}) for i, d in enumerate(delays)]
     results = await dispatch_tool_calls_in_order(
-        calls, tool_concurrency=3, registry=create_tool_registry([gauge.tool("t")])
+        calls, tool_concurrency=3, registry=ToolRegistry([gauge.tool("t")])
     )
     assert gauge.completed == ["c1", "c2", "c0"]
     assert [r.tool_call_id for r in results] == ["c0", "c1", "c2"]
@@ -90,7 +91,7 @@ async def test_results_in_call_order_though_completion_differs() -> None:
 
 async def test_exclusive_judged_after_middleware_and_only_for_its_turn() -> None:
     gauge = Gauge()
-    registry = create_tool_registry([gauge.tool("plain"), gauge.tool("shell", exclusive=True)])
+    registry = ToolRegistry([gauge.tool("plain"), gauge.tool("shell", exclusive=True)])
     middleware = MiddlewareRegistry()
     middleware.use(
         "tool_call",
@@ -104,7 +105,7 @@ async def test_exclusive_judged_after_middleware_and_only_for_its_turn() -> None
         ToolCall(id="c", name="plain", arguments={"delay": 0.02}),
     ]
     await dispatch_tool_calls_in_order(
-        turn, tool_concurrency=3, registry=registry, middleware=middleware
+        turn, tool_concurrency=3, registry=registry, gates=ToolGates(middleware=middleware)
     )
     assert gauge.peak == 1
     next_turn = [ToolCall(id=i, name="plain", arguments={"delay": 0.02}) for i in "xyz"]
@@ -114,7 +115,7 @@ async def test_exclusive_judged_after_middleware_and_only_for_its_turn() -> None
 
 async def test_permission_denied_call_keeps_its_slot() -> None:
     gauge = Gauge()
-    registry = create_tool_registry([gauge.tool("ok"), gauge.tool("secret")])
+    registry = ToolRegistry([gauge.tool("ok"), gauge.tool("secret")])
     calls = [
         ToolCall(id="1", name="ok", arguments={"delay": 0.01}),
         ToolCall(id="2", name="secret", arguments={"delay": 0.0}),
@@ -124,7 +125,7 @@ async def test_permission_denied_call_keeps_its_slot() -> None:
         calls,
         tool_concurrency=3,
         registry=registry,
-        permission=create_static_permission_policy(deny=["tool:secret:*"]),
+        gates=ToolGates(permission=create_static_permission_policy(deny=["tool:secret:*"])),
     )
     assert [r.tool_call_id for r in results] == ["1", "2", "3"]
     assert [r.error.code if r.error else None for r in results] == [None, "permission_denied", None]
@@ -132,7 +133,7 @@ async def test_permission_denied_call_keeps_its_slot() -> None:
 
 
 async def test_empty_batch_and_bad_options() -> None:
-    registry = create_tool_registry()
+    registry = ToolRegistry()
     assert await dispatch_tool_calls_in_order([], registry=registry) == ()
     for bad, error in ((0, ValueError), (65, ValueError), (True, TypeError), (2.0, TypeError)):
         with pytest.raises(error, match="tool_concurrency"):

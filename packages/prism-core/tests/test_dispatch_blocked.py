@@ -16,8 +16,9 @@ from prism.core import (
     ToolCall,
     ToolExecutionContext,
     ToolFilter,
+    ToolGates,
+    ToolRegistry,
     create_static_permission_policy,
-    create_tool_registry,
     dispatch_tool_call,
 )
 
@@ -68,7 +69,7 @@ CASES: list[tuple[str, dict[str, Any], ToolCall, str]] = [
     ),
     (
         "validation_failed",
-        {"validate": lambda tool, args, ctx: "x must be positive"},
+        {"validator": lambda tool, args, ctx: "x must be positive"},
         ToolCall(id="c", name="echo", arguments={}),
         "x must be positive",
     ),
@@ -92,10 +93,9 @@ async def test_blocked_call_never_reaches_handler(
     ledger = InMemoryRunLedger()
     result = await dispatch_tool_call(
         call,
-        registry=create_tool_registry([canary.tool("echo")]),
+        registry=ToolRegistry([canary.tool("echo")]),
         emit=events,
-        ledger=ledger,
-        **options,
+        gates=ToolGates(ledger=ledger, **options),
     )
     assert result.error is not None
     assert result.error.code == reason
@@ -115,7 +115,7 @@ async def test_aborted_signal_blocks_before_start(canary: Any, events: Any) -> N
     )
     result = await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={}),
-        registry=create_tool_registry([canary.tool("echo")]),
+        registry=ToolRegistry([canary.tool("echo")]),
         context=context,
         emit=events,
     )
@@ -136,8 +136,8 @@ async def test_anything_but_an_explicit_allow_denies(canary: Any, outcome: objec
 
     result = await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={}),
-        registry=create_tool_registry([canary.tool("echo")]),
-        permission=Policy(),  # type: ignore[arg-type]
+        registry=ToolRegistry([canary.tool("echo")]),
+        gates=ToolGates(permission=Policy()),  # type: ignore[arg-type]
     )
     assert result.error is not None and result.error.code == "permission_denied"
     assert canary.entered == []
@@ -154,11 +154,15 @@ async def test_raising_or_async_policy(canary: Any) -> None:
             assert request.metadata["tool_call_id"] == "c"
             return PermissionDecision(allowed=True)
 
-    registry = create_tool_registry([canary.tool("echo")])
+    registry = ToolRegistry([canary.tool("echo")])
     call = ToolCall(id="c", name="echo", arguments={})
-    denied = await dispatch_tool_call(call, registry=registry, permission=Raising())
+    denied = await dispatch_tool_call(
+        call, registry=registry, gates=ToolGates(permission=Raising())
+    )
     assert denied.error is not None and "policy store offline" in denied.error.message
-    allowed = await dispatch_tool_call(call, registry=registry, permission=AsyncAllow())
+    allowed = await dispatch_tool_call(
+        call, registry=registry, gates=ToolGates(permission=AsyncAllow())
+    )
     assert not allowed.is_error
     assert canary.entered == ["c"]
 
@@ -173,21 +177,25 @@ async def test_argument_check_runs_before_permission(canary: Any) -> None:
 
     result = await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={"a": {"constructor": {"prototype": {}}}}),
-        registry=create_tool_registry([canary.tool("echo")]),
-        permission=Policy(),
+        registry=ToolRegistry([canary.tool("echo")]),
+        gates=ToolGates(permission=Policy()),
     )
     assert result.error is not None and result.error.code == "invalid_arguments"
     assert asked == []
 
 
 async def test_max_argument_bytes_is_validated_and_enforced(canary: Any) -> None:
-    registry = create_tool_registry([canary.tool("echo")])
+    registry = ToolRegistry([canary.tool("echo")])
     call = ToolCall(id="c", name="echo", arguments={"s": "x" * 100})
-    result = await dispatch_tool_call(call, registry=registry, max_argument_bytes=50)
+    result = await dispatch_tool_call(
+        call, registry=registry, gates=ToolGates(max_argument_bytes=50)
+    )
     assert result.error is not None and result.error.code == "invalid_arguments"
     bad_limits = ((0, ValueError), (-1, ValueError), (16_777_217, ValueError))
     for bad, error in (*bad_limits, (True, TypeError), (1.5, TypeError)):
         with pytest.raises(error, match="max_argument_bytes"):
-            await dispatch_tool_call(call, registry=registry, max_argument_bytes=bad)  # type: ignore[arg-type]
-    ok = await dispatch_tool_call(call, registry=registry, max_argument_bytes=16_777_216)
+            ToolGates(max_argument_bytes=bad)  # type: ignore[arg-type]
+    ok = await dispatch_tool_call(
+        call, registry=registry, gates=ToolGates(max_argument_bytes=16_777_216)
+    )
     assert not ok.is_error

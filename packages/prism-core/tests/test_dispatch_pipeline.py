@@ -18,9 +18,10 @@ from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
     ToolFilter,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
     create_static_permission_policy,
-    create_tool_registry,
     dispatch_tool_call,
 )
 
@@ -32,7 +33,7 @@ def _call(name: str = "t", **args: Any) -> ToolCall:
 
 
 async def _run(execute: Any, call: ToolCall | None = None, **options: Any) -> ToolResult:
-    registry = create_tool_registry([ToolDefinition(name="t", execute=execute)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=execute)])
     return await dispatch_tool_call(call or _call(), registry=registry, **options)
 
 
@@ -87,7 +88,7 @@ async def test_handler_exception_becomes_error_event_and_row(events: Any) -> Non
         raise QuotaError("daily quota used up")
 
     ledger = InMemoryRunLedger()
-    result = await _run(execute, emit=events, ledger=ledger)
+    result = await _run(execute, emit=events, gates=ToolGates(ledger=ledger))
     assert result.error == ErrorInfo(name="QuotaError", message="daily quota used up", code="quota")
     assert events.types() == ["tool_execution_started", "tool_execution_failed"]
     assert [r.status for r in ledger.records] == ["started", "error"]
@@ -152,22 +153,26 @@ async def test_middleware_rename_is_rechecked_by_lookup_filter_and_permission(
 ) -> None:
     middleware = MiddlewareRegistry()
     middleware.use("tool_call", lambda call: ToolCall(id=call.id, name="danger", arguments={}))
-    registry = create_tool_registry([canary.tool("safe"), canary.tool("danger")])
+    registry = ToolRegistry([canary.tool("safe"), canary.tool("danger")])
     call = ToolCall(id="c", name="safe", arguments={})
     by_filter = await dispatch_tool_call(
-        call, registry=registry, middleware=middleware, tool_filter=ToolFilter(allow=["safe"])
+        call,
+        registry=registry,
+        gates=ToolGates(middleware=middleware, tool_filter=ToolFilter(allow=["safe"])),
     )
     assert by_filter.error is not None and by_filter.error.code == "tool_denied"
     by_permission = await dispatch_tool_call(
         call,
         registry=registry,
-        middleware=middleware,
-        permission=create_static_permission_policy(deny=["tool:danger:*"]),
+        gates=ToolGates(
+            middleware=middleware,
+            permission=create_static_permission_policy(deny=["tool:danger:*"]),
+        ),
     )
     assert by_permission.error is not None and by_permission.error.code == "permission_denied"
     lookup = MiddlewareRegistry()
     lookup.use("tool_call", lambda call: ToolCall(id=call.id, name="ghost", arguments={}))
-    unknown = await dispatch_tool_call(call, registry=registry, middleware=lookup)
+    unknown = await dispatch_tool_call(call, registry=registry, gates=ToolGates(middleware=lookup))
     assert unknown.error is not None and unknown.error.message == "Unknown tool: ghost"
     assert canary.entered == []
 
@@ -184,8 +189,8 @@ async def test_middleware_returning_none_keeps_the_value(canary: Any) -> None:
     middleware.use("tool_result", add_note)
     result = await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={}),
-        registry=create_tool_registry([canary.tool("echo")]),
-        middleware=middleware,
+        registry=ToolRegistry([canary.tool("echo")]),
+        gates=ToolGates(middleware=middleware),
     )
     assert seen == ["echo"]
     assert canary.entered == ["c"]
@@ -202,8 +207,8 @@ async def test_raising_result_middleware_is_an_error_event(canary: Any, events: 
     middleware.use("tool_result", explode)
     result = await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={}),
-        registry=create_tool_registry([canary.tool("echo")]),
-        middleware=middleware,
+        registry=ToolRegistry([canary.tool("echo")]),
+        gates=ToolGates(middleware=middleware),
         emit=events,
     )
     assert result.error is not None and result.error.message == "bad rewrite"
@@ -215,8 +220,8 @@ async def test_middleware_returning_wrong_type_fails_closed(canary: Any) -> None
     middleware.use("tool_call", lambda call: "not a call")
     result = await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={}),
-        registry=create_tool_registry([canary.tool("echo")]),
-        middleware=middleware,
+        registry=ToolRegistry([canary.tool("echo")]),
+        gates=ToolGates(middleware=middleware),
     )
     assert result.error is not None and result.error.code == "middleware_failed"
     assert "returned str" in result.error.message
@@ -229,7 +234,7 @@ async def test_raising_event_sink_changes_nothing(canary: Any, caplog: Any) -> N
 
     result = await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={}),
-        registry=create_tool_registry([canary.tool("echo")]),
+        registry=ToolRegistry([canary.tool("echo")]),
         emit=sink,
     )
     assert result.content == (TextContent(text="echo ran"),)
@@ -244,7 +249,7 @@ async def test_async_event_sink_is_awaited(canary: Any) -> None:
 
     await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={}),
-        registry=create_tool_registry([canary.tool("echo")]),
+        registry=ToolRegistry([canary.tool("echo")]),
         emit=sink,
     )
     assert got == ["tool_execution_started", "tool_execution_finished"]
@@ -260,9 +265,9 @@ async def test_ledger_rows_carry_ids_and_utc_times(canary: Any) -> None:
     )
     await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={"a": 1}),
-        registry=create_tool_registry([canary.tool("echo")]),
+        registry=ToolRegistry([canary.tool("echo")]),
         context=context,
-        ledger=ledger,
+        gates=ToolGates(ledger=ledger),
     )
     started, finished = ledger.records
     assert (started.status, finished.status) == ("started", "finished")

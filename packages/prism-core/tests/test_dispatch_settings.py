@@ -10,7 +10,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
@@ -23,7 +24,7 @@ async def _noop(arguments: object, context: ToolExecutionContext) -> str:
     return "ok"
 
 
-REGISTRY = create_tool_registry([ToolDefinition(name="noop", execute=_noop)])
+REGISTRY = ToolRegistry([ToolDefinition(name="noop", execute=_noop)])
 
 
 async def _single(**settings: Any) -> object:
@@ -37,8 +38,6 @@ async def _batch(**settings: Any) -> object:
 ENTRY_POINTS = [_single, _batch]
 
 
-@pytest.mark.anyio
-@pytest.mark.parametrize("entry", ENTRY_POINTS)
 @pytest.mark.parametrize(
     ("value", "error"),
     [
@@ -50,11 +49,19 @@ ENTRY_POINTS = [_single, _batch]
         (16_777_217, ValueError),
     ],
 )
-async def test_every_bad_argument_limit_is_refused_even_one_equal_to_the_default(
-    entry: Any, value: object, error: type[Exception]
+def test_every_bad_argument_limit_is_refused_even_one_equal_to_the_default(
+    value: object, error: type[Exception]
 ) -> None:
-    with pytest.raises(error, match=r"dispatch\.max_argument_bytes must be an int"):
-        await entry(registry=REGISTRY, max_argument_bytes=value)
+    with pytest.raises(error, match=r"ToolGates\.max_argument_bytes must be an int"):
+        ToolGates(max_argument_bytes=value)  # type: ignore[arg-type]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+@pytest.mark.parametrize("gates", [{"permission": None}, "ToolGates()", 0])
+async def test_gates_that_are_not_a_tool_gates_are_refused(entry: Any, gates: object) -> None:
+    with pytest.raises(TypeError, match="gates must be a ToolGates"):
+        await entry(registry=REGISTRY, gates=gates)
 
 
 @pytest.mark.anyio
@@ -74,7 +81,9 @@ async def test_a_missing_registry_is_named(entry: Any) -> None:
 @pytest.mark.anyio
 async def test_a_given_limit_in_range_applies() -> None:
     call = ToolCall(id="c", name="noop", arguments={"text": "x" * 200})
-    result = await dispatch_tool_call(call, registry=REGISTRY, max_argument_bytes=100)
+    result = await dispatch_tool_call(
+        call, registry=REGISTRY, gates=ToolGates(max_argument_bytes=100)
+    )
     assert result.error is not None and result.error.code == "invalid_arguments"
 
 
@@ -87,5 +96,5 @@ async def test_the_async_handler_cache_stays_bounded() -> None:
         return ToolDefinition(name="noop", execute=execute)
 
     for i in range(ASYNC_HANDLER_CACHE_SIZE + 50):
-        await dispatch_tool_call(CALL, registry=create_tool_registry([fresh(i)]))
+        await dispatch_tool_call(CALL, registry=ToolRegistry([fresh(i)]))
         assert len(_ASYNC_HANDLERS) <= ASYNC_HANDLER_CACHE_SIZE

@@ -10,13 +10,14 @@ import pytest
 from prism.core import (
     ToolCall,
     ToolDefinition,
+    ToolGates,
+    ToolRegistry,
     create_static_permission_policy,
-    create_tool_registry,
     dispatch_tool_call,
 )
 from prism.core.extensions import (
+    ExtensionKernel,
     ExtensionPermissionError,
-    create_extension_kernel,
     discover_extensions,
 )
 
@@ -36,10 +37,10 @@ class Ext:
 
 async def test_contribution_is_not_dispatchable_until_host_registers(canary: Any) -> None:
     ext = Ext("weather", canary.tool("weather_now"))
-    kernel = create_extension_kernel()
+    kernel = ExtensionKernel()
     await kernel.load(ext)
     assert [t.name for t in kernel.contributions.tools] == ["weather_now"]
-    registry = create_tool_registry()
+    registry = ToolRegistry()
     before = await dispatch_tool_call(
         ToolCall(id="1", name="weather_now", arguments={}), registry=registry
     )
@@ -48,7 +49,7 @@ async def test_contribution_is_not_dispatchable_until_host_registers(canary: Any
     gated = await dispatch_tool_call(
         ToolCall(id="2", name="weather_now", arguments={}),
         registry=registry,
-        permission=create_static_permission_policy(deny=["tool:weather_*:*"]),
+        gates=ToolGates(permission=create_static_permission_policy(deny=["tool:weather_*:*"])),
     )
     assert gated.error is not None and gated.error.code == "permission_denied"
     assert canary.entered == []
@@ -56,7 +57,7 @@ async def test_contribution_is_not_dispatchable_until_host_registers(canary: Any
 
 async def test_setup_is_permission_gated(canary: Any) -> None:
     ext = Ext("evil", canary.tool("x"))
-    kernel = create_extension_kernel(
+    kernel = ExtensionKernel(
         permission=create_static_permission_policy(deny=["extension:evil:setup"])
     )
     with pytest.raises(ExtensionPermissionError, match="extension:evil:setup"):
@@ -73,7 +74,7 @@ async def test_failing_setup_contributes_nothing(canary: Any) -> None:
             api.register_tool(canary.tool("half"))
             raise RuntimeError("setup failed halfway")
 
-    kernel = create_extension_kernel()
+    kernel = ExtensionKernel()
     with pytest.raises(RuntimeError, match="halfway"):
         await kernel.load(Broken())
     assert kernel.contributions.tools == ()

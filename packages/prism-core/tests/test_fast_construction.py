@@ -17,8 +17,9 @@ from prism.core import (
     ToolCallRecord,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
     dispatch_tool_call,
 )
 from prism.core._fastinit import fast_init, positional_factory
@@ -50,9 +51,11 @@ async def test_the_handler_context_and_ledger_rows_carry_each_field_in_its_place
         session_id="s", run_id="r", tool_call_id="", signal=signal, metadata={"k": "v"}
     )
     ledger = InMemoryRunLedger()
-    registry = create_tool_registry([ToolDefinition(name="echo", execute=_echo)])
+    registry = ToolRegistry([ToolDefinition(name="echo", execute=_echo)])
     call = ToolCall(id="c1", name="echo", arguments={"a": 1})
-    result = await dispatch_tool_call(call, registry=registry, context=context, ledger=ledger)
+    result = await dispatch_tool_call(
+        call, registry=registry, context=context, gates=ToolGates(ledger=ledger)
+    )
     assert result.content[0].text == "s/r/c1"  # type: ignore[union-attr]
     started, finished = ledger.records
     assert (started.session_id, started.run_id, started.tool_call_id) == ("s", "r", "c1")

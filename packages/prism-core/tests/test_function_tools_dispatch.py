@@ -15,8 +15,9 @@ from prism.core import (
     TextContent,
     ToolCall,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
     render_tool_result,
@@ -82,7 +83,7 @@ def explicit(ctx: ToolExecutionContext) -> ToolResult:
     return ToolResult(tool_call_id="other", name="other", value={"session": ctx.session_id})
 
 
-REGISTRY = create_tool_registry([weather, report, picture, fail, explicit])
+REGISTRY = ToolRegistry([weather, report, picture, fail, explicit])
 
 
 def call(name: str, arguments: dict[str, Any], call_id: str = "c1") -> ToolCall:
@@ -149,7 +150,7 @@ async def test_bad_arguments_become_an_error_result_the_model_can_act_on() -> No
             call("weather", {"city": "Oslo", "unit": "kelvin"}),
             registry=REGISTRY,
             emit=events.append,
-            ledger=ledger,
+            gates=ToolGates(ledger=ledger),
         )
     assert result.error is not None
     assert result.error.code == "invalid_arguments"
@@ -175,7 +176,7 @@ async def test_the_schema_feeds_a_parameter_validator_before_the_call() -> None:
 
     with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(
-            call("weather", {"city": 3}), registry=REGISTRY, validate=validate
+            call("weather", {"city": 3}), registry=REGISTRY, gates=ToolGates(validator=validate)
         )
     assert result.error is not None
     assert result.error.code == "validation_failed"
@@ -200,7 +201,7 @@ async def test_strict_tools_treat_null_as_not_given() -> None:
         """Search."""
         return {"query": query, "limit": limit, "tag": tag}
 
-    registry = create_tool_registry([search])
+    registry = ToolRegistry([search])
     with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(
             call("search", {"query": "q", "limit": None, "tag": None}), registry=registry

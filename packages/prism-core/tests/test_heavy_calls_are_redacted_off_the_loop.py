@@ -16,8 +16,9 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
     dispatch_tool_call,
 )
 from prism.core._weight import LOOP_WEIGHT, heavier_than
@@ -41,15 +42,14 @@ async def _dispatch(
 ) -> tuple[ToolResult, float, list[AgentEvent], InMemoryRunLedger]:
     events: list[AgentEvent] = []
     ledger = InMemoryRunLedger()
-    registry = create_tool_registry([ToolDefinition(name="t", execute=execute)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=execute)])
     with anyio.fail_after(scaled(60)):
         result, gap = await longest_loop_gap(
             lambda: dispatch_tool_call(
                 call,
                 registry=registry,
                 emit=events.append,
-                ledger=ledger,
-                redactor=SecretRedactor([_SECRET]),
+                gates=ToolGates(ledger=ledger, redactor=SecretRedactor([_SECRET])),
             )
         )
     return result, gap, events, ledger

@@ -18,8 +18,9 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
@@ -149,10 +150,9 @@ def _events() -> tuple[list[object], Any]:
 
 def _options() -> dict[str, Any]:
     return {
-        "registry": create_tool_registry([_tool()]),
+        "registry": ToolRegistry([_tool()]),
         "emit": _events()[1],
-        "ledger": InMemoryRunLedger(),
-        "redactor": SecretRedactor(["hunter2"]),
+        "gates": ToolGates(ledger=InMemoryRunLedger(), redactor=SecretRedactor(["hunter2"])),
     }
 
 
@@ -206,7 +206,7 @@ async def test_the_handler_receives_the_canonical_copy(lying: Any, canonical: An
         received.append(args)
         return "ran"
 
-    registry = create_tool_registry([ToolDefinition(name="echo", execute=execute)])
+    registry = ToolRegistry([ToolDefinition(name="echo", execute=execute)])
     call = ToolCall(id="c1", name="echo", arguments=lying)
     result = await dispatch_tool_call(call, registry=registry)
     assert result.error is None

@@ -13,7 +13,7 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolRegistry,
     dispatch_tool_call,
 )
 from prism.core._arguments import LOOP_NODES, cannot_fit, canonical_json_object
@@ -42,7 +42,7 @@ async def test_large_arguments_reach_the_handler_intact_and_the_loop_keeps_runni
         seen.append(args)
         return "ok"
 
-    registry = create_tool_registry([ToolDefinition(name="t", execute=handler)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=handler)])
     tree: Any = 0
     for _ in range(15):
         tree = [tree, [tree]]

@@ -13,8 +13,9 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
     dispatch_tool_call,
 )
 
@@ -57,9 +58,11 @@ async def test_hooks_run_in_order_on_the_value_left_by_the_previous(
     middleware = MiddlewareRegistry()
     for hook in hooks:
         middleware.use("tool_call", hook)  # type: ignore[arg-type]
-    registry = create_tool_registry([ToolDefinition(name="echo", execute=_echo)])
+    registry = ToolRegistry([ToolDefinition(name="echo", execute=_echo)])
     call = ToolCall(id="c1", name="echo", arguments={"n": 3})
-    result = await dispatch_tool_call(call, registry=registry, middleware=middleware)
+    result = await dispatch_tool_call(
+        call, registry=registry, gates=ToolGates(middleware=middleware)
+    )
     assert result.content[0].text == expected  # type: ignore[union-attr]
     ran = await middleware.run("tool_call", call, ToolCall)
     assert ran.arguments == {"n": int(expected)}
@@ -75,9 +78,11 @@ async def test_a_wrong_return_after_an_async_hook_fails_closed(position: int) ->
     hooks = [lambda result: None, _wrong_async]
     for hook in hooks[position:] + hooks[:position]:
         middleware.use("tool_result", hook)  # type: ignore[arg-type]
-    registry = create_tool_registry([ToolDefinition(name="echo", execute=_echo)])
+    registry = ToolRegistry([ToolDefinition(name="echo", execute=_echo)])
     call = ToolCall(id="c1", name="echo", arguments={"n": 1})
-    result = await dispatch_tool_call(call, registry=registry, middleware=middleware)
+    result = await dispatch_tool_call(
+        call, registry=registry, gates=ToolGates(middleware=middleware)
+    )
     assert result.is_error and "_wrong_async" in (result.error.message if result.error else "")
     with pytest.raises(TypeError, match="expected ToolResult or None"):
         await middleware.run("tool_result", ToolResult(tool_call_id="c1", name="echo"), ToolResult)

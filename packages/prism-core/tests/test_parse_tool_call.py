@@ -11,7 +11,7 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolRegistry,
     dispatch_tool_call,
     parse_tool_call,
 )
@@ -68,7 +68,7 @@ async def test_dispatch_blocks_a_marked_call_as_invalid_arguments() -> None:
         ran.append("ran")
         return "ok"
 
-    registry = create_tool_registry([ToolDefinition(name="t", execute=tool)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=tool)])
     with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(parse_tool_call("1", "t", "{oops"), registry=registry)
     assert ran == []

@@ -13,9 +13,10 @@ from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
     ToolFilter,
+    ToolGates,
     ToolPipeline,
+    ToolRegistry,
     create_static_permission_policy,
-    create_tool_registry,
 )
 from prism.core.testing import scaled
 
@@ -27,7 +28,7 @@ async def echo(args: Any, ctx: ToolExecutionContext) -> str:
 
 
 def _registry() -> Any:
-    return create_tool_registry(
+    return ToolRegistry(
         [ToolDefinition(name="echo", execute=echo), ToolDefinition(name="rm", execute=echo)]
     )
 
@@ -36,8 +37,9 @@ async def test_dispatch_applies_every_gate_and_reports_to_the_ledger() -> None:
     ledger = InMemoryRunLedger()
     pipeline = ToolPipeline(
         registry=_registry(),
-        permission=create_static_permission_policy(deny=["tool:rm:*"]),
-        ledger=ledger,
+        gates=ToolGates(
+            permission=create_static_permission_policy(deny=["tool:rm:*"]), ledger=ledger
+        ),
     )
     with anyio.fail_after(scaled(10)):
         ok = await pipeline.dispatch(ToolCall(id="1", name="echo", arguments={}))
@@ -59,7 +61,9 @@ async def test_a_call_may_name_its_own_registry_when_the_pipeline_has_none() -> 
 
 
 def test_visible_tools_are_the_ones_the_filter_admits() -> None:
-    pipeline = ToolPipeline(registry=_registry(), tool_filter=ToolFilter(deny=("rm",)))
+    pipeline = ToolPipeline(
+        registry=_registry(), gates=ToolGates(tool_filter=ToolFilter(deny=("rm",)))
+    )
     assert [tool.name for tool in pipeline.visible_tools()] == ["echo"]
 
 
@@ -69,7 +73,9 @@ def test_a_registry_without_get_is_refused() -> None:
 
 
 def test_admits_follows_the_filter() -> None:
-    pipeline = ToolPipeline(tool_filter=ToolFilter(allow=("read*",), deny=("read_secret",)))
+    pipeline = ToolPipeline(
+        gates=ToolGates(tool_filter=ToolFilter(allow=("read*",), deny=("read_secret",)))
+    )
     assert pipeline.admits("read_file")
     assert not pipeline.admits("read_secret")
     assert not pipeline.admits("write")
@@ -77,7 +83,7 @@ def test_admits_follows_the_filter() -> None:
 
 async def test_an_external_tool_runs_behind_the_gates_and_its_raw_value_survives() -> None:
     ledger = InMemoryRunLedger()
-    pipeline = ToolPipeline(ledger=ledger)
+    pipeline = ToolPipeline(gates=ToolGates(ledger=ledger))
     marker = object()
 
     async def invoke(arguments: Any) -> object:
@@ -100,7 +106,9 @@ async def test_a_denied_external_tool_never_runs() -> None:
         ran.append("ran")
         return "x"
 
-    pipeline = ToolPipeline(permission=create_static_permission_policy(deny=["tool:ext:*"]))
+    pipeline = ToolPipeline(
+        gates=ToolGates(permission=create_static_permission_policy(deny=["tool:ext:*"]))
+    )
     with anyio.fail_after(scaled(10)):
         outcome = await pipeline.dispatch_external(
             ToolCall(id="e", name="ext", arguments={}), invoke
@@ -116,7 +124,7 @@ async def test_redaction_marks_an_external_result_as_changed() -> None:
     async def invoke(arguments: Any) -> object:
         return "token sk-123"
 
-    pipeline = ToolPipeline(redactor=SecretRedactor(["sk-123"]))
+    pipeline = ToolPipeline(gates=ToolGates(redactor=SecretRedactor(["sk-123"])))
     with anyio.fail_after(scaled(10)):
         outcome = await pipeline.dispatch_external(
             ToolCall(id="e", name="ext", arguments={}), invoke
@@ -134,7 +142,7 @@ async def test_passthrough_exceptions_are_recorded_then_reraised() -> None:
         raise Deferred("later")
 
     ledger = InMemoryRunLedger()
-    pipeline = ToolPipeline(ledger=ledger)
+    pipeline = ToolPipeline(gates=ToolGates(ledger=ledger))
     with anyio.fail_after(scaled(10)), pytest.raises(Deferred):
         await pipeline.dispatch_external(
             ToolCall(id="e", name="ext", arguments={}), invoke, passthrough=(Deferred,)

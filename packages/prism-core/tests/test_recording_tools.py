@@ -10,7 +10,7 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolRegistry,
     dispatch_tool_calls_in_order,
 )
 from prism.core.testing import RecordingTools, scaled
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.anyio
 async def test_calls_and_peak_concurrency_are_recorded() -> None:
     ran = RecordingTools()
     tools = [ran.tool("slow", delay=0.05), ran.tool("lock", delay=0.01, exclusive=True)]
-    registry = create_tool_registry(tools)
+    registry = ToolRegistry(tools)
     calls = [ToolCall(id=f"c{i}", name="slow", arguments={}) for i in range(3)]
     with anyio.fail_after(scaled(10)):
         await dispatch_tool_calls_in_order(calls, registry=registry, tool_concurrency=3)

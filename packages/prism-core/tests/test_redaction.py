@@ -13,8 +13,9 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
     dispatch_tool_call,
 )
 
@@ -91,10 +92,9 @@ async def test_dispatch_redacts_everything(events: Any, fails: bool) -> None:
     ledger = InMemoryRunLedger()
     result = await dispatch_tool_call(
         ToolCall(id="c", name="leaky", arguments={"token": SECRET}),
-        registry=create_tool_registry([ToolDefinition(name="leaky", execute=leaky)]),
+        registry=ToolRegistry([ToolDefinition(name="leaky", execute=leaky)]),
         emit=events,
-        ledger=ledger,
-        redactor=SecretRedactor([SECRET]),
+        gates=ToolGates(ledger=ledger, redactor=SecretRedactor([SECRET])),
     )
     assert SECRET not in repr(result)
     assert "[REDACTED]" in repr(result)
@@ -106,10 +106,9 @@ async def test_dispatch_redacts_everything(events: Any, fails: bool) -> None:
 async def test_blocked_results_are_redacted_too(events: Any) -> None:
     result = await dispatch_tool_call(
         ToolCall(id="c", name=f"x{SECRET}"[:20].replace("-", "_"), arguments={"t": SECRET}),
-        registry=create_tool_registry(),
+        registry=ToolRegistry(),
         emit=events,
-        validate=None,
-        redactor=SecretRedactor(["hunter2"]),
+        gates=ToolGates(validator=None, redactor=SecretRedactor(["hunter2"])),
     )
     assert "hunter2" not in repr(result)
     assert "hunter2" not in repr(events.events)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from prism.core import ToolDefinition, ToolExecutionContext, create_tool_registry
+from prism.core import ToolDefinition, ToolExecutionContext, ToolRegistry
 
 
 async def noop(args: Any, ctx: ToolExecutionContext) -> str:
@@ -15,7 +15,7 @@ async def noop(args: Any, ctx: ToolExecutionContext) -> str:
 
 
 def test_register_replace_and_unregister_each_notify_once() -> None:
-    registry = create_tool_registry([ToolDefinition(name="a", execute=noop)])
+    registry = ToolRegistry([ToolDefinition(name="a", execute=noop)])
     seen: list[tuple[str, ...]] = []
     unsubscribe = registry.subscribe(lambda: seen.append(tuple(t.name for t in registry)))
     registry.register(ToolDefinition(name="b", execute=noop))
@@ -32,7 +32,7 @@ def test_register_replace_and_unregister_each_notify_once() -> None:
 def test_a_raising_listener_is_logged_and_the_others_still_hear(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    registry = create_tool_registry()
+    registry = ToolRegistry()
     heard: list[str] = []
 
     def broken() -> None:
@@ -48,4 +48,4 @@ def test_a_raising_listener_is_logged_and_the_others_still_hear(
 
 def test_a_listener_must_be_callable() -> None:
     with pytest.raises(TypeError, match="callable"):
-        create_tool_registry().subscribe("nope")  # type: ignore[arg-type]
+        ToolRegistry().subscribe("nope")  # type: ignore[arg-type]

@@ -10,9 +10,9 @@ from prism.core import (
     PermissionRequest,
     ToolDefinition,
     ToolFilter,
+    ToolRegistry,
     UnknownToolError,
     create_static_permission_policy,
-    create_tool_registry,
     filter_tools,
 )
 
@@ -25,7 +25,7 @@ def _tool(name: str, tag: str = "") -> ToolDefinition:
 
 
 def test_replace_keeps_insertion_position() -> None:
-    registry = create_tool_registry([_tool("a"), _tool("b"), _tool("c")])
+    registry = ToolRegistry([_tool("a"), _tool("b"), _tool("c")])
     registry.register(_tool("b", "new"))
     assert [t.name for t in registry.list()] == ["a", "b", "c"]
     assert registry.resolve("b").description == "new"
@@ -33,14 +33,14 @@ def test_replace_keeps_insertion_position() -> None:
 
 
 def test_duplicate_error_mode() -> None:
-    registry = create_tool_registry([_tool("a")], duplicate="error")
+    registry = ToolRegistry([_tool("a")], duplicate="error")
     with pytest.raises(ValueError, match="already registered"):
         registry.register(_tool("a"))
 
 
 def test_resolve_unknown_raises_keyerror_subclass() -> None:
     with pytest.raises(KeyError) as info:
-        create_tool_registry().resolve("nope")
+        ToolRegistry().resolve("nope")
     assert isinstance(info.value, UnknownToolError)
     assert str(info.value) == "Unknown tool: nope"
 
@@ -48,12 +48,12 @@ def test_resolve_unknown_raises_keyerror_subclass() -> None:
 @pytest.mark.parametrize("name", ["", "a b", "x" * 129, "é", "a/b", "a\n"])
 def test_invalid_names_are_refused(name: str) -> None:
     with pytest.raises(ValueError, match="invalid tool name"):
-        create_tool_registry([_tool(name)])
+        ToolRegistry([_tool(name)])
 
 
 @pytest.mark.parametrize("name", ["a", "mcp:docs:search", "x.y-z_1", "x" * 128])
 def test_valid_names_are_accepted(name: str) -> None:
-    assert name in create_tool_registry([_tool(name)])
+    assert name in ToolRegistry([_tool(name)])
 
 
 def test_filters_deny_union_wins_and_every_allow_must_match() -> None:

@@ -16,8 +16,9 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
     dispatch_tool_calls_in_order,
 )
 from prism.core.agent import Agent, ModelResponse, RunLimits, RunOptions
@@ -78,8 +79,8 @@ async def test_every_call_passes_through_the_hook_once_in_call_order() -> None:
     ledger = InMemoryRunLedger()
     results = await dispatch_tool_calls_in_order(
         [*calls("a", "b", "c"), ToolCall(id="d", name="nope", arguments={})],
-        tool_concurrency=3, step_hook=hook, registry=create_tool_registry(tools(ran)),
-        ledger=ledger,
+        tool_concurrency=3, step_hook=hook, registry=ToolRegistry(tools(ran)),
+        gates=ToolGates(ledger=ledger),
     )  # fmt: skip
     assert isinstance(hook, Recorder)
     assert hook.batches == [["a", "b", "c", "d"]]
@@ -96,7 +97,7 @@ async def test_every_call_passes_through_the_hook_once_in_call_order() -> None:
 async def test_a_replaying_hook_returns_recorded_results_without_running_again() -> None:
     ran: list[str] = []
     hook = Recorder()
-    registry = create_tool_registry(tools(ran))
+    registry = ToolRegistry(tools(ran))
     first = await dispatch_tool_calls_in_order(calls("a", "b"), step_hook=hook, registry=registry)
     hook.batches.clear()
     hook.recorded = {(1, i): r for (_, i), r in hook.recorded.items()}  # the next batch is 1
@@ -113,7 +114,7 @@ async def test_calls_an_abort_left_unstarted_still_pass_through_the_hook() -> No
         controller.abort("enough")
         return "stopped"
 
-    registry = create_tool_registry([*tools(ran), ToolDefinition(name="stop", execute=stop)])
+    registry = ToolRegistry([*tools(ran), ToolDefinition(name="stop", execute=stop)])
     hook = Recorder()
     results = await dispatch_tool_calls_in_order(
         [ToolCall(id="s", name="stop", arguments={}), *calls("a")],

@@ -12,7 +12,7 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolRegistry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
@@ -51,7 +51,7 @@ def _registry(ran: list[Any]) -> Any:
         ran.append(("rm", args))
         return "removed"
 
-    return create_tool_registry(
+    return ToolRegistry(
         [ToolDefinition(name="echo", execute=echo), ToolDefinition(name="rm", execute=rm)]
     )
 

@@ -13,8 +13,9 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     create_tool_parameter_validator,
-    create_tool_registry,
     dispatch_tool_call,
 )
 
@@ -25,8 +26,8 @@ async def _dispatch(canary: Any, validate: Any, parameters: Any = None) -> Any:
     tool = canary.tool("echo", parameters=parameters)
     return await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={"n": 1}),
-        registry=create_tool_registry([tool]),
-        validate=validate,
+        registry=ToolRegistry([tool]),
+        gates=ToolGates(validator=validate),
     )
 
 
@@ -85,8 +86,8 @@ async def test_parameter_validator_renders_paths(canary: Any) -> None:
     tool = canary.tool("echo", parameters={"type": "object"})
     result = await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={"a": 0, "b": -1, "c": 2}),
-        registry=create_tool_registry([tool]),
-        validate=validator,
+        registry=ToolRegistry([tool]),
+        gates=ToolGates(validator=validator),
     )
     assert result.error.message == "/a: must be positive; /b: must be positive"
     assert canary.entered == []
@@ -110,8 +111,8 @@ async def test_validator_details_reach_the_blocked_result(canary: Any) -> None:
     tool = canary.tool("echo", parameters={"type": "object"})
     result = await dispatch_tool_call(
         ToolCall(id="c", name="echo", arguments={"a": 0}),
-        registry=create_tool_registry([tool]),
-        validate=validator,
+        registry=ToolRegistry([tool]),
+        gates=ToolGates(validator=validator),
     )
     assert result.error.details == {"errors": [{"path": "/a", "message": "must be positive"}]}
 

@@ -29,8 +29,9 @@ from prism.core import (
     ToolCallRecord,
     ToolExecutionContext,
     ToolFilter,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
 )
 from prism.core.agent import LoopOptions, ModelRequest, ModelResponse, RunLimits
 from prism.core.functions import tool
@@ -201,9 +202,9 @@ async def stopper(text: str, context: ToolExecutionContext) -> str:
 ABORT_TOOLS = register_toolset(
     DurableToolset(
         name="abort-tools",
-        tools=create_tool_registry([stopper, note]),
+        tools=ToolRegistry([stopper, note]),
         abort_grace_seconds=0.2,
-        ledger=FileLedger(),
+        gates=ToolGates(ledger=FileLedger()),
     )
 )
 
@@ -238,11 +239,10 @@ BATCH_TOOLSETS = {
     n: register_toolset(
         DurableToolset(
             name=f"batch-tools-{n}",
-            tools=create_tool_registry([note, lookup]),
+            tools=ToolRegistry([note, lookup]),
             tool_concurrency=n,
-            ledger=FileLedger(),
+            gates=ToolGates(ledger=FileLedger(), middleware=_kill_point_middleware()),
             emit=record_event,
-            middleware=_kill_point_middleware(),
         )
     )
     for n in (1, 2)
@@ -278,7 +278,7 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
         model="scripted",
         tools=[note, lookup, put, deploy],
         loop=LoopOptions(tool_concurrency=args.concurrency),
-        ledger=FileLedger(),
+        gates=ToolGates(ledger=FileLedger()),
         emit=record_event,
         approval=approval,
         queue=queue,

@@ -22,7 +22,7 @@ import pytest
 from dbos import DBOS, SetWorkflowID
 
 from prism.conformance import ConformanceSubjects, default_subjects, make_conformance_tests
-from prism.core import AbortSignal, ToolCall, ToolRegistry, ToolResult, create_tool_registry
+from prism.core import AbortSignal, ToolCall, ToolGates, ToolRegistry, ToolResult
 from prism.core.agent import RunResult
 from prism.core.events import EventSink
 from prism.dbos import (
@@ -61,19 +61,23 @@ async def durable_batch(
     signal: AbortSignal | None = None,
     abort_grace_seconds: float = 5.0,
     context: Any = None,
-    validate: Any = None,
-    **gates: Any,
+    gates: ToolGates | None = None,
+    emit: Any = None,
 ) -> tuple[ToolResult, ...]:
     """Like ``dispatch_tool_calls_in_order``, run as one durable turn in its own workflow
     (a fresh tool set of the given gates; ``signal`` reaches the turn through ``_SIGNALS``)."""
     run = f"conformance-{os.urandom(8).hex()}"
-    tools = registry if isinstance(registry, ToolRegistry) else create_tool_registry(registry)
+    tools = registry if isinstance(registry, ToolRegistry) else ToolRegistry(registry)
     if signal is None and context is not None:
         signal = context.signal
     toolset = DurableToolset(
-        name=run, tools=tools, validator=validate, tool_concurrency=tool_concurrency,
-        abort_grace_seconds=abort_grace_seconds, **gates,
-    )  # fmt: skip
+        name=run,
+        tools=tools,
+        gates=gates or ToolGates(),
+        emit=emit,
+        tool_concurrency=tool_concurrency,
+        abort_grace_seconds=abort_grace_seconds,
+    )
     register_toolset(toolset)
     with _LOCK:
         _SIGNALS[run] = signal

@@ -18,8 +18,8 @@ from prism.core import (
     TextContent,
     ToolCall,
     ToolFilter,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
 )
 from prism.core.agent import (
     Agent,
@@ -56,7 +56,7 @@ def _agent() -> DurableAgent:
 
 
 def test_a_durable_agent_is_a_core_agent_with_its_name_as_session() -> None:
-    registry = create_tool_registry([])
+    registry = ToolRegistry([])
     agent = DurableAgent(name="entry-reuse", provider=_Provider(), model="m", tools=registry)
     core = agent.options.agent
     assert isinstance(core, Agent)
@@ -110,10 +110,10 @@ def test_durable_dispatch_outside_a_workflow_is_refused() -> None:
         (lambda: QueueOptions(global_concurrency=0), "global_concurrency"),
         (lambda: QueueOptions(worker_concurrency=True), "worker_concurrency"),
         (lambda: QueueOptions(polling_interval_seconds=0), "polling_interval_seconds"),
-        (lambda: DurableToolset(name="t", tools=create_tool_registry([]), tool_concurrency=0),
+        (lambda: DurableToolset(name="t", tools=ToolRegistry([]), tool_concurrency=0),
          "tool_concurrency"),
         (lambda: DurableToolset(name="t", tools=[]), "tools"),  # type: ignore[arg-type]
-        (lambda: DurableToolset(name="t", tools=create_tool_registry([]), abort_grace_seconds=0),
+        (lambda: DurableToolset(name="t", tools=ToolRegistry([]), abort_grace_seconds=0),
          r"DurableToolset\.abort_grace_seconds must be a finite number of seconds above 0"),
         (lambda: QueueOptions(polling_interval_seconds=0.001),
          r"QueueOptions\.polling_interval_seconds must be .* from 0\.01"),

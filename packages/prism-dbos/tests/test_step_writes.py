@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from dbos import DBOS, SetWorkflowID
 
-from prism.core import TextContent, ToolCall, ToolDefinition, create_tool_registry
+from prism.core import TextContent, ToolCall, ToolDefinition, ToolRegistry
 from prism.core.agent import LoopOptions, ModelRequest, ModelResponse
 from prism.dbos import (
     DurableAgent,
@@ -36,7 +36,7 @@ TOOLS = [
     ToolDefinition(name="look", execute=_ok, parameters={"type": "object"}, read_only=True),
 ]
 TOOLSET = register_toolset(
-    DurableToolset(name="step-writes", tools=create_tool_registry(TOOLS), tool_concurrency=4)
+    DurableToolset(name="step-writes", tools=ToolRegistry(TOOLS), tool_concurrency=4)
 )
 
 

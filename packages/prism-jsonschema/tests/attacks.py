@@ -9,8 +9,9 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
     dispatch_tool_call,
 )
 from prism.jsonschema import JsonSchemaValidatorOptions, create_json_schema_tool_argument_validator
@@ -38,7 +39,7 @@ async def dispatch_once(
     tool = ToolDefinition(name="shell", execute=handler, parameters=schema)
     result = await dispatch_tool_call(
         ToolCall(id="c1", name="shell", arguments=arguments),
-        registry=create_tool_registry([tool]),
-        validate=validate,
+        registry=ToolRegistry([tool]),
+        gates=ToolGates(validator=validate),
     )
     return result, handler

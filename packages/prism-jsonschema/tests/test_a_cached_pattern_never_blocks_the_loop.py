@@ -21,7 +21,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
@@ -54,12 +55,14 @@ def _pattern_tool() -> ToolDefinition:
 
 async def _warm(engine: str) -> tuple[ToolDefinition, Any, Any]:
     tool = _pattern_tool()
-    registry = create_tool_registry([tool])
+    registry = ToolRegistry([tool])
     validate: Any = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
     )
     warm = await dispatch_tool_call(
-        ToolCall(id="0", name="t", arguments={"x": ["ac"]}), registry=registry, validate=validate
+        ToolCall(id="0", name="t", arguments={"x": ["ac"]}),
+        registry=registry,
+        gates=ToolGates(validator=validate),
     )
     assert warm.error is None
     return tool, registry, validate
@@ -83,7 +86,7 @@ async def test_the_loop_keeps_ticking_while_a_cached_pattern_validates(
     call = ToolCall(id="1", name="t", arguments=arguments)
     with anyio.fail_after(scaled(120)):
         result, gap = await longest_loop_gap(
-            lambda: dispatch_tool_call(call, registry=registry, validate=validate)
+            lambda: dispatch_tool_call(call, registry=registry, gates=ToolGates(validator=validate))
         )
     assert result.error is not None
     assert result.error.code == "validation_failed"
@@ -114,7 +117,7 @@ async def test_abort_returns_within_the_grace_while_a_cached_pattern_validates(
                 signal=controller.signal,
                 abort_grace_seconds=0.05,
                 registry=registry,
-                validate=validate,
+                gates=ToolGates(validator=validate),
             )
             elapsed = time.monotonic() - started
     assert len(results) == 1

@@ -14,7 +14,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_calls_in_order,
 )
 from prism.core.testing import scaled
@@ -58,9 +59,11 @@ async def test_abort_returns_while_the_compile_is_still_running(
                     [ToolCall(id="c1", name="t", arguments={"a": "x"})],
                     signal=controller.signal,
                     abort_grace_seconds=0.05,
-                    registry=create_tool_registry([tool]),
-                    validate=create_json_schema_tool_argument_validator(
-                        options=JsonSchemaValidatorOptions(engine=engine)
+                    registry=ToolRegistry([tool]),
+                    gates=ToolGates(
+                        validator=create_json_schema_tool_argument_validator(
+                            options=JsonSchemaValidatorOptions(engine=engine)
+                        )
                     ),
                 )
             assert not release.is_set()  # the compile was still blocked when the batch returned

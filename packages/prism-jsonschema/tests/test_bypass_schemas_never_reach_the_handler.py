@@ -11,7 +11,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_call,
 )
 from prism.jsonschema import JsonSchemaValidatorOptions, create_json_schema_tool_argument_validator
@@ -86,8 +87,8 @@ async def test_a_bypass_schema_is_refused_and_the_handler_never_runs(
     )
     result = await dispatch_tool_call(
         ToolCall(id="c1", name="t", arguments=arguments),
-        registry=create_tool_registry([tool]),
-        validate=validate,
+        registry=ToolRegistry([tool]),
+        gates=ToolGates(validator=validate),
     )
     assert result.error is not None
     assert result.error.code == "validation_failed"

@@ -18,7 +18,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_call,
 )
 from prism.core.testing import longest_loop_gap, scaled
@@ -126,16 +127,16 @@ async def _ok(args: Any, context: ToolExecutionContext) -> str:
 )
 async def test_dispatch_never_stalls_the_loop(engine: str, name: str) -> None:
     schema, value = _HEAVY[name]
-    registry = create_tool_registry([ToolDefinition(name="t", execute=_ok, parameters=schema)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=_ok, parameters=schema)])
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
     )
     warm = ToolCall(id="0", name="t", arguments={})
-    await dispatch_tool_call(warm, registry=registry, validate=validate)
+    await dispatch_tool_call(warm, registry=registry, gates=ToolGates(validator=validate))
     call = ToolCall(id="1", name="t", arguments=value)
     with anyio.fail_after(scaled(60)):
         result, gap = await longest_loop_gap(
-            lambda: dispatch_tool_call(call, registry=registry, validate=validate)
+            lambda: dispatch_tool_call(call, registry=registry, gates=ToolGates(validator=validate))
         )
     assert result.error is not None
     assert result.error.code == "validation_failed"
@@ -214,15 +215,13 @@ _BIG_ARGUMENTS: dict[str, Any] = {
 @pytest.mark.parametrize("name", sorted(_BIG_ARGUMENTS))
 async def test_decoding_arguments_never_stalls_the_loop(engine: str, name: str) -> None:
     """Core's canonical copy of a large argument is made (or refused) off the loop."""
-    registry = create_tool_registry(
-        [ToolDefinition(name="t", execute=_ok, parameters={"type": "object"})]
-    )
+    registry = ToolRegistry([ToolDefinition(name="t", execute=_ok, parameters={"type": "object"})])
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
     )
     call = ToolCall(id="1", name="t", arguments=_BIG_ARGUMENTS[name])
     with anyio.fail_after(scaled(60)):
         _, gap = await longest_loop_gap(
-            lambda: dispatch_tool_call(call, registry=registry, validate=validate)
+            lambda: dispatch_tool_call(call, registry=registry, gates=ToolGates(validator=validate))
         )
     assert gap < scaled(_GAP_BOUND_S), f"heartbeat gap {gap * 1000:.0f} ms"

@@ -23,7 +23,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
@@ -391,13 +392,15 @@ async def test_a_dict_that_hides_a_key_never_delivers_it(engine: Any, schema: An
         received.append(dict(dict.items(args)))
         return "ran"
 
-    registry = create_tool_registry([ToolDefinition(name="t", execute=handler, parameters=schema)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=handler, parameters=schema)])
     validate: Any = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)
     )
     call = ToolCall(id="1", name="t", arguments=_HidesCmd(cmd="rm -rf /", a=1))
     with anyio.fail_after(scaled(30)):
-        result = await dispatch_tool_call(call, registry=registry, validate=validate)
+        result = await dispatch_tool_call(
+            call, registry=registry, gates=ToolGates(validator=validate)
+        )
     assert all("cmd" not in args for args in received), (result, received)
 
 
@@ -463,7 +466,7 @@ async def test_the_loop_keeps_ticking_during_a_fan_out_over_a_long_string_on_jso
     async def handler(args: Any, ctx: ToolExecutionContext) -> str:
         return "ran"
 
-    registry = create_tool_registry([ToolDefinition(name="t", execute=handler, parameters=schema)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=handler, parameters=schema)])
     validate: Any = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine="jsonschema-rs")
     )
@@ -480,7 +483,9 @@ async def test_the_loop_keeps_ticking_during_a_fan_out_over_a_long_string_on_jso
 
     with anyio.fail_after(scaled(60)):
         warm = await dispatch_tool_call(
-            ToolCall(id="0", name="t", arguments={"x": "b"}), registry=registry, validate=validate
+            ToolCall(id="0", name="t", arguments={"x": "b"}),
+            registry=registry,
+            gates=ToolGates(validator=validate),
         )
         assert warm.error is None
         async with anyio.create_task_group() as group:
@@ -489,7 +494,7 @@ async def test_the_loop_keeps_ticking_during_a_fan_out_over_a_long_string_on_jso
             result = await dispatch_tool_call(
                 ToolCall(id="1", name="t", arguments={"x": "b" * 65_536}),
                 registry=registry,
-                validate=validate,
+                gates=ToolGates(validator=validate),
             )
             done.set()
     # scan weight 256 x 65,536 characters: refused before the engine runs
@@ -572,7 +577,7 @@ async def test_arguments_are_read_once_so_the_handler_gets_what_was_validated(
         return "ran"
 
     schema = {"type": "object", "properties": {"cmd": {"const": "ls"}}, "required": ["cmd"]}
-    registry = create_tool_registry([ToolDefinition(name="t", execute=handler, parameters=schema)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=handler, parameters=schema)])
     validate: Any = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)
     )
@@ -581,7 +586,7 @@ async def test_arguments_are_read_once_so_the_handler_gets_what_was_validated(
     plain = ToolCall(id="2", name="t", arguments={"cmd": "ls"})
     with anyio.fail_after(scaled(30)):
         results = await dispatch_tool_calls_in_order(
-            [call, plain], registry=registry, validate=validate
+            [call, plain], registry=registry, gates=ToolGates(validator=validate)
         )
     assert len(results) == 2
     assert all(args == {"cmd": "ls"} for args in received), received

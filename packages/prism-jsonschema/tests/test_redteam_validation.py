@@ -21,7 +21,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
@@ -768,12 +769,14 @@ async def test_the_handler_gets_exactly_the_validated_canonical_value(
     engine: str, arguments: Any
 ) -> None:
     handler = _Recorder()
-    registry = create_tool_registry([ToolDefinition(name="t", execute=handler, parameters=_SCHEMA)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=handler, parameters=_SCHEMA)])
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)
     )
     result = await dispatch_tool_call(
-        ToolCall(id="1", name="t", arguments=arguments), registry=registry, validate=validate
+        ToolCall(id="1", name="t", arguments=arguments),
+        registry=registry,
+        gates=ToolGates(validator=validate),
     )
     for seen in handler.seen:
         assert _exact(seen)
@@ -794,12 +797,14 @@ async def test_mutating_the_original_after_dispatch_starts_does_not_reach_the_ha
         seen.append(args)
         return "ok"
 
-    registry = create_tool_registry([ToolDefinition(name="t", execute=handler, parameters=_SCHEMA)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=handler, parameters=_SCHEMA)])
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)
     )
     result = await dispatch_tool_call(
-        ToolCall(id="1", name="t", arguments=original), registry=registry, validate=validate
+        ToolCall(id="1", name="t", arguments=original),
+        registry=registry,
+        gates=ToolGates(validator=validate),
     )
     assert result.error is None
     assert seen == [{"cmd": "ls"}]
@@ -824,7 +829,7 @@ class _FlippingArguments(ToolCall):
 @pytest.mark.anyio
 async def test_toolcall_attribute_tricks_keep_one_result_per_call(engine: str) -> None:
     handler = _Recorder()
-    registry = create_tool_registry([ToolDefinition(name="t", execute=handler, parameters=_SCHEMA)])
+    registry = ToolRegistry([ToolDefinition(name="t", execute=handler, parameters=_SCHEMA)])
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)
     )
@@ -834,7 +839,9 @@ async def test_toolcall_attribute_tricks_keep_one_result_per_call(engine: str) -
         flipping(id="b", name="t", arguments={}),
         ToolCall(id="c", name="t", arguments={"cmd": "ls"}),
     ]
-    results = await dispatch_tool_calls_in_order(calls, registry=registry, validate=validate)
+    results = await dispatch_tool_calls_in_order(
+        calls, registry=registry, gates=ToolGates(validator=validate)
+    )
     assert len(results) == 3
     assert results[0].error is not None
     assert results[0].error.code == "invalid_arguments"
@@ -911,9 +918,7 @@ async def test_hostile_schema_objects_block_every_call_quickly(
     engine: str, parameters: Any
 ) -> None:
     handler = _Recorder()
-    registry = create_tool_registry(
-        [ToolDefinition(name="t", execute=handler, parameters=parameters)]
-    )
+    registry = ToolRegistry([ToolDefinition(name="t", execute=handler, parameters=parameters)])
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)
     )
@@ -922,7 +927,9 @@ async def test_hostile_schema_objects_block_every_call_quickly(
         ToolCall(id="b", name="t", arguments={}),
     ]
     with anyio_fail_after(scaled(10)):
-        results = await dispatch_tool_calls_in_order(calls, registry=registry, validate=validate)
+        results = await dispatch_tool_calls_in_order(
+            calls, registry=registry, gates=ToolGates(validator=validate)
+        )
     assert len(results) == 2
     for result in results:
         assert result.error is not None
@@ -935,15 +942,15 @@ async def test_hostile_schema_objects_block_every_call_quickly(
 async def test_a_schema_is_read_once_per_validator(engine: str) -> None:
     handler = _Recorder()
     parameters = {"type": "object", "properties": {"x": _FlippingType()}}
-    registry = create_tool_registry(
-        [ToolDefinition(name="t", execute=handler, parameters=parameters)]
-    )
+    registry = ToolRegistry([ToolDefinition(name="t", execute=handler, parameters=parameters)])
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)
     )
     verdicts = []
     for value in (1, "s", 1, "s"):
         call = ToolCall(id="a", name="t", arguments={"x": value})
-        result = await dispatch_tool_call(call, registry=registry, validate=validate)
+        result = await dispatch_tool_call(
+            call, registry=registry, gates=ToolGates(validator=validate)
+        )
         verdicts.append(result.error is None)
     assert verdicts in ([True, False, True, False], [False, True, False, True])

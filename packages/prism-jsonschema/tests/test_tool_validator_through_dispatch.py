@@ -11,7 +11,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_call,
 )
 from prism.jsonschema import (
@@ -50,7 +51,7 @@ async def test_valid_arguments_run_the_handler(engine: str) -> None:
     )
     call = ToolCall(id="c1", name="forecast", arguments={"city": "Oslo", "days": 3})
     result = await dispatch_tool_call(
-        call, registry=create_tool_registry([_tool(handler)]), validate=validate
+        call, registry=ToolRegistry([_tool(handler)]), gates=ToolGates(validator=validate)
     )
     assert result.error is None
     assert handler.calls == [{"city": "Oslo", "days": 3}]
@@ -70,7 +71,7 @@ async def test_invalid_arguments_are_blocked_before_the_handler(
     )
     call = ToolCall(id="c2", name="forecast", arguments=arguments)
     result = await dispatch_tool_call(
-        call, registry=create_tool_registry([_tool(handler)]), validate=validate
+        call, registry=ToolRegistry([_tool(handler)]), gates=ToolGates(validator=validate)
     )
     assert result.error is not None
     assert result.error.code == "validation_failed"
@@ -80,16 +81,18 @@ async def test_invalid_arguments_are_blocked_before_the_handler(
 
 async def test_missing_schema_allow_and_reject(engine: str) -> None:
     handler = Handler()
-    registry = create_tool_registry([_tool(handler, parameters=None, name="free")])
+    registry = ToolRegistry([_tool(handler, parameters=None, name="free")])
     call = ToolCall(id="c3", name="free", arguments={"city": "x"})
     allow = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine)
     )
-    assert (await dispatch_tool_call(call, registry=registry, validate=allow)).error is None
+    assert (
+        await dispatch_tool_call(call, registry=registry, gates=ToolGates(validator=allow))
+    ).error is None
     reject = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine=engine, missing_schema="reject")
     )
-    result = await dispatch_tool_call(call, registry=registry, validate=reject)
+    result = await dispatch_tool_call(call, registry=registry, gates=ToolGates(validator=reject))
     assert result.error is not None
     assert result.error.code == "validation_failed"
     assert "no parameter schema" in result.error.message
@@ -103,8 +106,8 @@ async def test_a_rejected_schema_blocks_with_its_reason(engine: str) -> None:
         options=JsonSchemaValidatorOptions(engine=engine)
     )
     call = ToolCall(id="c4", name="forecast", arguments={"city": "Oslo"})
-    registry = create_tool_registry([_tool(handler, parameters=remote)])
-    result = await dispatch_tool_call(call, registry=registry, validate=validate)
+    registry = ToolRegistry([_tool(handler, parameters=remote)])
+    result = await dispatch_tool_call(call, registry=registry, gates=ToolGates(validator=validate))
     assert result.error is not None
     assert result.error.code == "validation_failed"
     assert "https://example.com/city" in result.error.message

@@ -16,7 +16,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolGates,
+    ToolRegistry,
     dispatch_tool_calls_in_order,
 )
 from prism.core.testing import longest_loop_gap, scaled
@@ -92,8 +93,8 @@ async def test_abort_returns_while_a_validation_is_still_running(engine: str) ->
                     [ToolCall(id="c1", name="t", arguments=arguments)],
                     signal=controller.signal,
                     abort_grace_seconds=0.05,
-                    registry=create_tool_registry([tool]),
-                    validate=validate,
+                    registry=ToolRegistry([tool]),
+                    gates=ToolGates(validator=validate),
                 )
                 elapsed = time.monotonic() - started
             assert not release.is_set()  # still validating when the batch returned

@@ -14,11 +14,17 @@ from prism.core import (
     PermissionDecision,
     PermissionRequest,
     ToolCall,
+    ToolGates,
     ToolPipeline,
-    create_tool_registry,
+    ToolRegistry,
 )
 from prism.core.testing import scaled
-from prism.mcp import InMemoryTransport, StreamableHttpTransport, connect_mcp_tools
+from prism.mcp import (
+    InMemoryTransport,
+    McpBridgeOptions,
+    StreamableHttpTransport,
+    connect_mcp_tools,
+)
 
 from .conftest import SERVERS, Kit, server_module
 
@@ -57,13 +63,15 @@ async def test_a_policy_written_from_the_docs_reads_a_real_servers_hints(
                 )
             bridge = await stack.enter_async_context(
                 connect_mcp_tools(
-                    server_id="p", transport=target, name_prefix="", protocol_mode=mode
+                    server_id="p",
+                    transport=target,
+                    options=McpBridgeOptions(name_prefix="", protocol_mode=mode),
                 )
             )
             tools = {tool.name: tool for tool in bridge.tools}
             pipeline = ToolPipeline(
-                registry=create_tool_registry(bridge.tools),
-                permission=RefuseDestructiveTools(tools),
+                registry=ToolRegistry(bridge.tools),
+                gates=ToolGates(permission=RefuseDestructiveTools(tools)),
             )
             read = await pipeline.dispatch(ToolCall(id="1", name="stats", arguments={}), None)
             write = await pipeline.dispatch(ToolCall(id="2", name="echo", arguments={}), None)

@@ -6,7 +6,7 @@ import anyio
 import pytest
 
 from prism.core.testing import scaled
-from prism.mcp import McpToolBridge, connect_mcp_tools
+from prism.mcp import McpBridgeOptions, McpToolBridge, connect_mcp_tools
 
 pytestmark = pytest.mark.anyio
 
@@ -18,7 +18,9 @@ async def _lists(kit, bridge: McpToolBridge) -> int:
 async def test_refresh_within_the_ttl_sends_no_request(kit) -> None:
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile(), list_cache_ttl_seconds=3600
+            server_id="h",
+            transport=kit.hostile(),
+            options=McpBridgeOptions(list_cache_ttl_seconds=3600),
         ) as bridge:
             tools = bridge.tools
             for _ in range(5):
@@ -31,7 +33,9 @@ async def test_refresh_within_the_ttl_sends_no_request(kit) -> None:
 async def test_refresh_after_the_ttl_lists_again(kit) -> None:
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile(), list_cache_ttl_seconds=0.2
+            server_id="h",
+            transport=kit.hostile(),
+            options=McpBridgeOptions(list_cache_ttl_seconds=0.2),
         ) as bridge:
             assert not bridge.stale
             await anyio.sleep(0.3)
@@ -51,8 +55,7 @@ async def test_a_legacy_notification_marks_stale_and_calls_back_once(kit) -> Non
         async with connect_mcp_tools(
             server_id="h",
             transport=kit.hostile(),
-            list_cache_ttl_seconds=3600,
-            on_tools_changed=changed,
+            options=McpBridgeOptions(list_cache_ttl_seconds=3600, on_tools_changed=changed),
         ) as bridge:
             assert bridge.list_changed_mode == "notification"
             await kit.call(bridge, "add_tool", {"name": "first"})
@@ -75,7 +78,9 @@ async def test_a_raising_callback_does_not_hurt_the_bridge(kit) -> None:
 
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile(), on_tools_changed=broken
+            server_id="h",
+            transport=kit.hostile(),
+            options=McpBridgeOptions(on_tools_changed=broken),
         ) as bridge:
             await kit.call(bridge, "add_tool", {"name": "x"})
             await raised.wait()
@@ -90,9 +95,11 @@ async def test_sdk_server_announces_changes_on_both_eras(kit, mode: str, expecte
         async with connect_mcp_tools(
             server_id="sdk",
             transport=kit.sdk_memory(),
-            protocol_mode=mode,
-            list_cache_ttl_seconds=3600,
-            on_tools_changed=lambda _: changed.set(),
+            options=McpBridgeOptions(
+                protocol_mode=mode,
+                list_cache_ttl_seconds=3600,
+                on_tools_changed=lambda _: changed.set(),
+            ),
         ) as bridge:
             assert await kit.until(lambda: bridge.list_changed_mode == expected)
             assert bridge.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
@@ -109,7 +116,7 @@ async def test_a_lost_listen_stream_is_opened_again(kit) -> None:
         async with connect_mcp_tools(
             server_id="ll",
             transport=kit.lowlevel_memory(listen="flaky"),
-            list_cache_ttl_seconds=3600,
+            options=McpBridgeOptions(list_cache_ttl_seconds=3600),
         ) as bridge:
             assert bridge.protocol_version == "2026-07-28"
 
@@ -132,7 +139,7 @@ async def test_a_server_that_cannot_listen_falls_back_to_the_ttl(kit) -> None:
         async with connect_mcp_tools(
             server_id="ll",
             transport=kit.lowlevel_memory(listen="reject"),
-            list_cache_ttl_seconds=0.5,
+            options=McpBridgeOptions(list_cache_ttl_seconds=0.5),
         ) as bridge:
             await kit.call(bridge, "stats")
             assert bridge.list_changed_mode == "ttl"

@@ -59,8 +59,7 @@ async def _run(kit: Any, features: McpClientFeatures | None, *calls: tuple[str, 
         async with connect_mcp_tools(
             server_id="feat",
             transport=_server(kit),
-            protocol_mode="legacy",
-            client_features=features,
+            options=McpBridgeOptions(protocol_mode="legacy", client_features=features),
         ) as bridge:
             for name, args in calls:
                 result = await kit.call(bridge, name, args)
@@ -173,8 +172,7 @@ async def test_each_request_passes_the_permission_check(kit) -> None:
         async with connect_mcp_tools(
             server_id="feat",
             transport=_server(kit),
-            protocol_mode="legacy",
-            client_features=features,
+            options=McpBridgeOptions(protocol_mode="legacy", client_features=features),
         ) as bridge:
             for decide, allowed in DECISIONS:
                 policy.decide, policy.keys = decide, []
@@ -283,8 +281,7 @@ async def test_features_work_over_streamable_http_and_denials_reach_the_server(k
             connect_mcp_tools(
                 server_id="web",
                 transport=StreamableHttpTransport(url),
-                protocol_mode="legacy",
-                client_features=features,
+                options=McpBridgeOptions(protocol_mode="legacy", client_features=features),
             ) as bridge,
         ):
             asked = (await kit.call(bridge, "ask", {"question": "name?"})).value

@@ -11,7 +11,7 @@ import pytest
 
 from prism.core import AbortController
 from prism.core.testing import scaled
-from prism.mcp import McpConnectError, StdioTransport, connect_mcp_tools
+from prism.mcp import McpBridgeOptions, McpConnectError, StdioTransport, connect_mcp_tools
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +31,7 @@ async def test_an_abort_signal_ends_a_connect_at_once_and_leaves_no_process(kit)
                 async with connect_mcp_tools(
                     server_id="slow",
                     transport=_silent(kit),
-                    protocol_mode="legacy",
+                    options=McpBridgeOptions(protocol_mode="legacy"),
                     signal=controller.signal,
                 ):
                     raise AssertionError("connected to a server that never answers")
@@ -54,7 +54,9 @@ async def test_cancelling_the_enclosing_scope_ends_a_connect(kit) -> None:
     with anyio.fail_after(scaled(20)):
         with anyio.move_on_after(0.5) as scope:
             async with connect_mcp_tools(
-                server_id="slow", transport=_silent(kit), protocol_mode="legacy"
+                server_id="slow",
+                transport=_silent(kit),
+                options=McpBridgeOptions(protocol_mode="legacy"),
             ):
                 raise AssertionError("connected to a server that never answers")
     assert scope.cancelled_caught
@@ -65,7 +67,9 @@ async def test_cancelling_the_enclosing_scope_ends_a_connect(kit) -> None:
 async def test_refresh_force_always_lists_again(kit) -> None:
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile(), list_cache_ttl_seconds=3600
+            server_id="h",
+            transport=kit.hostile(),
+            options=McpBridgeOptions(list_cache_ttl_seconds=3600),
         ) as bridge:
             assert bridge.list_requests == 1
             await bridge.refresh()

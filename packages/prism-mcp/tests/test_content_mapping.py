@@ -16,7 +16,7 @@ from prism.core import (
     render_tool_result,
 )
 from prism.core.testing import scaled
-from prism.mcp import MCP_RESULT_TOO_LARGE, MCP_TOOL_ERROR, connect_mcp_tools
+from prism.mcp import MCP_RESULT_TOO_LARGE, MCP_TOOL_ERROR, McpBridgeOptions, connect_mcp_tools
 from prism.mcp._content import map_call_result
 
 pytestmark = pytest.mark.anyio
@@ -95,7 +95,9 @@ async def test_a_structured_twin_of_the_text_is_counted_and_rendered_once(kit) -
     cap = 1_000_000
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
-            server_id="fs", transport=kit.sdk_stdio(), max_result_bytes=cap
+            server_id="fs",
+            transport=kit.sdk_stdio(),
+            options=McpBridgeOptions(max_result_bytes=cap),
         ) as bridge:
             near = await kit.call(bridge, "read_file", {"n_bytes": 900_000})
             over = await kit.call(bridge, "read_file", {"n_bytes": 1_100_000})

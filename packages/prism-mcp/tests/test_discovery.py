@@ -9,7 +9,7 @@ import anyio
 import pytest
 from mcp import types
 
-from prism.core import ToolCall, create_tool_registry, dispatch_tool_call
+from prism.core import ToolCall, ToolRegistry, dispatch_tool_call
 from prism.core.testing import scaled
 from prism.mcp import (
     McpBridgeOptions,
@@ -73,7 +73,7 @@ async def test_schemas_over_the_bound_are_skipped(kit) -> None:
         anyio.fail_after(scaled(30)),
     ):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile(), max_schema_bytes=60
+            server_id="h", transport=kit.hostile(), options=McpBridgeOptions(max_schema_bytes=60)
         ) as bridge:
             names = {t.name for t in bridge.tools}
     assert "mcp:h:echo" in names
@@ -83,11 +83,15 @@ async def test_schemas_over_the_bound_are_skipped(kit) -> None:
 async def test_too_many_tools_or_pages_fail_the_connect(kit) -> None:
     with anyio.fail_after(scaled(30)):
         with pytest.raises(McpToolListError, match="max_tools=5"):
-            async with connect_mcp_tools(server_id="h", transport=kit.hostile(), max_tools=5):
+            async with connect_mcp_tools(
+                server_id="h", transport=kit.hostile(), options=McpBridgeOptions(max_tools=5)
+            ):
                 pass
         with pytest.raises(McpToolListError, match="max_list_pages=3"):
             async with connect_mcp_tools(
-                server_id="h", transport=kit.hostile("ok", "--page-size", "1"), max_list_pages=3
+                server_id="h",
+                transport=kit.hostile("ok", "--page-size", "1"),
+                options=McpBridgeOptions(max_list_pages=3),
             ):
                 pass
 
@@ -124,7 +128,7 @@ async def test_two_servers_with_the_same_tool_coexist_in_one_registry(kit) -> No
             connect_mcp_tools(server_id="a", transport=kit.hostile("ok", "--label", "A")) as a,
             connect_mcp_tools(server_id="b", transport=kit.hostile("ok", "--label", "B")) as b,
         ):
-            registry = create_tool_registry([*a.tools, *b.tools], duplicate="error")
+            registry = ToolRegistry([*a.tools, *b.tools], duplicate="error")
             results = [
                 await dispatch_tool_call(
                     ToolCall(id=s, name=f"mcp:{s}:search", arguments={"query": "q"}),
@@ -139,7 +143,9 @@ async def test_two_servers_with_the_same_tool_coexist_in_one_registry(kit) -> No
 async def test_a_provider_safe_prefix_replaces_the_namespace(kit) -> None:
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
-            server_id="docs", transport=kit.hostile(), name_prefix="docs__"
+            server_id="docs",
+            transport=kit.hostile(),
+            options=McpBridgeOptions(name_prefix="docs__"),
         ) as bridge:
             result = await kit.call(bridge, "echo", {"text": "x"})
     assert {t.name for t in bridge.tools} >= {"docs__echo", "docs__search"}
@@ -205,7 +211,9 @@ async def test_one_schema_too_deep_for_the_parser_costs_only_that_tool(kit) -> N
                 with warnings.catch_warnings(record=True) as seen:
                     warnings.simplefilter("always")
                     async with connect_mcp_tools(
-                        server_id="d", transport=transport, protocol_mode=mode
+                        server_id="d",
+                        transport=transport,
+                        options=McpBridgeOptions(protocol_mode=mode),
                     ) as bridge:
                         names = {t.name for t in bridge.tools}
                         echoed = await kit.call(bridge, "echo", {"text": "ok"})
@@ -220,7 +228,7 @@ async def test_a_listing_page_over_the_read_cap_says_so(kit) -> None:
         async with connect_mcp_tools(
             server_id="fat",
             transport=kit.lowlevel("--tools", "4000", "--page-size", "4000"),
-            max_result_bytes=100_000,
+            options=McpBridgeOptions(max_result_bytes=100_000),
         ):
             pass
     message = str(caught.value)

@@ -13,9 +13,10 @@ from prism.core import (
     ToolArgumentValidationIssue,
     ToolArgumentValidationResult,
     ToolCall,
+    ToolGates,
+    ToolRegistry,
     create_static_permission_policy,
     create_tool_parameter_validator,
-    create_tool_registry,
     dispatch_tool_call,
 )
 from prism.core.testing import scaled
@@ -52,18 +53,18 @@ async def test_arguments_invalid_for_the_remote_schema_never_reach_the_server(ki
     validate = create_tool_parameter_validator(_validator())
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
-            registry = create_tool_registry(bridge.tools)
+            registry = ToolRegistry(bridge.tools)
             before = (await kit.call(bridge, "stats")).value["calls"]
             bad = await dispatch_tool_call(
                 ToolCall(id="1", name="mcp:h:echo", arguments={"text": 42}),
                 registry=registry,
-                validate=validate,
+                gates=ToolGates(validator=validate),
             )
             after_bad = (await kit.call(bridge, "stats")).value["calls"]
             good = await dispatch_tool_call(
                 ToolCall(id="2", name="mcp:h:echo", arguments={"text": "hello"}),
                 registry=registry,
-                validate=validate,
+                gates=ToolGates(validator=validate),
             )
     assert bad.error is not None
     assert bad.error.code == "validation_failed"
@@ -79,11 +80,13 @@ async def test_dispatch_gates_and_signals_apply_to_mcp_tools(kit) -> None:
     controller = AbortController()
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
-            registry = create_tool_registry(bridge.tools)
+            registry = ToolRegistry(bridge.tools)
             denied = await dispatch_tool_call(
                 ToolCall(id="1", name="mcp:h:crash", arguments={}),
                 registry=registry,
-                permission=create_static_permission_policy(deny=["tool:mcp:h:crash:execute"]),
+                gates=ToolGates(
+                    permission=create_static_permission_policy(deny=["tool:mcp:h:crash:execute"])
+                ),
             )
 
             async def abort_soon() -> None:
@@ -96,7 +99,7 @@ async def test_dispatch_gates_and_signals_apply_to_mcp_tools(kit) -> None:
                     ToolCall(id="2", name="mcp:h:sleep", arguments={"seconds": 30}),
                     registry=registry,
                     context=kit.context(signal=controller.signal, call_id="2"),
-                    ledger=ledger,
+                    gates=ToolGates(ledger=ledger),
                 )
             alive = (await kit.call(bridge, "pid")).error is None
     assert denied.error is not None

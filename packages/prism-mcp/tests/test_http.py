@@ -17,6 +17,7 @@ from prism.mcp import (
     MCP_RESULT_TOO_LARGE,
     MCP_TIMEOUT,
     MCP_TOOL_ERROR,
+    McpBridgeOptions,
     McpConnectError,
     StreamableHttpTransport,
     connect_mcp_tools,
@@ -40,8 +41,7 @@ async def test_http_maps_results_and_announces_changes_on_both_eras(kit) -> None
                 async with connect_mcp_tools(
                     server_id="web",
                     transport=StreamableHttpTransport(url, headers={"X-Test": "1"}),
-                    protocol_mode=mode,
-                    list_cache_ttl_seconds=3600,
+                    options=McpBridgeOptions(protocol_mode=mode, list_cache_ttl_seconds=3600),
                 ) as bridge:
                     mixed = await kit.call(bridge, "mixed")
                     point = await kit.call(bridge, "structured", {"x": 3, "y": 4})
@@ -66,8 +66,7 @@ async def test_http_results_over_the_cap_are_refused_before_buffering(kit, peak_
                 async with connect_mcp_tools(
                     server_id="web",
                     transport=StreamableHttpTransport(url),
-                    protocol_mode=mode,
-                    max_result_bytes=CAP,
+                    options=McpBridgeOptions(protocol_mode=mode, max_result_bytes=CAP),
                 ) as bridge:
                     peak_rss.reset()
                     big = await kit.call(bridge, "huge", {"n_bytes": 20_000_000})
@@ -86,8 +85,7 @@ async def test_http_json_server_bodies_are_capped(kit) -> None:
             connect_mcp_tools(
                 server_id="web",
                 transport=StreamableHttpTransport(url),
-                protocol_mode="legacy",
-                max_result_bytes=CAP,
+                options=McpBridgeOptions(protocol_mode="legacy", max_result_bytes=CAP),
             ) as bridge,
         ):
             big = await kit.call(bridge, "huge", {"n_bytes": 2_000_000})
@@ -105,8 +103,7 @@ async def test_http_timeout_and_abort_cancel_the_server_handler(kit) -> None:
             connect_mcp_tools(
                 server_id="web",
                 transport=StreamableHttpTransport(url),
-                protocol_mode="legacy",
-                call_timeout_seconds=1.0,
+                options=McpBridgeOptions(protocol_mode="legacy", call_timeout_seconds=1.0),
             ) as bridge,
         ):
             timed_out = await kit.call(bridge, "sleep_marked", {"path": str(marker)})
@@ -136,7 +133,9 @@ async def test_http_server_crash_mid_call_is_a_typed_result(kit) -> None:
             async with (
                 kit.http_server() as url,
                 connect_mcp_tools(
-                    server_id="web", transport=StreamableHttpTransport(url), protocol_mode=mode
+                    server_id="web",
+                    transport=StreamableHttpTransport(url),
+                    options=McpBridgeOptions(protocol_mode=mode),
                 ) as bridge,
             ):
                 crashed = await kit.call(bridge, "crash", {"delay": 0.2})
@@ -179,9 +178,9 @@ async def test_http_timeout_arrives_on_time_even_with_a_long_close_grace(kit) ->
                 async with connect_mcp_tools(
                     server_id="web",
                     transport=StreamableHttpTransport(url),
-                    protocol_mode=mode,
-                    call_timeout_seconds=timeout,
-                    close_grace_seconds=10,
+                    options=McpBridgeOptions(
+                        protocol_mode=mode, call_timeout_seconds=timeout, close_grace_seconds=10
+                    ),
                 ) as bridge:
                     started = time.monotonic()
                     hung = await kit.call(bridge, "freeze", {"seconds": 3})
@@ -199,7 +198,7 @@ async def test_http_401_and_403_are_named_in_the_error(kit) -> None:
                     async with connect_mcp_tools(
                         server_id="web",
                         transport=StreamableHttpTransport(url, headers=headers),
-                        protocol_mode="legacy",
+                        options=McpBridgeOptions(protocol_mode="legacy"),
                     ):
                         raise AssertionError("connected without the right token")
                 assert expected in str(caught.value), str(caught.value)

@@ -23,7 +23,7 @@ from mcp.types import (
 )
 
 from prism.core.testing import scaled
-from prism.mcp import InMemoryTransport, McpToolBridge, connect_mcp_tools
+from prism.mcp import InMemoryTransport, McpBridgeOptions, McpToolBridge, connect_mcp_tools
 
 from .conftest import Kit, server_module
 
@@ -43,8 +43,7 @@ async def test_a_served_prism_registry_is_listed_called_and_announces_changes(
         async with connect_mcp_tools(
             server_id="inproc",
             transport=InMemoryTransport(server),
-            name_prefix="",
-            on_tools_changed=on_changed,
+            options=McpBridgeOptions(name_prefix="", on_tools_changed=on_changed),
         ) as bridge:
             assert "echo" in [t.name for t in bridge.tools]
             result = await kit.call(bridge, "echo", {"text": "hi"})
@@ -63,7 +62,9 @@ async def test_an_sdk_mcpserver_serves_in_memory(kit: Kit) -> None:
 
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
-            server_id="sdk", transport=InMemoryTransport(app), name_prefix=""
+            server_id="sdk",
+            transport=InMemoryTransport(app),
+            options=McpBridgeOptions(name_prefix=""),
         ) as bridge:
             result = await kit.call(bridge, "add", {"a": 2, "b": 3})
     assert result.error is None
@@ -92,7 +93,9 @@ async def test_closing_the_bridge_ends_a_lowlevel_servers_handler(kit: Kit) -> N
     with anyio.fail_after(scaled(30)):
         async with anyio.create_task_group() as group:
             async with connect_mcp_tools(
-                server_id="low", transport=InMemoryTransport(server), name_prefix=""
+                server_id="low",
+                transport=InMemoryTransport(server),
+                options=McpBridgeOptions(name_prefix=""),
             ) as bridge:
                 group.start_soon(kit.call, bridge, "hang")
                 await started.wait()

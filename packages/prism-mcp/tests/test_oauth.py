@@ -15,10 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prism.core import InMemoryRunLedger, ToolCall, create_tool_registry, dispatch_tool_call
+from prism.core import InMemoryRunLedger, ToolCall, ToolGates, ToolRegistry, dispatch_tool_call
 from prism.core.testing import scaled
 from prism.mcp import (
     InMemoryTokenStorage,
+    McpBridgeOptions,
     McpConnectError,
     McpOAuthAuthorizationCode,
     McpOAuthClientCredentials,
@@ -85,7 +86,9 @@ async def test_authorization_code_with_pkce_refreshes_and_reuses_host_storage(ki
         async with oauth_server(kit, ttl=5) as url:
             transport = StreamableHttpTransport(url, oauth=oauth)
             async with connect_mcp_tools(
-                server_id="secure", transport=transport, protocol_mode="legacy"
+                server_id="secure",
+                transport=transport,
+                options=McpBridgeOptions(protocol_mode="legacy"),
             ) as bridge:
                 first = await _value(kit, bridge, "stats")
                 tokens = dict(await storage.load_tokens() or {})
@@ -94,7 +97,9 @@ async def test_authorization_code_with_pkce_refreshes_and_reuses_host_storage(ki
                 refreshed = dict(await storage.load_tokens() or {})
             # a new bridge (a restarted host) finds its tokens in the host's storage
             async with connect_mcp_tools(
-                server_id="secure", transport=transport, protocol_mode="legacy"
+                server_id="secure",
+                transport=transport,
+                options=McpBridgeOptions(protocol_mode="legacy"),
             ) as bridge:
                 again = await _value(kit, bridge, "stats")
     (authorize,) = browser.opened
@@ -118,16 +123,16 @@ async def test_no_token_reaches_results_errors_events_or_ledger_rows(kit) -> Non
             connect_mcp_tools(
                 server_id="secure",
                 transport=StreamableHttpTransport(url, oauth=oauth),
-                protocol_mode="legacy",
+                options=McpBridgeOptions(protocol_mode="legacy"),
             ) as bridge,
         ):
-            registry = create_tool_registry(bridge.tools)
+            registry = ToolRegistry(bridge.tools)
             results = [
                 await dispatch_tool_call(
                     ToolCall(id=str(i), name="mcp:secure:leak", arguments=args),
                     registry=registry,
                     emit=events.append,
-                    ledger=ledger,
+                    gates=ToolGates(ledger=ledger),
                 )
                 for i, args in enumerate(({}, {"fail": True}))
             ]
@@ -149,7 +154,7 @@ async def test_a_refused_authorization_fails_to_connect_with_a_clear_error(kit) 
                 async with connect_mcp_tools(
                     server_id="secure",
                     transport=StreamableHttpTransport(url, oauth=oauth),
-                    protocol_mode="legacy",
+                    options=McpBridgeOptions(protocol_mode="legacy"),
                 ):
                     pass
 
@@ -168,7 +173,7 @@ async def test_a_person_who_never_comes_back_is_bounded_by_handler_timeout(kit) 
                 async with connect_mcp_tools(
                     server_id="secure",
                     transport=StreamableHttpTransport(url, oauth=oauth),
-                    protocol_mode="legacy",
+                    options=McpBridgeOptions(protocol_mode="legacy"),
                 ):
                     pass
             assert anyio.current_time() - started < 15
@@ -194,7 +199,7 @@ async def test_a_token_endpoint_that_echoes_the_secret_cannot_leak_it_in_errors(
                     async with connect_mcp_tools(
                         server_id="hostile",
                         transport=StreamableHttpTransport(url, oauth=oauth),
-                        protocol_mode="legacy",
+                        options=McpBridgeOptions(protocol_mode="legacy"),
                     ):
                         pass
                 message = str(caught.value)

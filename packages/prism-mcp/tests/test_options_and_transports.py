@@ -178,7 +178,9 @@ async def test_bad_server_ids_are_refused_before_anything_starts(server_id: Any)
 @pytest.mark.anyio
 async def test_bad_options_are_refused_before_anything_starts() -> None:
     with anyio.fail_after(scaled(10)), pytest.raises(ValueError, match="max_tools"):
-        async with connect_mcp_tools(server_id="a", transport=StdioTransport("true"), max_tools=0):
+        async with connect_mcp_tools(
+            server_id="a", transport=StdioTransport("true"), options=McpBridgeOptions(max_tools=0)
+        ):
             pass
     with pytest.raises(TypeError):
         async with connect_mcp_tools(server_id="a", transport=StdioTransport("true"), bogus=1):
@@ -188,13 +190,21 @@ async def test_bad_options_are_refused_before_anything_starts() -> None:
             pass
 
 
-def test_connect_takes_every_option_as_a_typed_keyword_with_the_options_default() -> None:
+def test_connect_takes_one_options_object_and_no_flattened_option_keywords() -> None:
     params = inspect.signature(connect_mcp_tools).parameters
-    fields = {f.name: f for f in dataclasses.fields(McpBridgeOptions)}
-    assert set(params) - {"server_id", "transport", "signal"} == set(fields)
-    defaults = McpBridgeOptions()
-    for name in fields:
-        assert params[name].kind is inspect.Parameter.KEYWORD_ONLY, name
-        assert params[name].default == getattr(defaults, name), name
-        assert params[name].annotation != "Any", name
-    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    assert list(params) == ["server_id", "transport", "options", "signal"]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params.values())
+    assert params["options"].default is None
+    assert not {f.name for f in dataclasses.fields(McpBridgeOptions)} & set(params)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("options", [{"max_tools": 1}, "McpBridgeOptions()", 30.0])
+async def test_options_that_are_not_mcp_bridge_options_are_refused_before_anything_starts(
+    options: Any,
+) -> None:
+    with anyio.fail_after(scaled(10)), pytest.raises(TypeError, match="McpBridgeOptions"):
+        async with connect_mcp_tools(
+            server_id="a", transport=StdioTransport("true"), options=options
+        ):
+            pass

@@ -18,6 +18,7 @@ from prism.core import render_tool_result
 from prism.core.testing import scaled
 from prism.mcp import (
     MCP_CONNECTION_LOST,
+    McpBridgeOptions,
     McpConnectError,
     McpToolBridge,
     StreamableHttpTransport,
@@ -37,9 +38,9 @@ async def _bridges(
             connect_mcp_tools(
                 server_id=f"web-{mode}-{policy}",
                 transport=StreamableHttpTransport(url),
-                protocol_mode=mode,
-                on_call_fault=policy,
-                list_cache_ttl_seconds=3600,
+                options=McpBridgeOptions(
+                    protocol_mode=mode, on_call_fault=policy, list_cache_ttl_seconds=3600
+                ),
             )
         )
         for mode, policy in policies

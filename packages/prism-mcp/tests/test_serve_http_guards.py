@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prism.core import TextContent, ToolPipeline, create_tool_registry
+from prism.core import TextContent, ToolPipeline, ToolRegistry
 from prism.core.testing import scaled
-from prism.mcp import StreamableHttpTransport, connect_mcp_tools
+from prism.mcp import McpBridgeOptions, StreamableHttpTransport, connect_mcp_tools
 from prism.mcp.server import (
     APPROVE_SCOPE,
     BearerTokens,
@@ -138,7 +138,9 @@ async def test_requests_without_the_token_get_401_with_a_bearer_challenge(kit: K
                                 {**ACCEPTS, "Authorization": f"Basic {TOKEN}"})
             ]  # fmt: skip
             http = StreamableHttpTransport(url, headers={"Authorization": f"Bearer {TOKEN}"})
-            async with connect_mcp_tools(server_id="p", transport=http, name_prefix="") as bridge:
+            async with connect_mcp_tools(
+                server_id="p", transport=http, options=McpBridgeOptions(name_prefix="")
+            ) as bridge:
                 result = await kit.call(bridge, "echo", {"text": "through"})
     for answer in answers:
         assert answer.status_code == 401
@@ -156,7 +158,9 @@ async def test_abandoned_sessions_never_lock_out_a_fresh_client(kit: Kit) -> Non
             statuses = [(await open_session(raw, url)).status_code for _ in range(40)]
             first = await raw.post(url, json=INITIALIZE, headers=AUTH)
             http = StreamableHttpTransport(url, headers={"Authorization": f"Bearer {TOKEN}"})
-            async with connect_mcp_tools(server_id="p", transport=http, name_prefix="") as bridge:
+            async with connect_mcp_tools(
+                server_id="p", transport=http, options=McpBridgeOptions(name_prefix="")
+            ) as bridge:
                 result = await kit.call(bridge, "echo", {"text": "fresh"})
     assert statuses == [200] * 40
     assert first.status_code == 200
@@ -267,7 +271,7 @@ async def test_when_every_session_is_busy_a_new_one_is_refused_not_a_busy_one_ev
 
 
 async def test_an_oauth_resource_server_publishes_metadata_and_points_401s_at_it() -> None:
-    server = McpToolServer(ToolPipeline(registry=create_tool_registry([])))
+    server = McpToolServer(ToolPipeline(registry=ToolRegistry([])))
     options = HttpOptions(
         token_verifier=BearerTokens([TOKEN]),
         resource_url="https://mcp.example.com/mcp",

@@ -30,6 +30,7 @@ from prism.mcp import (
     ElicitationRequest,
     ElicitationResponse,
     InMemoryTransport,
+    McpBridgeOptions,
     McpClientFeatures,
     McpToolBridge,
     StdioTransport,
@@ -50,13 +51,15 @@ async def served(
     transport: str,
     markers: Path,
     fallback: str | None = None,
-    **options: Any,
+    **bounds: Any,
 ) -> AsyncIterator[McpToolBridge]:
-    """The served registry over ``transport``: "memory" (in-process), "stdio" or "http"."""
+    """The served registry over ``transport``: "memory" (in-process), "stdio" or "http";
+    ``bounds`` are ``McpBridgeOptions`` fields."""
+    options = McpBridgeOptions(name_prefix="", **bounds)
     if transport == "memory":
         memory = InMemoryTransport(server_module("prism_served").build(markers, fallback))
         async with connect_mcp_tools(
-            server_id="prism", transport=memory, name_prefix="", **options
+            server_id="prism", transport=memory, options=options
         ) as bridge:
             yield bridge
         return
@@ -65,16 +68,12 @@ async def served(
         env["PRISM_SERVED_FALLBACK"] = fallback
     if transport == "stdio":
         stdio = StdioTransport(sys.executable, args=(SERVED, "stdio"), env=env)
-        async with connect_mcp_tools(
-            server_id="prism", transport=stdio, name_prefix="", **options
-        ) as bridge:
+        async with connect_mcp_tools(server_id="prism", transport=stdio, options=options) as bridge:
             yield bridge
         return
     async with kit.http_script(SERVED, env=env) as url:
         http = StreamableHttpTransport(url)
-        async with connect_mcp_tools(
-            server_id="prism", transport=http, name_prefix="", **options
-        ) as bridge:
+        async with connect_mcp_tools(server_id="prism", transport=http, options=options) as bridge:
             yield bridge
 
 

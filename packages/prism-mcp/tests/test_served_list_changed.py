@@ -24,7 +24,12 @@ from mcp.shared.message import SessionMessage
 from mcp.types import jsonrpc_message_adapter
 
 from prism.core.testing import scaled
-from prism.mcp import InMemoryTransport, StreamableHttpTransport, connect_mcp_tools
+from prism.mcp import (
+    InMemoryTransport,
+    McpBridgeOptions,
+    StreamableHttpTransport,
+    connect_mcp_tools,
+)
 
 from .conftest import SERVERS, Kit, server_module
 
@@ -187,14 +192,16 @@ async def test_every_http_session_hears_a_change_and_the_capability_says_so(
             capabilities = await _http_capabilities(url, "2025-11-25")
             async with (
                 connect_mcp_tools(
-                    server_id="a", transport=StreamableHttpTransport(url), protocol_mode=mode,
-                    list_cache_ttl_seconds=3600,
+                    server_id="a",
+                    transport=StreamableHttpTransport(url),
+                    options=McpBridgeOptions(protocol_mode=mode, list_cache_ttl_seconds=3600),
                 ) as first,
                 connect_mcp_tools(
-                    server_id="b", transport=StreamableHttpTransport(url), protocol_mode=mode,
-                    list_cache_ttl_seconds=3600,
+                    server_id="b",
+                    transport=StreamableHttpTransport(url),
+                    options=McpBridgeOptions(protocol_mode=mode, list_cache_ttl_seconds=3600),
                 ) as second,
-            ):  # fmt: skip
+            ):
                 assert await kit.until(lambda: first.list_changed_mode != "ttl", scaled(10))
                 assert await kit.until(lambda: second.list_changed_mode != "ttl", scaled(10))
                 await kit.call(first, "add_tool", {"name": "shared"})
@@ -207,9 +214,14 @@ async def test_a_legacy_bridge_hears_the_change(kit: Kit, tmp_path: Path) -> Non
     changed = anyio.Event()
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
-            server_id="p", transport=memory, protocol_mode="legacy", list_cache_ttl_seconds=3600,
-            on_tools_changed=lambda _: changed.set(),
-        ) as bridge:  # fmt: skip
+            server_id="p",
+            transport=memory,
+            options=McpBridgeOptions(
+                protocol_mode="legacy",
+                list_cache_ttl_seconds=3600,
+                on_tools_changed=lambda _: changed.set(),
+            ),
+        ) as bridge:
             assert bridge.protocol_version == "2025-11-25"
             await kit.call(bridge, "add_tool", {"name": "late"})
             with anyio.fail_after(scaled(5)):

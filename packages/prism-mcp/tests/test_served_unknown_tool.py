@@ -9,6 +9,7 @@ import anyio
 import pytest
 from mcp import Client, MCPError, types
 
+from prism.core import ToolGates
 from prism.core.testing import scaled
 
 from .conftest import SERVERS, Kit, server_module
@@ -47,7 +48,7 @@ async def test_an_unknown_tool_is_invalid_params_over_http(kit: Kit, mode: str) 
 
 
 async def test_a_tool_the_filter_hides_is_unknown_too() -> None:
-    from prism.core import ToolDefinition, ToolFilter, ToolPipeline, create_tool_registry
+    from prism.core import ToolDefinition, ToolFilter, ToolPipeline, ToolRegistry
     from prism.mcp.server import McpToolServer
 
     async def run(args: object, ctx: object) -> str:
@@ -55,7 +56,7 @@ async def test_a_tool_the_filter_hides_is_unknown_too() -> None:
 
     tools = [ToolDefinition(name=n, execute=run) for n in ("shown", "hidden")]
     pipeline = ToolPipeline(
-        registry=create_tool_registry(tools), tool_filter=ToolFilter(deny=["hidden"])
+        registry=ToolRegistry(tools), gates=ToolGates(tool_filter=ToolFilter(deny=["hidden"]))
     )
     server = McpToolServer(pipeline)
     with anyio.fail_after(scaled(30)):

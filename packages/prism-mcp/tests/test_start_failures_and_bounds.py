@@ -9,7 +9,13 @@ import anyio
 import pytest
 
 from prism.core.testing import scaled
-from prism.mcp import MCP_RESULT_TOO_LARGE, McpConnectError, StdioTransport, connect_mcp_tools
+from prism.mcp import (
+    MCP_RESULT_TOO_LARGE,
+    McpBridgeOptions,
+    McpConnectError,
+    StdioTransport,
+    connect_mcp_tools,
+)
 
 from .conftest import SERVERS, Kit
 
@@ -25,9 +31,10 @@ async def _connect_error(kit: Kit, *args: str, mode: str = "auto") -> str:
     transport = StdioTransport(sys.executable, args=args, env=kit.env)
     with anyio.fail_after(scaled(60)), pytest.raises(McpConnectError) as caught:
         async with connect_mcp_tools(
-            server_id="dies", transport=transport, protocol_mode=mode,
-            connect_timeout_seconds=scaled(30),
-        ):  # fmt: skip
+            server_id="dies",
+            transport=transport,
+            options=McpBridgeOptions(protocol_mode=mode, connect_timeout_seconds=scaled(30)),
+        ):
             pass
     return str(caught.value)
 
@@ -61,7 +68,9 @@ async def test_a_server_killed_by_a_signal_says_which(kit: Kit) -> None:
 async def test_an_oversized_stdio_result_names_max_result_bytes(kit: Kit) -> None:
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
-            server_id="s", transport=kit.sdk_stdio(), max_result_bytes=100_000
+            server_id="s",
+            transport=kit.sdk_stdio(),
+            options=McpBridgeOptions(max_result_bytes=100_000),
         ) as bridge:
             big = await kit.call(bridge, "huge", {"n_bytes": 1_000_000})
     assert big.error is not None and big.error.code == MCP_RESULT_TOO_LARGE

@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from prism.core.testing import scaled
-from prism.mcp import connect_mcp_tools
+from prism.mcp import McpBridgeOptions, connect_mcp_tools
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +45,9 @@ async def test_a_grandchild_does_not_survive_a_clean_close(kit) -> None:
 async def test_a_server_that_ignores_eof_and_sigterm_is_killed(kit) -> None:
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile("stubborn"), close_grace_seconds=0.2
+            server_id="h",
+            transport=kit.hostile("stubborn"),
+            options=McpBridgeOptions(close_grace_seconds=0.2),
         ) as bridge:
             pgid = (await kit.call(bridge, "pid")).value["pgid"]
             await kit.until(lambda: len(kit.group_members(pgid)) == 2)

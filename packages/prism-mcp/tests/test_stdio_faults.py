@@ -17,6 +17,7 @@ from prism.mcp import (
     MCP_PROTOCOL_ERROR,
     MCP_RESULT_TOO_LARGE,
     MCP_TIMEOUT,
+    McpBridgeOptions,
     McpConnectError,
     StdioTransport,
     connect_mcp_tools,
@@ -43,7 +44,9 @@ async def _pgid(kit, bridge) -> int:
 async def test_a_timeout_kills_the_server_and_the_next_call_reconnects(kit) -> None:
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile(), call_timeout_seconds=0.5
+            server_id="h",
+            transport=kit.hostile(),
+            options=McpBridgeOptions(call_timeout_seconds=0.5),
         ) as bridge:
             first = await _pgid(kit, bridge)
             started = time.monotonic()
@@ -60,7 +63,9 @@ async def test_a_timeout_ends_sibling_calls_with_connection_lost(kit) -> None:
     results = {}
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile(), call_timeout_seconds=1.0
+            server_id="h",
+            transport=kit.hostile(),
+            options=McpBridgeOptions(call_timeout_seconds=1.0),
         ) as bridge:
 
             async def run(name: str, seconds: float) -> None:
@@ -78,7 +83,9 @@ async def test_a_timeout_ends_sibling_calls_with_connection_lost(kit) -> None:
 async def test_200_mb_without_a_newline_keeps_client_memory_bounded(kit, peak_rss) -> None:
     with anyio.fail_after(scaled(60)):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile("huge-line"), max_result_bytes=CAP
+            server_id="h",
+            transport=kit.hostile("huge-line"),
+            options=McpBridgeOptions(max_result_bytes=CAP),
         ) as bridge:
             first = await _pgid(kit, bridge)
             peak_rss.reset()
@@ -96,7 +103,7 @@ async def test_an_oversized_message_with_the_id_last_fails_its_call(kit) -> None
         async with connect_mcp_tools(
             server_id="h",
             transport=kit.hostile("id-last", "--size", "3000000"),
-            max_result_bytes=CAP,
+            options=McpBridgeOptions(max_result_bytes=CAP),
         ) as bridge:
             result = await kit.call(bridge, "echo", {"text": "x"})
     assert _code(result) == MCP_RESULT_TOO_LARGE
@@ -109,7 +116,9 @@ async def test_an_oversized_message_with_the_id_last_fails_its_call(kit) -> None
 async def test_json_that_would_explode_in_memory_is_refused(kit, peak_rss, mode, code) -> None:
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile(mode, "--size", "900000"), max_result_bytes=CAP
+            server_id="h",
+            transport=kit.hostile(mode, "--size", "900000"),
+            options=McpBridgeOptions(max_result_bytes=CAP),
         ) as bridge:
             peak_rss.reset()
             result = await kit.call(bridge, "echo", {"text": "x"})
@@ -149,7 +158,9 @@ async def test_garbage_and_floods_do_not_hide_the_real_answer(kit, peak_rss) -> 
 async def test_a_server_that_never_answers_times_out(kit) -> None:
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(
-            server_id="h", transport=kit.hostile("hang"), call_timeout_seconds=0.5
+            server_id="h",
+            transport=kit.hostile("hang"),
+            options=McpBridgeOptions(call_timeout_seconds=0.5),
         ) as bridge:
             result = await kit.call(bridge, "echo", {"text": "x"})
     assert _code(result) == MCP_TIMEOUT
@@ -239,9 +250,9 @@ async def test_the_fault_policy_decides_what_happens_after_a_timeout(kit, policy
         async with connect_mcp_tools(
             server_id="h",
             transport=kit.hostile(),
-            call_timeout_seconds=0.5,
-            on_call_fault=policy,
-            list_cache_ttl_seconds=0.01,
+            options=McpBridgeOptions(
+                call_timeout_seconds=0.5, on_call_fault=policy, list_cache_ttl_seconds=0.01
+            ),
         ) as bridge:
             first = bridge.server_pid
             timed_out = await kit.call(bridge, "sleep", {"seconds": 30})
@@ -295,7 +306,9 @@ async def test_a_silent_server_fails_the_connect_in_time(kit) -> None:
         pytest.raises(McpConnectError, match=r"connect_timeout_seconds=0\.5"),
     ):
         async with connect_mcp_tools(
-            server_id="x", transport=silent, connect_timeout_seconds=0.5, close_grace_seconds=0.1
+            server_id="x",
+            transport=silent,
+            options=McpBridgeOptions(connect_timeout_seconds=0.5, close_grace_seconds=0.1),
         ):
             pass
     assert time.monotonic() - started < scaled(5)

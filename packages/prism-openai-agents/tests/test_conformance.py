@@ -25,8 +25,8 @@ from prism.core import (
     ToolExecutionContext,
     ToolLookup,
     ToolPipeline,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
 )
 from prism.core.testing import scaled
 from prism.openai_agents import prism_function_tools
@@ -94,9 +94,7 @@ async def test_unknown_tools_never_reach_a_handler() -> None:
         ran.append(ctx.tool_call_id)
         return "echo"
 
-    pipeline = ToolPipeline(
-        registry=create_tool_registry([ToolDefinition(name="echo", execute=echo)])
-    )
+    pipeline = ToolPipeline(registry=ToolRegistry([ToolDefinition(name="echo", execute=echo)]))
     with anyio.fail_after(scaled(20)), pytest.raises(ModelBehaviorError, match="missing"):
         await Script([call("missing", "u1"), call("echo", "e1")]).run(
             prism_function_tools(pipeline)

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from prism.core import (
     InMemoryRunLedger,
     SecretRedactor,
+    ToolGates,
     ToolPipeline,
     create_static_permission_policy,
 )
@@ -58,7 +59,9 @@ def _fresh() -> None:
 async def test_a_denied_tool_never_runs_and_the_ledger_says_so() -> None:
     ledger = InMemoryRunLedger()
     pipeline = ToolPipeline(
-        permission=create_static_permission_policy(deny=["tool:delete_repo:*"]), ledger=ledger
+        gates=ToolGates(
+            permission=create_static_permission_policy(deny=["tool:delete_repo:*"]), ledger=ledger
+        )
     )
     tools = [gate_function_tool(t, pipeline) for t in (weather, delete_repo)]
     script = Script([call("delete_repo", "d", name="prism"), call("weather", "w", city="Oslo")])
@@ -81,7 +84,9 @@ async def test_the_tools_own_output_reaches_the_model_unchanged() -> None:
 
 
 async def test_secrets_are_redacted_before_the_model_sees_them() -> None:
-    gated = gate_function_tool(token, ToolPipeline(redactor=SecretRedactor([SECRET])))
+    gated = gate_function_tool(
+        token, ToolPipeline(gates=ToolGates(redactor=SecretRedactor([SECRET])))
+    )
     script = Script([call("token", "t")])
     with anyio.fail_after(scaled(20)):
         await script.run([gated])

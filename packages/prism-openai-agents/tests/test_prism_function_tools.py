@@ -16,10 +16,11 @@ from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
     ToolFilter,
+    ToolGates,
     ToolPipeline,
+    ToolRegistry,
     ToolResult,
     create_static_permission_policy,
-    create_tool_registry,
 )
 from prism.core.testing import (
     ReadsOnlyPolicy,
@@ -44,10 +45,12 @@ ADD_SCHEMA = {
 
 async def test_the_runner_sees_prism_tools_and_their_results() -> None:
     ran = RecordingTools()
-    registry = create_tool_registry(
+    registry = ToolRegistry(
         [ran.tool("add", description="Add", parameters=ADD_SCHEMA), ran.tool("hidden")]
     )
-    pipeline = ToolPipeline(registry=registry, tool_filter=ToolFilter(deny=("hidden",)))
+    pipeline = ToolPipeline(
+        registry=registry, gates=ToolGates(tool_filter=ToolFilter(deny=("hidden",)))
+    )
     tools = prism_function_tools(pipeline)
     assert [t.name for t in tools] == ["add"]
     assert tools[0].params_json_schema == ADD_SCHEMA
@@ -63,9 +66,10 @@ async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
     ran = RecordingTools()
     ledger = InMemoryRunLedger()
     pipeline = ToolPipeline(
-        registry=create_tool_registry([ran.tool("rm")]),
-        permission=create_static_permission_policy(deny=["tool:rm:*"]),
-        ledger=ledger,
+        registry=ToolRegistry([ran.tool("rm")]),
+        gates=ToolGates(
+            permission=create_static_permission_policy(deny=["tool:rm:*"]), ledger=ledger
+        ),
     )
     script = Script([call("rm", "d1")])
     with anyio.fail_after(scaled(20)):
@@ -89,8 +93,8 @@ async def test_invalid_arguments_reach_the_model_as_an_error_and_never_run(
 ) -> None:
     ran = RecordingTools()
     pipeline = ToolPipeline(
-        registry=create_tool_registry([ran.tool("add", parameters=ADD_SCHEMA)]),
-        validate=create_json_schema_tool_argument_validator(),
+        registry=ToolRegistry([ran.tool("add", parameters=ADD_SCHEMA)]),
+        gates=ToolGates(validator=create_json_schema_tool_argument_validator()),
     )
     script = Script([call("add", "v1", raw)])
     with anyio.fail_after(scaled(20)):
@@ -102,7 +106,7 @@ async def test_invalid_arguments_reach_the_model_as_an_error_and_never_run(
 
 async def test_parallel_calls_overlap_and_an_exclusive_tool_runs_alone() -> None:
     ran = RecordingTools()
-    registry = create_tool_registry(
+    registry = ToolRegistry(
         [ran.tool("slow", delay=0.2), ran.tool("lock", delay=0.1, exclusive=True)]
     )
     script = Script(
@@ -121,7 +125,7 @@ async def test_parallel_calls_overlap_and_an_exclusive_tool_runs_alone() -> None
 async def test_the_execution_policy_decides_inside_the_call() -> None:
     policy = ReadsOnlyPolicy()
     tools = [policy_checked_tool("read", policy), policy_checked_tool("write", policy)]
-    pipeline = ToolPipeline(registry=create_tool_registry(tools))
+    pipeline = ToolPipeline(registry=ToolRegistry(tools))
     script = Script([call("read", "r1"), call("write", "w1")])
     with anyio.fail_after(scaled(20)):
         await script.run(prism_function_tools(pipeline))
@@ -133,7 +137,7 @@ async def test_after_the_host_aborts_no_call_starts() -> None:
     ran = RecordingTools()
     controller = AbortController()
     controller.abort("user pressed stop")
-    pipeline = ToolPipeline(registry=create_tool_registry([ran.tool("work")]))
+    pipeline = ToolPipeline(registry=ToolRegistry([ran.tool("work")]))
     script = Script([call("work", "a1")])
     with anyio.fail_after(scaled(20)):
         await script.run(prism_function_tools(pipeline, signal=controller.signal))
@@ -145,7 +149,7 @@ async def test_cancelling_the_run_cancels_a_running_tool() -> None:
     entered = anyio.Event()
     finished: list[str] = []
     hang = hanging_tool("hang", entered=entered.set, cleaned_up=finished)
-    pipeline = ToolPipeline(registry=create_tool_registry([hang]))
+    pipeline = ToolPipeline(registry=ToolRegistry([hang]))
     script = Script([call("hang", "h1")])
     with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:
@@ -169,7 +173,7 @@ async def test_images_and_structured_values_reach_the_model() -> None:
     async def stats(args: Any, ctx: ToolExecutionContext) -> dict[str, int]:
         return {"files": 3}
 
-    registry = create_tool_registry(
+    registry = ToolRegistry(
         [
             ToolDefinition(name="picture", execute=picture),
             ToolDefinition(name="stats", execute=stats),
@@ -187,6 +191,6 @@ async def test_images_and_structured_values_reach_the_model() -> None:
 
 def test_options_are_checked_by_name() -> None:
     with pytest.raises(TypeError, match=r"prism_function_tools\.pipeline must be a ToolPipeline"):
-        prism_function_tools(create_tool_registry([]))  # type: ignore[arg-type]
+        prism_function_tools(ToolRegistry([]))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="session_id"):
-        prism_function_tools(ToolPipeline(registry=create_tool_registry([])), session_id=3)  # type: ignore[arg-type]
+        prism_function_tools(ToolPipeline(registry=ToolRegistry([])), session_id=3)  # type: ignore[arg-type]

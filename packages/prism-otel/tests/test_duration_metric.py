@@ -15,7 +15,7 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolRegistry,
     dispatch_tool_calls_in_order,
 )
 from prism.core.testing import scaled
@@ -51,7 +51,7 @@ async def test_tool_calls_record_the_client_operation_duration_with_advised_buck
     telemetry = ToolTelemetry(
         tracer_provider=otel.tracer_provider, meter_provider=otel.meter_provider
     )
-    registry = create_tool_registry([ToolDefinition(name="quick", execute=quick)])
+    registry = ToolRegistry([ToolDefinition(name="quick", execute=quick)])
     calls = [
         ToolCall(id="1", name="quick", arguments={}),
         ToolCall(id="2", name="missing", arguments={}),

@@ -12,7 +12,7 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    create_tool_registry,
+    ToolRegistry,
     dispatch_tool_calls_in_order,
 )
 from prism.core.testing import scaled
@@ -41,7 +41,7 @@ def _exported_text(otel: Otel) -> str:
 
 
 async def _run(otel: Otel, telemetry: ToolTelemetry) -> None:
-    registry = create_tool_registry([ToolDefinition(name="leak", execute=leak)])
+    registry = ToolRegistry([ToolDefinition(name="leak", execute=leak)])
     calls = [ToolCall(id="s", name="leak", arguments={"token": SECRET})]
     with anyio.fail_after(scaled(10)):
         await dispatch_tool_calls_in_order(calls, registry=registry, emit=telemetry)
@@ -81,7 +81,7 @@ async def test_recorded_values_are_cut_to_the_attribute_bound(otel: Otel) -> Non
         record_arguments=True,
         max_attribute_chars=64,
     )
-    registry = create_tool_registry([ToolDefinition(name="leak", execute=leak)])
+    registry = ToolRegistry([ToolDefinition(name="leak", execute=leak)])
     calls = [ToolCall(id="b", name="leak", arguments={"token": "x" * 10_000})]
     with anyio.fail_after(scaled(10)):
         await dispatch_tool_calls_in_order(calls, registry=registry, emit=telemetry)
@@ -94,7 +94,7 @@ async def test_metrics_count_calls_by_outcome_and_record_duration(otel: Otel) ->
     telemetry = ToolTelemetry(
         tracer_provider=otel.tracer_provider, meter_provider=otel.meter_provider
     )
-    registry = create_tool_registry([ToolDefinition(name="leak", execute=leak)])
+    registry = ToolRegistry([ToolDefinition(name="leak", execute=leak)])
     calls = [
         ToolCall(id="1", name="leak", arguments={"token": "a"}),
         ToolCall(id="2", name="leak", arguments={"token": "b"}),
@@ -113,7 +113,7 @@ async def test_metrics_count_calls_by_outcome_and_record_duration(otel: Otel) ->
 
 async def test_without_an_sdk_the_sink_is_a_harmless_no_op() -> None:
     telemetry = ToolTelemetry()  # the global providers: no SDK installed by this test
-    registry = create_tool_registry([ToolDefinition(name="leak", execute=leak)])
+    registry = ToolRegistry([ToolDefinition(name="leak", execute=leak)])
     calls = [ToolCall(id="n", name="leak", arguments={"token": "t"})]
     with anyio.fail_after(scaled(10)):
         results = await dispatch_tool_calls_in_order(

@@ -14,8 +14,9 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     create_static_permission_policy,
-    create_tool_registry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
@@ -39,7 +40,7 @@ async def echo(args: Any, ctx: ToolExecutionContext) -> str:
 
 async def test_a_finished_call_is_one_execute_tool_span_under_the_callers_span(otel: Otel) -> None:
     telemetry = _telemetry(otel)
-    registry = create_tool_registry([ToolDefinition(name="echo", execute=echo)])
+    registry = ToolRegistry([ToolDefinition(name="echo", execute=echo)])
     tracer = otel.tracer_provider.get_tracer("host")
     with tracer.start_as_current_span("invoke_agent host") as parent:
         with anyio.fail_after(scaled(10)):
@@ -78,7 +79,7 @@ async def test_handler_spans_nest_under_the_tool_span_when_tools_are_instrumente
         with tracer.start_as_current_span("compute inner"):
             return "done"
 
-    registry = create_tool_registry(
+    registry = ToolRegistry(
         [
             ToolDefinition(name="fetch", execute=fetch),
             ToolDefinition(name="compute", execute=compute),
@@ -105,7 +106,7 @@ async def test_handler_spans_nest_under_the_tool_span_when_tools_are_instrumente
 
 async def test_blocked_calls_are_spans_with_their_reason(otel: Otel) -> None:
     telemetry = _telemetry(otel)
-    registry = create_tool_registry(
+    registry = ToolRegistry(
         [ToolDefinition(name="echo", execute=echo), ToolDefinition(name="rm", execute=echo)]
     )
     calls = [
@@ -117,7 +118,7 @@ async def test_blocked_calls_are_spans_with_their_reason(otel: Otel) -> None:
             calls,
             registry=registry,
             emit=telemetry,
-            permission=create_static_permission_policy(deny=["tool:rm:*"]),
+            gates=ToolGates(permission=create_static_permission_policy(deny=["tool:rm:*"])),
         )
     spans = {dict(s.attributes or {})["gen_ai.tool.call.id"]: s for s in otel.tool_spans()}
     unknown, denied = dict(spans["1"].attributes or {}), dict(spans["2"].attributes or {})
@@ -136,7 +137,7 @@ async def test_a_raising_handler_ends_its_span_with_error_type(otel: Otel) -> No
     async def boom(args: Any, ctx: ToolExecutionContext) -> str:
         raise LookupError("no such row")
 
-    registry = create_tool_registry([ToolDefinition(name="boom", execute=boom)])
+    registry = ToolRegistry([ToolDefinition(name="boom", execute=boom)])
     with anyio.fail_after(scaled(10)):
         result = await dispatch_tool_call(
             ToolCall(id="x", name="boom", arguments={}), registry=registry, emit=telemetry
@@ -158,7 +159,7 @@ async def test_mcp_tools_carry_their_server_id(otel: Otel) -> None:
         description="Read a file",
         metadata={"mcp_server_id": "files", "mcp_tool_name": "read"},
     )
-    registry = telemetry.instrument(create_tool_registry([tool]))
+    registry = telemetry.instrument(ToolRegistry([tool]))
     with anyio.fail_after(scaled(10)):
         await dispatch_tool_call(
             ToolCall(id="m", name="files__read", arguments={}), registry=registry, emit=telemetry
@@ -178,7 +179,7 @@ async def test_calls_cancelled_by_an_abort_end_their_spans(otel: Otel) -> None:
         await anyio.sleep_forever()
         return "never"
 
-    registry = create_tool_registry([ToolDefinition(name="hang", execute=hang)])
+    registry = ToolRegistry([ToolDefinition(name="hang", execute=hang)])
     controller = AbortController()
     calls = [
         ToolCall(id="h", name="hang", arguments={}),
@@ -211,7 +212,7 @@ async def test_spans_of_calls_the_host_cancelled_are_bounded_and_ended(otel: Ote
         await anyio.sleep_forever()
         return "never"
 
-    registry = create_tool_registry([ToolDefinition(name="hang", execute=hang)])
+    registry = ToolRegistry([ToolDefinition(name="hang", execute=hang)])
     for index in range(4):
         with anyio.move_on_after(0.05):
             await dispatch_tool_call(

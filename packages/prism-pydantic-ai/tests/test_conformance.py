@@ -24,8 +24,8 @@ from prism.core import (
     ToolExecutionContext,
     ToolLookup,
     ToolPipeline,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
 )
 from prism.core.testing import scaled
 from prism.pydantic_ai import PrismToolset
@@ -87,7 +87,7 @@ async def test_unknown_tools_never_reach_a_handler_and_the_model_is_told() -> No
         ran.append(ctx.tool_call_id)
         return "echo"
 
-    registry = create_tool_registry([ToolDefinition(name="echo", execute=echo)])
+    registry = ToolRegistry([ToolDefinition(name="echo", execute=echo)])
     toolset = _Recording(ToolPipeline(registry=registry))
     script = Script([call("missing", "u1")], [call("echo", "e1")])
     with anyio.fail_after(scaled(20)):

@@ -12,6 +12,7 @@ from prism.core import (
     InMemoryRunLedger,
     SecretRedactor,
     ToolFilter,
+    ToolGates,
     ToolPipeline,
     create_static_permission_policy,
 )
@@ -64,7 +65,10 @@ async def test_a_denied_tool_of_an_existing_toolset_never_runs() -> None:
     gated = PrismGatedToolset(
         _toolset(ran),
         pipeline=ToolPipeline(
-            permission=create_static_permission_policy(deny=["tool:delete_repo:*"]), ledger=ledger
+            gates=ToolGates(
+                permission=create_static_permission_policy(deny=["tool:delete_repo:*"]),
+                ledger=ledger,
+            )
         ),
     )
     script = Script([call("delete_repo", "d", name="prism"), call("weather", "w", city="Oslo")])
@@ -89,7 +93,7 @@ async def test_the_tools_own_return_value_reaches_the_model_unchanged() -> None:
 async def test_secrets_in_a_wrapped_tools_result_are_redacted_before_the_model_sees_them() -> None:
     ran: list[str] = []
     gated = PrismGatedToolset(
-        _toolset(ran), pipeline=ToolPipeline(redactor=SecretRedactor([SECRET]))
+        _toolset(ran), pipeline=ToolPipeline(gates=ToolGates(redactor=SecretRedactor([SECRET])))
     )
     script = Script([call("token", "t")])
     with anyio.fail_after(scaled(20)):
@@ -112,7 +116,8 @@ async def test_model_retry_from_a_wrapped_tool_keeps_its_pydantic_ai_meaning() -
 async def test_the_filter_hides_tools_from_the_model() -> None:
     ran: list[str] = []
     gated = PrismGatedToolset(
-        _toolset(ran), pipeline=ToolPipeline(tool_filter=ToolFilter(allow=("weather",)))
+        _toolset(ran),
+        pipeline=ToolPipeline(gates=ToolGates(tool_filter=ToolFilter(allow=("weather",)))),
     )
     script = Script([call("weather", "w", city="Rome")])
     with anyio.fail_after(scaled(20)):

@@ -12,9 +12,10 @@ from prism.core import (
     AbortController,
     InMemoryRunLedger,
     ToolFilter,
+    ToolGates,
     ToolPipeline,
+    ToolRegistry,
     create_static_permission_policy,
-    create_tool_registry,
 )
 from prism.core.testing import (
     ReadsOnlyPolicy,
@@ -40,10 +41,12 @@ ADD_SCHEMA = {
 
 async def test_the_agent_sees_prism_tools_with_their_schemas_and_the_filter_applies() -> None:
     ran = RecordingTools()
-    registry = create_tool_registry(
+    registry = ToolRegistry(
         [ran.tool("add", description="Add two ints", parameters=ADD_SCHEMA), ran.tool("secret")]
     )
-    pipeline = ToolPipeline(registry=registry, tool_filter=ToolFilter(deny=("secret",)))
+    pipeline = ToolPipeline(
+        registry=registry, gates=ToolGates(tool_filter=ToolFilter(deny=("secret",)))
+    )
     toolset = PrismToolset(pipeline)
     script = Script([call("add", "c1", a=1, b=2)])
     with anyio.fail_after(scaled(20)):
@@ -60,9 +63,10 @@ async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
     ran = RecordingTools()
     ledger = InMemoryRunLedger()
     pipeline = ToolPipeline(
-        registry=create_tool_registry([ran.tool("rm")]),
-        permission=create_static_permission_policy(deny=["tool:rm:*"]),
-        ledger=ledger,
+        registry=ToolRegistry([ran.tool("rm")]),
+        gates=ToolGates(
+            permission=create_static_permission_policy(deny=["tool:rm:*"]), ledger=ledger
+        ),
     )
     script = Script([call("rm", "d1")])
     with anyio.fail_after(scaled(20)):
@@ -75,8 +79,8 @@ async def test_a_denied_call_never_runs_and_the_model_reads_why() -> None:
 async def test_invalid_arguments_come_back_as_a_retry_prompt_then_succeed() -> None:
     ran = RecordingTools()
     pipeline = ToolPipeline(
-        registry=create_tool_registry([ran.tool("add", parameters=ADD_SCHEMA)]),
-        validate=create_json_schema_tool_argument_validator(),
+        registry=ToolRegistry([ran.tool("add", parameters=ADD_SCHEMA)]),
+        gates=ToolGates(validator=create_json_schema_tool_argument_validator()),
     )
     script = Script([call("add", "v1", a="one", b=2)], [call("add", "v2", a=1, b=2)])
     with anyio.fail_after(scaled(20)):
@@ -89,8 +93,8 @@ async def test_invalid_arguments_come_back_as_a_retry_prompt_then_succeed() -> N
 async def test_a_model_that_keeps_sending_bad_arguments_cannot_abort_the_run() -> None:
     ran = RecordingTools()
     pipeline = ToolPipeline(
-        registry=create_tool_registry([ran.tool("add", parameters=ADD_SCHEMA)]),
-        validate=create_json_schema_tool_argument_validator(),
+        registry=ToolRegistry([ran.tool("add", parameters=ADD_SCHEMA)]),
+        gates=ToolGates(validator=create_json_schema_tool_argument_validator()),
     )
     bad = [[call("add", f"b{i}", a="x", b=1)] for i in range(4)]
     script = Script(*bad)
@@ -106,7 +110,7 @@ async def test_a_model_that_keeps_sending_bad_arguments_cannot_abort_the_run() -
 @pytest.mark.alone  # a 0.55 s bound on 0.2 s of overlapped work
 async def test_parallel_calls_overlap_and_an_exclusive_tool_runs_alone() -> None:
     ran = RecordingTools()
-    registry = create_tool_registry(
+    registry = ToolRegistry(
         [ran.tool("slow", delay=0.2), ran.tool("lock", delay=0.05, exclusive=True)]
     )
     toolset = PrismToolset(ToolPipeline(registry=registry))
@@ -125,7 +129,7 @@ async def test_parallel_calls_overlap_and_an_exclusive_tool_runs_alone() -> None
 async def test_the_execution_policy_asks_the_host_for_approval_inside_the_call() -> None:
     policy = ReadsOnlyPolicy()
     tools = [policy_checked_tool("read", policy), policy_checked_tool("write", policy)]
-    pipeline = ToolPipeline(registry=create_tool_registry(tools))
+    pipeline = ToolPipeline(registry=ToolRegistry(tools))
     script = Script([call("read", "r1"), call("write", "w1")])
     with anyio.fail_after(scaled(20)):
         await Agent(script.model(), toolsets=[PrismToolset(pipeline)]).run("go")
@@ -138,7 +142,7 @@ async def test_after_the_host_aborts_no_call_starts() -> None:
     ran = RecordingTools()
     controller = AbortController()
     controller.abort("user pressed stop")
-    pipeline = ToolPipeline(registry=create_tool_registry([ran.tool("work")]))
+    pipeline = ToolPipeline(registry=ToolRegistry([ran.tool("work")]))
     script = Script([call("work", "a1")])
     toolset = PrismToolset(pipeline, signal=controller.signal)
     with anyio.fail_after(scaled(20)):
@@ -151,7 +155,7 @@ async def test_cancelling_the_run_cancels_a_running_tool() -> None:
     entered = anyio.Event()
     finished: list[str] = []
     hang = hanging_tool("hang", entered=entered.set, cleaned_up=finished)
-    pipeline = ToolPipeline(registry=create_tool_registry([hang]))
+    pipeline = ToolPipeline(registry=ToolRegistry([hang]))
     agent = Agent(Script([call("hang", "h1")]).model(), toolsets=[PrismToolset(pipeline)])
     with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:
@@ -162,7 +166,7 @@ async def test_cancelling_the_run_cancels_a_running_tool() -> None:
 
 
 def test_options_are_checked_by_name() -> None:
-    registry = create_tool_registry([])
+    registry = ToolRegistry([])
     with pytest.raises(ValueError, match=r"PrismToolset\.max_retries must be an int from 0"):
         PrismToolset(ToolPipeline(registry=registry), max_retries=-1)
     with pytest.raises(TypeError, match="max_retries"):
@@ -178,7 +182,9 @@ async def test_pydantic_ais_own_approval_flow_composes_with_the_prism_toolset() 
 
     ran = RecordingTools()
     ledger = InMemoryRunLedger()
-    pipeline = ToolPipeline(registry=create_tool_registry([ran.tool("deploy")]), ledger=ledger)
+    pipeline = ToolPipeline(
+        registry=ToolRegistry([ran.tool("deploy")]), gates=ToolGates(ledger=ledger)
+    )
     toolset = PrismToolset(pipeline).approval_required()
     script = Script([call("deploy", "dep1")])
     agent = Agent(script.model(), toolsets=[toolset], output_type=[str, DeferredToolRequests])

@@ -15,8 +15,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
     render_tool_result,
 )
 
@@ -71,7 +71,7 @@ async def call_tool(
     )
     call = ToolCall(id=call_id, name=tool.name, arguments=dict(arguments))
     """Dispatch one call of ``tool`` through the subject's ``dispatch``."""
-    return await subjects.dispatch(call, registry=create_tool_registry([tool]), context=context)
+    return await subjects.dispatch(call, registry=ToolRegistry([tool]), context=context)
 
 
 def discard(path: str | None) -> None:

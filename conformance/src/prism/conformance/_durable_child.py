@@ -25,6 +25,7 @@ from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
     ToolFilter,
+    ToolGates,
 )
 from prism.core.agent import LoopOptions, ModelRequest, ModelResponse
 
@@ -138,7 +139,8 @@ async def main_async(args: argparse.Namespace) -> int:
     agent = load_factory(args.factory)(
         name="conformance-durable", provider=Model(app, args.script), model="scripted",
         tools=[app.tool("side"), app.tool("peek", read_only=True), app.tool("deploy")],
-        loop=LoopOptions(tool_concurrency=1), ledger=Ledger(app), approval=approval,
+        loop=LoopOptions(tool_concurrency=1), gates=ToolGates(ledger=Ledger(app)),
+        approval=approval,
     )  # fmt: skip
     # A named executor: the recovering process takes over the runs of the one that died.
     durable.launch_dbos(

@@ -21,9 +21,10 @@ from prism.core import (
     ToolCall,
     ToolExecutionContext,
     ToolFilter,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
     ToolValidator,
-    create_tool_registry,
     dispatch_tool_call,
 )
 
@@ -52,33 +53,6 @@ def _filters(extra: ToolFilter, host: ToolFilter | Sequence[ToolFilter] | None) 
     return [extra, host] if isinstance(host, ToolFilter) else [extra, *host]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Gates:
-    """The host's gates every probe dispatches with (one may be swapped per probe)."""
-
-    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None
-    permission: Any = None
-    validate: Any = None
-
-    async def dispatch(
-        self,
-        dispatch: Callable[..., Awaitable[ToolResult]],
-        call: ToolCall,
-        *,
-        registry: Any,
-        emit: EventRecorder,
-    ) -> ToolResult:
-        """``dispatch(call)`` with these gates in place."""
-        return await dispatch(
-            call,
-            registry=registry,
-            emit=emit,
-            tool_filter=self.tool_filter,
-            permission=self.permission,
-            validate=self.validate,
-        )
-
-
 class _Prober:
     def __init__(self, registry: Any, tool: str, dispatch: Callable[..., Awaitable[ToolResult]]):
         original = registry.get(tool)
@@ -87,22 +61,20 @@ class _Prober:
         self.tool = tool
         self.canary = Canary(f"the handler of {tool!r}")
         wrapped = dataclasses.replace(original, execute=self.canary.wrap(original.execute))
-        self.registry = create_tool_registry(
-            [wrapped if t.name == tool else t for t in registry.list()]
-        )
+        self.registry = ToolRegistry([wrapped if t.name == tool else t for t in registry.list()])
         self.dispatch = dispatch
         self.failures: list[str] = []
         self.probes: list[str] = []
 
     async def blocked(
-        self, probe: str, call: ToolCall, reason: str, gates: _Gates, *, registry: Any = None
+        self, probe: str, call: ToolCall, reason: str, gates: ToolGates, *, registry: Any = None
     ) -> None:
         """Dispatch ``call``; it must be blocked with ``reason`` and never reach the handler."""
         self.probes.append(probe)
         events = EventRecorder()
         before = self.canary.count
         target = registry or self.registry
-        result = await gates.dispatch(self.dispatch, call, registry=target, emit=events)
+        result = await self.dispatch(call, registry=target, gates=gates, emit=events)
         code = result.error.code if result.error is not None else None
         ran = self.canary.count - before
         if code != reason:
@@ -120,38 +92,38 @@ async def assert_tool_dispatch_conforms(
     *,
     tool: str,
     valid_args: JsonObject,
-    permission: PermissionPolicy | None = None,
-    validate: ToolValidator | None = None,
-    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
+    gates: ToolGates | None = None,
     invalid_args: JsonObject | None = None,
     dispatch: Callable[..., Awaitable[ToolResult]] = dispatch_tool_call,
 ) -> tuple[str, ...]:
-    """Probe ``tool`` of ``registry`` through ``dispatch`` with the host's gates in place.
+    """Probe ``tool`` of ``registry`` through ``dispatch`` with the host's ``gates`` in place.
 
     Every blocked probe must be refused with its reason, with no ``tool_execution_started``
-    event and the handler untouched; bad arguments must never reach ``permission`` or
-    ``validate``; ``invalid_args`` (if given) must fail ``validate``. Then ``valid_args``
-    must run the handler exactly once. Raises ``AssertionError`` listing every failure;
-    returns the names of the probes run. Note: the success path really runs the tool.
+    event and the handler untouched; bad arguments must never reach ``gates.permission`` or
+    ``gates.validator``; ``invalid_args`` (if given) must fail the validator. Then
+    ``valid_args`` must run the handler exactly once. Raises ``AssertionError`` listing every
+    failure; returns the names of the probes run. Note: the success path really runs the tool.
     """
+    host = gates or ToolGates()
+    permission, validator = host.permission, host.validator
     p = _Prober(registry, tool, dispatch)
     spy_permission = SpyPermission(permission) if permission is not None else None
-    spy_validate = _SpyValidator(validate) if validate is not None else None
-    gates = _Gates(tool_filter=tool_filter, permission=spy_permission, validate=spy_validate)
+    spy_validator = _SpyValidator(validator) if validator is not None else None
+    gates = dataclasses.replace(host, permission=spy_permission, validator=spy_validator)
     unknown = f"prism-conformance-unknown-{uuid.uuid4().hex[:12]}"
     await p.blocked("unknown tool", ToolCall(id="probe-unknown", name=unknown,
                     arguments=valid_args), "unknown_tool", gates, registry=registry)  # fmt: skip
     await p.blocked(
         "tool denied by a filter", ToolCall(id="probe-filter", name=tool, arguments=valid_args),
         "tool_denied",
-        dataclasses.replace(gates, tool_filter=_filters(ToolFilter(deny=[tool]), tool_filter)),
+        dataclasses.replace(gates, tool_filter=_filters(ToolFilter(deny=[tool]), host.tool_filter)),
     )  # fmt: skip
     await _argument_probes(p, valid_args, gates)
     if spy_permission is not None and spy_permission.requests:
         p.failures.append("the permission policy was consulted for a call with bad arguments")
-    if spy_validate is not None and spy_validate.calls:
+    if spy_validator is not None and spy_validator.calls:
         p.failures.append("the validator was consulted for a call with bad arguments")
-    await _gate_probes(p, valid_args, gates, permission, validate, invalid_args)
+    await _gate_probes(p, valid_args, gates, permission, validator, invalid_args)
     await _success(p, valid_args, gates, spy_permission)
     if p.failures:
         raise AssertionError(
@@ -161,7 +133,7 @@ async def assert_tool_dispatch_conforms(
     return tuple(p.probes)
 
 
-async def _argument_probes(p: _Prober, valid_args: JsonObject, gates: _Gates) -> None:
+async def _argument_probes(p: _Prober, valid_args: JsonObject, gates: ToolGates) -> None:
     bad: dict[str, JsonObject] = {
         "`__proto__` in the arguments": {**valid_args, "__proto__": {"polluted": True}},
         "`constructor.prototype` in the arguments": {
@@ -181,9 +153,9 @@ async def _argument_probes(p: _Prober, valid_args: JsonObject, gates: _Gates) ->
 async def _gate_probes(
     p: _Prober,
     valid_args: JsonObject,
-    gates: _Gates,
+    gates: ToolGates,
     permission: PermissionPolicy | None,
-    validate: ToolValidator | None,
+    validator: ToolValidator | None,
     invalid_args: JsonObject | None,
 ) -> None:
     call = ToolCall(id="probe-gate", name=p.tool, arguments=valid_args)
@@ -195,13 +167,13 @@ async def _gate_probes(
         deny_all = type("DenyAll", (), {"check": staticmethod(deny)})()
         await p.blocked("a denying permission policy", call, "permission_denied",
                         dataclasses.replace(gates, permission=deny_all))  # fmt: skip
-    if validate is not None:
+    if validator is not None:
 
         def reject(tool: Any, args: JsonObject, ctx: ToolExecutionContext) -> str:
             return "rejected by the conformance probe"
 
         await p.blocked("a rejecting validator", call, "validation_failed",
-                        dataclasses.replace(gates, validate=reject))  # fmt: skip
+                        dataclasses.replace(gates, validator=reject))  # fmt: skip
         if invalid_args is not None:
             bad = ToolCall(id="probe-invalid", name=p.tool, arguments=invalid_args)
             await p.blocked("invalid_args against the host validator", bad,
@@ -209,14 +181,14 @@ async def _gate_probes(
 
 
 async def _success(
-    p: _Prober, valid_args: JsonObject, gates: _Gates, spy: SpyPermission | None
+    p: _Prober, valid_args: JsonObject, gates: ToolGates, spy: SpyPermission | None
 ) -> None:
     p.probes.append("success path")
     events = EventRecorder()
     before = len(spy.requests) if spy is not None else 0
     ran_before = p.canary.count
     call = ToolCall(id="probe-success", name=p.tool, arguments=valid_args)
-    result = await gates.dispatch(p.dispatch, call, registry=p.registry, emit=events)
+    result = await p.dispatch(call, registry=p.registry, gates=gates, emit=events)
     ran = p.canary.count - ran_before
     if result.error is not None or ran != 1:
         p.failures.append(

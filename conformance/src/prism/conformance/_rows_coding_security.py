@@ -23,8 +23,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
 )
 from prism.core.testing import scaled
 
@@ -86,7 +86,7 @@ async def _call(
         signal=signal or AbortController().signal,
     )
     call = ToolCall(id=call_id, name=name, arguments=dict(arguments))
-    return await subjects.dispatch(call, registry=create_tool_registry(tools), context=context)
+    return await subjects.dispatch(call, registry=ToolRegistry(tools), context=context)
 
 
 def _expect_error(result: ToolResult, why: str) -> None:

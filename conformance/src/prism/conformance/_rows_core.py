@@ -21,8 +21,9 @@ from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
     ToolFilter,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
 )
 
 from ._canary import Canary, EventRecorder, assert_not_invoked, canary_tool
@@ -102,12 +103,14 @@ _HARMLESS: Mapping[str, JsonObject] = {
 async def prototype_pollution_blocked(subjects: ConformanceSubjects) -> None:
     """Pollution keys are refused as invalid arguments before permission; handler not run."""
     canary = Canary("the handler of tool 'echo'")
-    registry = create_tool_registry([canary_tool("echo", canary)])
+    registry = ToolRegistry([canary_tool("echo", canary)])
     policy = SpyPermission(subjects.permission_factory(()))
     for number, (label, args) in enumerate(_POLLUTED.items()):
         events = EventRecorder()
         call = ToolCall(id=f"pollution-{number}", name="echo", arguments=args)
-        result = await subjects.dispatch(call, registry=registry, permission=policy, emit=events)
+        result = await subjects.dispatch(
+            call, registry=registry, gates=ToolGates(permission=policy), emit=events
+        )
         why = f"its arguments carry {label}"
         expect_blocked(
             result, call=call, reason="invalid_arguments", events=events, canary=canary, why=why
@@ -120,7 +123,9 @@ async def prototype_pollution_blocked(subjects: ConformanceSubjects) -> None:
     for number, (label, args) in enumerate(_HARMLESS.items()):
         call = ToolCall(id=f"harmless-{number}", name="echo", arguments=args)
         before = canary.count
-        result = await subjects.dispatch(call, registry=registry, permission=policy)
+        result = await subjects.dispatch(
+            call, registry=registry, gates=ToolGates(permission=policy)
+        )
         if result.error is not None or canary.count != before + 1:
             raise AssertionError(
                 f"{label} must run the handler, got {describe_result(result)} "
@@ -133,14 +138,14 @@ async def permission_denied_in_parallel_batch(subjects: ConformanceSubjects) -> 
     """The denied call's slot holds ``permission_denied``; the others run; order kept."""
     names = ("alpha", "danger", "beta", "gamma")
     canaries = {name: Canary(f"the handler of tool {name!r}") for name in names}
-    registry = create_tool_registry([canary_tool(n, canaries[n]) for n in names])
+    registry = ToolRegistry([canary_tool(n, canaries[n]) for n in names])
     calls = [ToolCall(id=f"call-{i}-{n}", name=n, arguments={}) for i, n in enumerate(names)]
     events = EventRecorder()
     results = await subjects.dispatch_batch(
         calls,
         tool_concurrency=4,
         registry=registry,
-        permission=subjects.permission_factory(["danger"]),
+        gates=ToolGates(permission=subjects.permission_factory(["danger"])),
         emit=events,
     )
     ids = [r.tool_call_id for r in results]
@@ -234,27 +239,35 @@ async def _expect_gates(
     contributed: tuple[ToolDefinition, ...],
     canary: Canary,
 ) -> None:
-    host_only = create_tool_registry([canary_tool("host_tool", Canary("host tool"))])
+    host_only = ToolRegistry([canary_tool("host_tool", Canary("host tool"))])
     call = ToolCall(id="ext-call", name=name, arguments={"q": "x"})
     events = EventRecorder()
     result = await subjects.dispatch(call, registry=host_only, emit=events)
     why = "the host never registered the extension's tool"
     expect_blocked(result, call=call, reason="unknown_tool", events=events, canary=canary, why=why)
 
-    registry = create_tool_registry(contributed)
+    registry = ToolRegistry(contributed)
 
     def reject(tool: ToolDefinition, args: JsonObject, ctx: ToolExecutionContext) -> str:
         return "rejected by the host validator"
 
-    gates: list[tuple[str, dict[str, Any]]] = [
-        ("tool_denied", {"tool_filter": ToolFilter(deny=["ext:conformance:*"])}),
-        ("permission_denied", {"permission": subjects.permission_factory([name])}),
-        ("validation_failed", {"validate": reject}),
+    gates: list[tuple[str, str, ToolGates]] = [
+        (
+            "tool_denied",
+            "tool_filter",
+            ToolGates(tool_filter=ToolFilter(deny=["ext:conformance:*"])),
+        ),
+        (
+            "permission_denied",
+            "permission",
+            ToolGates(permission=subjects.permission_factory([name])),
+        ),
+        ("validation_failed", "validator", ToolGates(validator=reject)),
     ]
-    for reason, options in gates:
+    for reason, gate, closed in gates:
         events = EventRecorder()
-        result = await subjects.dispatch(call, registry=registry, emit=events, **options)
-        why = f"the host's {'/'.join(options)} refuses the registered extension tool"
+        result = await subjects.dispatch(call, registry=registry, emit=events, gates=closed)
+        why = f"the host's {gate} refuses the registered extension tool"
         expect_blocked(result, call=call, reason=reason, events=events, canary=canary, why=why)
     result = await subjects.dispatch(call, registry=registry)
     if result.error is not None or canary.count != 1:
@@ -297,18 +310,17 @@ async def secrets_redacted_everywhere(subjects: ConformanceSubjects) -> None:
     """A secret in arguments, results, errors, events and ledger rows never leaks."""
     secret = f"sk-prism-conformance-{uuid.uuid4().hex}"
     args: JsonObject = {"token": secret, "nested": {"list": [secret], secret: "as a key"}}
-    registry = create_tool_registry(_leaky_tools(secret))
+    registry = ToolRegistry(_leaky_tools(secret))
     names = ["echo", "boom", "soft_error", f"missing-{secret}", "guarded"]
     calls = [ToolCall(id=f"secret-{i}", name=n, arguments=args) for i, n in enumerate(names)]
     calls.append(ToolCall(id="secret-invalid", name="echo", arguments={**args, "__proto__": {}}))
     events, ledger = EventRecorder(), InMemoryRunLedger()
-    options: dict[str, Any] = {
-        "registry": registry,
-        "permission": subjects.permission_factory(["guarded"]),
-        "emit": events,
-        "ledger": ledger,
-        "redactor": subjects.redactor_factory([secret]),
-    }
+    gates = ToolGates(
+        permission=subjects.permission_factory(["guarded"]),
+        ledger=ledger,
+        redactor=subjects.redactor_factory([secret]),
+    )
+    options: dict[str, Any] = {"registry": registry, "gates": gates, "emit": events}
     results = [await subjects.dispatch(call, **options) for call in calls]
     batch_calls = [ToolCall(id=f"batch-{c.id}", name=c.name, arguments=c.arguments) for c in calls]
     results += await subjects.dispatch_batch(batch_calls, tool_concurrency=3, **options)

@@ -16,8 +16,8 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
 )
 from prism.core.testing import scaled
 
@@ -114,7 +114,7 @@ async def _run_scenario(
         tool_concurrency=concurrency,
         signal=scenario.controller.signal,
         abort_grace_seconds=_GRACE_SECONDS,
-        registry=create_tool_registry(scenario.tools()),
+        registry=ToolRegistry(scenario.tools()),
         emit=events,
     )
     elapsed = _aio.monotonic() - began
@@ -201,7 +201,7 @@ async def _pre_aborted(subjects: ConformanceSubjects, concurrency: int) -> None:
         calls,
         tool_concurrency=concurrency,
         signal=controller.signal,
-        registry=create_tool_registry([canary_tool("work", canary)]),
+        registry=ToolRegistry([canary_tool("work", canary)]),
         emit=events,
     )
     for call, result in zip(calls, results, strict=True):

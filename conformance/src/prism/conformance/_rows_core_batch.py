@@ -13,8 +13,9 @@ from prism.core import (
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
-    create_tool_registry,
 )
 from prism.core.agent import LoopOptions, ModelResponse, RunLimits, ToolMessage
 from prism.core.testing import ScriptedProvider
@@ -90,18 +91,17 @@ async def _batch(
     middleware: MiddlewareRegistry | None = None,
 ) -> tuple[ToolResult, ...]:
     batch = subjects.dispatch_batch
-    if middleware is None:  # a subject need not accept middleware until a row uses it
+    if middleware is None:  # a subject need not accept gates until a row uses them
         return tuple(await batch(calls, tool_concurrency=_CONCURRENCY, registry=registry))
-    return tuple(
-        await batch(calls, tool_concurrency=_CONCURRENCY, registry=registry, middleware=middleware)
-    )
+    gates = ToolGates(middleware=middleware)
+    return tuple(await batch(calls, tool_concurrency=_CONCURRENCY, registry=registry, gates=gates))
 
 
 @conformance_row("5")
 async def bounded_parallel_calls_in_order(subjects: ConformanceSubjects) -> None:
     """At most N in flight (measured inside handlers), call order kept, exclusive per turn."""
     probe = InFlight()
-    registry = create_tool_registry([probe.tool("work"), probe.tool("lock", exclusive=True)])
+    registry = ToolRegistry([probe.tool("work"), probe.tool("lock", exclusive=True)])
     calls = _calls("parallel", ["work"] * len(_DELAYS))
     results = await _batch(subjects, calls, registry)
     _expect_in_order(results, calls, f"{len(calls)} calls at tool_concurrency={_CONCURRENCY}")

@@ -19,9 +19,10 @@ from typing import Any
 
 from prism.core import (
     ToolCall,
+    ToolGates,
+    ToolRegistry,
     ToolResult,
     create_tool_parameter_validator,
-    create_tool_registry,
 )
 
 from ._canary import Canary, EventRecorder, canary_tool
@@ -86,8 +87,8 @@ async def _dispatch(
     call = ToolCall(id=call_id, name=tool.name, arguments=args)
     result = await subjects.dispatch(
         call,
-        registry=create_tool_registry([tool]),
-        validate=create_tool_parameter_validator(validator),
+        registry=ToolRegistry([tool]),
+        gates=ToolGates(validator=create_tool_parameter_validator(validator)),
         emit=events,
     )
     return call, result, events

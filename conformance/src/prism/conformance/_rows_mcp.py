@@ -28,8 +28,14 @@ _MAX_MESSAGE = 8192
 
 
 def _subjects(subjects: ConformanceSubjects) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    connect = require(subjects.mcp_connect, "an MCP bridge (prism-mcp)")
+    """``connect(server_id=, transport=, **bounds)``: the bounds become the subject's options."""
+    bridge = require(subjects.mcp_connect, "an MCP bridge (prism-mcp)")
+    options = require(subjects.mcp_bridge_options, "MCP bridge options (prism-mcp)")
     stdio = require(subjects.mcp_stdio_transport, "an MCP stdio transport (prism-mcp)")
+
+    def connect(*, server_id: str, transport: Any, **bounds: Any) -> Any:
+        return bridge(server_id=server_id, transport=transport, options=options(**bounds))
+
     return connect, stdio
 
 
@@ -84,7 +90,7 @@ async def mcp_tool_name_collision(subjects: ConformanceSubjects) -> None:
     connect, stdio = _subjects(subjects)
     import anyio
 
-    from prism.core import ToolCall, create_tool_registry
+    from prism.core import ToolCall, ToolRegistry
 
     with anyio.fail_after(scaled(60)):
         async with (
@@ -93,7 +99,7 @@ async def mcp_tool_name_collision(subjects: ConformanceSubjects) -> None:
         ):
             for server, bridge in (("alpha", alpha), ("beta", beta)):
                 _tool(bridge, f"mcp:{server}:search")
-            registry = create_tool_registry([*alpha.tools, *beta.tools], duplicate="error")
+            registry = ToolRegistry([*alpha.tools, *beta.tools], duplicate="error")
             for server in ("alpha", "beta"):
                 call = ToolCall(id=server, name=f"mcp:{server}:search", arguments={"query": "q"})
                 result = await subjects.dispatch(call, registry=registry)

@@ -13,24 +13,18 @@ import dataclasses
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from prism.core import (
     AbortController,
     ErrorInfo,
-    MiddlewareRegistry,
-    PermissionPolicy,
-    Redactor,
-    RunLedger,
     ToolCall,
     ToolExecutionContext,
-    ToolFilter,
+    ToolGates,
     ToolLookup,
     ToolPipeline,
+    ToolRegistry,
     ToolResult,
-    ToolValidator,
-    create_tool_registry,
     dispatch_tool_call,
 )
 from prism.core.events import EventSink
@@ -61,26 +55,16 @@ async def served_dispatch(
     *,
     registry: ToolLookup,
     context: ToolExecutionContext | None = None,
-    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None,
-    middleware: MiddlewareRegistry | None = None,
-    permission: PermissionPolicy | None = None,
-    validate: ToolValidator | None = None,
+    gates: ToolGates | None = None,
     emit: EventSink | None = None,
-    ledger: RunLedger | None = None,
-    redactor: Redactor | None = None,
-    max_argument_bytes: int = 1_048_576,
 ) -> ToolResult:
     """Like ``dispatch_tool_call``, but ``registry`` is served over MCP and called through it.
 
-    The gates (filter, middleware, permission, validation, events, ledger, redaction) are the
-    served pipeline's, so they run on the server as they would for any MCP client. Aborting
-    ``context.signal`` cancels the call over the wire.
+    The ``gates`` (filter, middleware, permission, validator, ledger, redaction) and the
+    events are the served pipeline's, so they run on the server as they would for any MCP
+    client. Aborting ``context.signal`` cancels the call over the wire.
     """
-    pipeline = ToolPipeline(
-        registry=registry, tool_filter=tool_filter, middleware=middleware, permission=permission,
-        validate=validate, emit=emit, ledger=ledger, redactor=redactor,
-        max_argument_bytes=max_argument_bytes,
-    )  # fmt: skip
+    pipeline = ToolPipeline(registry=registry, gates=gates or ToolGates(), emit=emit)
     if context is None:
         context = ToolExecutionContext(
             session_id="served", run_id="served", tool_call_id=call.id,
@@ -95,7 +79,7 @@ async def _call_served(
     """Serve ``pipeline`` for one client connection and make ``call`` through Prism's client."""
     import anyio
 
-    from prism.mcp import StdioTransport, connect_mcp_tools
+    from prism.mcp import McpBridgeOptions, StdioTransport, connect_mcp_tools
     from prism.mcp.server import McpToolServer, ServeOptions
 
     from ._served_wire import relay_command
@@ -113,11 +97,13 @@ async def _call_served(
                     server_id="served",
                     transport=StdioTransport(command, args=args),
                     signal=context.signal,
-                    name_prefix="",
-                    call_timeout_seconds=CALL_TIMEOUT_SECONDS,
-                    connect_timeout_seconds=CONNECT_TIMEOUT_SECONDS,
+                    options=McpBridgeOptions(
+                        name_prefix="",
+                        call_timeout_seconds=CALL_TIMEOUT_SECONDS,
+                        connect_timeout_seconds=CONNECT_TIMEOUT_SECONDS,
+                    ),
                 ) as bridge:
-                    served = create_tool_registry(bridge.tools)
+                    served = ToolRegistry(bridge.tools)
                     result = await dispatch_tool_call(call, registry=served, context=context)
             except Exception as exc:  # connect failed or was aborted: an error, as a host sees it
                 result = _not_served(call, exc)

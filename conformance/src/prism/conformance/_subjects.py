@@ -20,7 +20,7 @@ from prism.core import (
     dispatch_tool_calls_in_order,
 )
 from prism.core.agent import Agent
-from prism.core.extensions import create_extension_kernel
+from prism.core.extensions import ExtensionKernel
 
 __all__ = ["ConformanceSubjects", "default_subjects"]
 
@@ -51,20 +51,22 @@ class ConformanceSubjects:
     """Builds a redactor hiding the given secrets."""
     agent_factory: Callable[..., Any] = Agent
     """Like ``prism.core.agent.Agent(provider=..., model=..., tools=..., **options)``."""
-    extension_kernel_factory: Callable[..., Any] = create_extension_kernel
-    """Like ``prism.core.extensions.create_extension_kernel(*, permission=None)``."""
+    extension_kernel_factory: Callable[..., Any] = ExtensionKernel
+    """Like ``prism.core.extensions.ExtensionKernel(*, permission=None)``."""
     json_schema_validator_factory: Callable[..., Any] | None = None
     """Like ``prism.jsonschema.JsonSchemaArgumentValidator(*, options=None)``."""
     coding_tools_factory: Callable[..., tuple[ToolDefinition, ...]] | None = None
     """Like ``prism.coding_tools.create_coding_tools(cwd, **options)``."""
     execution_policy_factory: Callable[..., Any] | None = None
-    """Like ``prism.coding_security.create_coding_approval_policy(**options)``."""
+    """Like ``prism.coding_security.CodingApprovalPolicy(**options)``."""
     sandbox_factory: Callable[..., Any] | None = None
     """Like ``prism.coding_security.BubblewrapSandbox(**options)``."""
     sandbox_operations_factory: Callable[[Any], Any] | None = None
     """Like ``prism.coding_security.create_sandbox_bash_operations(sandbox)``."""
     mcp_connect: Callable[..., AbstractAsyncContextManager[Any]] | None = None
-    """Like ``prism.mcp.connect_mcp_tools(server_id=..., transport=..., **options)``."""
+    """Like ``prism.mcp.connect_mcp_tools(server_id=..., transport=..., options=...)``."""
+    mcp_bridge_options: Callable[..., Any] | None = None
+    """Like ``prism.mcp.McpBridgeOptions(**bounds)``: what ``mcp_connect`` takes as ``options``."""
     mcp_stdio_transport: Callable[..., Any] | None = None
     """Like ``prism.mcp.StdioTransport(command, args=(), env=None, cwd=None)``."""
     durable_agent_factory: Callable[..., Any] | None = None
@@ -75,13 +77,14 @@ _ADAPTER_SUBJECTS: dict[str, tuple[tuple[str, str], ...]] = {
     "prism.jsonschema": (("json_schema_validator_factory", "JsonSchemaArgumentValidator"),),
     "prism.coding_tools": (("coding_tools_factory", "create_coding_tools"),),
     "prism.coding_security": (
-        ("execution_policy_factory", "create_coding_approval_policy"),
+        ("execution_policy_factory", "CodingApprovalPolicy"),
         ("sandbox_factory", "BubblewrapSandbox"),
         ("sandbox_operations_factory", "create_sandbox_bash_operations"),
     ),
     "prism.dbos": (("durable_agent_factory", "DurableAgent"),),
     "prism.mcp": (
         ("mcp_connect", "connect_mcp_tools"),
+        ("mcp_bridge_options", "McpBridgeOptions"),
         ("mcp_stdio_transport", "StdioTransport"),
     ),
 }

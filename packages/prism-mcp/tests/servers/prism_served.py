@@ -24,11 +24,12 @@ from prism.core import (
     TextContent,
     ToolDefinition,
     ToolExecutionContext,
+    ToolGates,
     ToolPipeline,
+    ToolRegistry,
     ToolResult,
     assert_execution_allowed,
     create_static_permission_policy,
-    create_tool_registry,
 )
 from prism.mcp.server import (
     BearerTokens,
@@ -159,7 +160,7 @@ def build(markers: Path, fallback: str | None = None) -> McpToolServer:
         mark(markers, "deployed")
         return "deployed"
 
-    registry = create_tool_registry(
+    registry = ToolRegistry(
         [
             ToolDefinition(name="echo", execute=echo, description="Echo text", parameters=TEXT),
             ToolDefinition(name="everything", execute=everything),
@@ -182,7 +183,8 @@ def build(markers: Path, fallback: str | None = None) -> McpToolServer:
 
     registry.register(ToolDefinition(name="add_tool", execute=add_tool))
     pipeline = ToolPipeline(
-        registry=registry, permission=create_static_permission_policy(deny=["tool:rm:*"])
+        registry=registry,
+        gates=ToolGates(permission=create_static_permission_policy(deny=["tool:rm:*"])),
     )
     return McpToolServer(pipeline, ServeOptions(name="prism-served", max_result_bytes=100_000))
 

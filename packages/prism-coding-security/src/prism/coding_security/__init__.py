@@ -10,7 +10,7 @@ from ._approval import ApprovalCallback, ApprovalRequest
 from ._credentials import CREDENTIAL_LOCATIONS, CredentialLocation
 from ._host_run import HOST_EXECUTED_PATHS, HostExecutedPath
 from ._paths import canonicalize_roots, check_path
-from ._policy import CodingApprovalPolicy, create_coding_approval_policy
+from ._policy import CodingApprovalPolicy
 from ._protected import ProtectedPaths
 from ._sandbox._bwrap import BubblewrapSandbox
 from ._sandbox._protocol import (
@@ -40,6 +40,5 @@ __all__ = [
     "analyze_command",
     "canonicalize_roots",
     "check_path",
-    "create_coding_approval_policy",
     "create_sandbox_bash_operations",
 ]

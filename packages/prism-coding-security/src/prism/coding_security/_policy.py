@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, cast
 
-from prism.core import ExecutionAction, ExecutionDecision, ExecutionPolicy
+from prism.core import ExecutionAction, ExecutionDecision
 from prism.core.options import check_callable, check_choice, check_flag, check_seconds
 
 from ._analysis._commands import CommandVerdict, analyze_command
@@ -19,7 +19,7 @@ from ._paths import check_path, existing_directories
 from ._protected import ProtectedPaths
 from ._sandbox._fields import absolute_paths
 
-__all__ = ["CodingApprovalPolicy", "create_coding_approval_policy"]
+__all__ = ["CodingApprovalPolicy"]
 
 READ_KINDS = frozenset({"read", "list", "search", "glob"})
 """Kinds that never mutate: allowed in read-only mode, no approval when contained."""
@@ -49,23 +49,28 @@ class _NeedsApproval:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CodingApprovalPolicy:
-    """An ``ExecutionPolicy`` for coding tools; build it with ``create_coding_approval_policy``.
+    """An ``ExecutionPolicy`` for coding tools; every option is checked at construction
+    (``ValueError`` names it).
 
-    Constructed directly, every field is still checked (roots canonicalised, flags, timeout).
+    ``protected``: a ``ProtectedPaths`` or extra names/paths to protect besides the defaults.
+    ``approve_writes``: every contained ``write``/``edit`` asks for approval too.
+    ``deny_read``: credential locations refused to every tool (give the sandbox the same list).
     """
 
-    roots: tuple[str, ...]
-    approve: ApprovalCallback | None
-    read_only: bool
-    command_rules: tuple[CommandRule, ...]
-    approval_timeout_seconds: float
-    deny_metacharacters: bool
-    home: str
-    protected: ProtectedPaths = field(default_factory=ProtectedPaths)
+    roots: Sequence[str | os.PathLike[str]]
+    """Workspace roots: existing directories, stored canonical as a tuple of str."""
+    approve: ApprovalCallback | None = None
+    read_only: bool = False
+    command_rules: Sequence[CommandRule] = ()
+    approval_timeout_seconds: float = 30.0
+    approval_cache: Literal["none", "run", "session"] = "none"
+    deny_metacharacters: bool = True
+    protected: ProtectedPaths | Sequence[str] = ()
     approve_writes: bool = False
-    deny_read: tuple[str, ...] = DEFAULT_DENY_READ
+    deny_read: Sequence[str] = DEFAULT_DENY_READ
     """Credential locations no tool may read or write, even inside a root (``~/``: ``home``)."""
-    cache: ApprovalCache | None = field(default=None, compare=False, repr=False)
+    home: str = field(default_factory=lambda: os.path.expanduser("~"))
+    cache: ApprovalCache | None = field(init=False, default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "roots", existing_directories(_WHERE + "roots", self.roots))
@@ -79,6 +84,17 @@ class CodingApprovalPolicy:
         object.__setattr__(self, "protected", _protected(self.protected))
         deny_read = absolute_paths(_WHERE + "deny_read", self.deny_read, home=True)
         object.__setattr__(self, "deny_read", deny_read)
+        check_choice(_WHERE + "approval_cache", self.approval_cache, _CACHE_MODES)
+        mode = self.approval_cache
+        object.__setattr__(self, "cache", None if mode == "none" else ApprovalCache(mode))
+
+    @property
+    def _root_paths(self) -> tuple[str, ...]:
+        return cast("tuple[str, ...]", self.roots)  # canonicalised in __post_init__
+
+    @property
+    def _protected_paths(self) -> ProtectedPaths:
+        return cast("ProtectedPaths", self.protected)  # normalised in __post_init__
 
     def check(self, action: ExecutionAction) -> ExecutionDecision | Awaitable[ExecutionDecision]:
         """Decide synchronously when no approval is needed; otherwise return an awaitable."""
@@ -88,7 +104,7 @@ class CodingApprovalPolicy:
         return self._approve(action, verdict.reason)
 
     def _decide(self, action: ExecutionAction) -> ExecutionDecision | _NeedsApproval:
-        if not self.roots:
+        if not self._root_paths:
             return _deny("no workspace roots are configured; every action is denied")
         kind = action.kind
         if self.read_only and kind not in READ_KINDS and kind != "shell":
@@ -113,7 +129,7 @@ class CodingApprovalPolicy:
     def _only_host_executed(self, action: ExecutionAction) -> bool:
         """Every refusal of ``action`` comes from ``HOST_EXECUTED_PATHS`` (git metadata,
         credentials and host additions stay denied)."""
-        narrower = replace(self.protected, host_executed=False)
+        narrower = replace(self._protected_paths, host_executed=False)
         paths, cwd = action.paths, action.cwd
         found = self._check_paths(paths, cwd, mutating=True, protected=narrower, links=True)
         return found is None
@@ -131,10 +147,10 @@ class CodingApprovalPolicy:
             reason = check_path(
                 path,
                 cwd=cwd or "",
-                roots=self.roots,
+                roots=self._root_paths,
                 mutating=mutating,
                 home=self.home,
-                protected=self.protected if protected is None else protected,
+                protected=self._protected_paths if protected is None else protected,
                 deny_read=self.deny_read,
                 link_targets=links,
             )
@@ -154,24 +170,24 @@ class CodingApprovalPolicy:
         if denied is not None:
             return _deny(f"shell working directory: {denied}", exclusive=True)
         command = strip_hardening(
-            command, self.roots
+            command, self._root_paths
         )  # a re-check of an action this policy hardened
         try:
             verdict = analyze_command(
                 command,
                 cwd=cwd,
-                roots=self.roots,
+                roots=self._root_paths,
                 home=self.home,
                 rules=self.command_rules,
                 deny_metacharacters=self.deny_metacharacters,
-                protected=self.protected,
+                protected=self._protected_paths,
             )
         except Exception as exc:  # an analyser bug must never allow
             reason = f"command analysis failed ({type(exc).__name__}); needs approval"
         else:
             reason = verdict.reason or "command needs approval"
             tracked = self._tracked_secret(verdict)
-            if verdict.decision == "allow" and _unceiled_git(verdict, self.roots):
+            if verdict.decision == "allow" and _unceiled_git(verdict, self._root_paths):
                 reason = "git cannot be kept inside the roots (a root's parent contains `:`)"
             elif tracked is not None:
                 reason = tracked
@@ -188,7 +204,7 @@ class CodingApprovalPolicy:
         credential location's path, so git can print it from its object store."""
         if verdict.decision != "allow" or "git" not in verdict.programs:
             return None
-        found = tracked_location(self.roots, home=self.home, deny_read=self.deny_read)
+        found = tracked_location(self._root_paths, home=self.home, deny_read=self.deny_read)
         if found is None:
             return None
         return (
@@ -204,7 +220,7 @@ class CodingApprovalPolicy:
         rendered = verdict.rendered if verdict.rendered is not None else command
         if verdict.programs & _HARDENED_PROGRAMS:
             # git/rg read configuration that can name programs: run them hardened.
-            return _allow(reason, exclusive=True, command=harden(rendered, self.roots))
+            return _allow(reason, exclusive=True, command=harden(rendered, self._root_paths))
         return _allow(reason, exclusive=True, command=rendered if rendered != command else None)
 
     async def _approve(self, action: ExecutionAction, reason: str) -> ExecutionDecision:
@@ -259,38 +275,3 @@ def _protected(protected: object) -> ProtectedPaths:
         return ProtectedPaths(extra=tuple(protected))
     except (TypeError, ValueError) as error:
         raise type(error)(f"{_WHERE}protected: {error}") from error
-
-
-def create_coding_approval_policy(
-    *,
-    roots: Sequence[str | os.PathLike[str]],
-    approve: ApprovalCallback | None = None,
-    read_only: bool = False,
-    command_rules: Sequence[CommandRule] = (),
-    approval_timeout_seconds: float = 30.0,
-    approval_cache: Literal["none", "run", "session"] = "none",
-    deny_metacharacters: bool = True,
-    protected: ProtectedPaths | Sequence[str] = (),
-    approve_writes: bool = False,
-    deny_read: Sequence[str] = DEFAULT_DENY_READ,
-) -> ExecutionPolicy:
-    """Build the coding policy; options are validated here (``ValueError`` names the option).
-
-    ``protected``: a ``ProtectedPaths`` or extra names/paths to protect besides the defaults.
-    ``approve_writes``: every contained ``write``/``edit`` asks for approval too.
-    ``deny_read``: credential locations refused to every tool (give the sandbox the same list).
-    """
-    check_choice(_WHERE + "approval_cache", approval_cache, _CACHE_MODES)
-    return CodingApprovalPolicy(
-        roots=existing_directories(_WHERE + "roots", roots),
-        approve=approve,
-        read_only=read_only,
-        command_rules=_rules(command_rules),
-        approval_timeout_seconds=approval_timeout_seconds,
-        deny_metacharacters=deny_metacharacters,
-        home=os.path.expanduser("~"),
-        protected=_protected(protected),
-        approve_writes=approve_writes,
-        deny_read=absolute_paths(_WHERE + "deny_read", deny_read, home=True),
-        cache=None if approval_cache == "none" else ApprovalCache(approval_cache),
-    )

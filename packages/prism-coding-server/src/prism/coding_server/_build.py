@@ -9,12 +9,12 @@ from typing import final
 from prism.coding_security import (
     DEFAULT_DENY_READ,
     BubblewrapSandbox,
+    CodingApprovalPolicy,
     SandboxUnavailableError,
-    create_coding_approval_policy,
     create_sandbox_bash_operations,
 )
 from prism.coding_tools import ShellOperations, ShellOptions, create_coding_tools
-from prism.core import PrismError, SecretRedactor, ToolPipeline, create_tool_registry
+from prism.core import PrismError, SecretRedactor, ToolGates, ToolPipeline, ToolRegistry
 from prism.jsonschema import create_json_schema_tool_argument_validator
 from prism.mcp.server import McpToolServer, ServeOptions
 
@@ -87,7 +87,7 @@ async def build_server(options: CodingServerOptions) -> BuiltServer:
     approve = approval_for(
         options.approver_command, options.approval_timeout_seconds, tty=options.approver_tty
     )
-    policy = create_coding_approval_policy(
+    policy = CodingApprovalPolicy(
         roots=roots,
         approve=approve,
         read_only=options.read_only,
@@ -105,10 +105,12 @@ async def build_server(options: CodingServerOptions) -> BuiltServer:
         tools = tuple(tool for tool in tools if tool.name in READ_ONLY_TOOLS)
     ledger = None if options.ledger is None else JsonLinesLedger(options.ledger)
     pipeline = ToolPipeline(
-        registry=create_tool_registry(tools),
-        validate=create_json_schema_tool_argument_validator(),
-        ledger=ledger,
-        redactor=SecretRedactor(secrets_from_environment(os.environ)),
+        registry=ToolRegistry(tools),
+        gates=ToolGates(
+            validator=create_json_schema_tool_argument_validator(),
+            ledger=ledger,
+            redactor=SecretRedactor(secrets_from_environment(os.environ)),
+        ),
     )
     serve = ServeOptions(name="prism-coding-server", instructions=_instructions(roots, options))
     return BuiltServer(McpToolServer(pipeline, serve), operations is not None, note, ledger)

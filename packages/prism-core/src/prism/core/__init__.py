@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         assert_execution_allowed,
     )
     from ._filter import ToolFilter, filter_tools
+    from ._gates import ToolGates
     from ._ledger import InMemoryRunLedger, RunLedger, ToolCallRecord
     from ._middleware import MiddlewareRegistry
     from ._parse import parse_tool_call
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     )
     from ._pipeline import CallScope, ExternalOutcome, ToolPipeline
     from ._redact import REDACTED, Redactor, SecretRedactor
-    from ._registry import ToolLookup, ToolRegistry, UnknownToolError, create_tool_registry
+    from ._registry import ToolLookup, ToolRegistry, UnknownToolError
     from ._render import render_tool_result
     from ._types import (
         Audience,
@@ -104,6 +105,7 @@ __all__ = [
     "ToolDefinition",
     "ToolExecutionContext",
     "ToolFilter",
+    "ToolGates",
     "ToolHandler",
     "ToolLookup",
     "ToolPipeline",
@@ -114,7 +116,6 @@ __all__ = [
     "assert_execution_allowed",
     "create_static_permission_policy",
     "create_tool_parameter_validator",
-    "create_tool_registry",
     "dispatch_tool_call",
     "dispatch_tool_calls_in_order",
     "filter_tools",
@@ -164,6 +165,7 @@ _LAZY: dict[str, str] = {
     "ToolDefinition": "._types",
     "ToolExecutionContext": "._types",
     "ToolFilter": "._filter",
+    "ToolGates": "._gates",
     "ToolHandler": "._types",
     "ToolLookup": "._registry",
     "ToolPipeline": "._pipeline",
@@ -174,7 +176,6 @@ _LAZY: dict[str, str] = {
     "assert_execution_allowed": "._execution",
     "create_static_permission_policy": "._permission",
     "create_tool_parameter_validator": "._validation",
-    "create_tool_registry": "._registry",
     "dispatch_tool_call": "._dispatch",
     "dispatch_tool_calls_in_order": "._batch",
     "filter_tools": "._filter",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Iterable, Sequence
@@ -17,8 +18,8 @@ from ._batch import (
     resolve_tool_concurrency,
 )
 from ._dispatch_options import DispatchOptions, DispatchSettings
-from ._filter import ToolFilter, filter_tools
-from ._ledger import RunLedger
+from ._filter import filter_tools
+from ._gates import NO_GATES, ToolGates
 from ._messages import (
     AssistantMessage,
     Message,
@@ -30,10 +31,7 @@ from ._messages import (
     ToolSpec,
     as_messages,
 )
-from ._middleware import MiddlewareRegistry
 from ._outcomes import blocked_outcome, error_info_from
-from ._permission import PermissionPolicy
-from ._redact import Redactor
 from ._registry import ToolRegistry
 from ._steps import CallUnit, StepHook, check_step_hook
 from ._types import ErrorInfo, ToolCall, ToolDefinition, ToolExecutionContext
@@ -64,7 +62,8 @@ class RunOptions:
 
     signal: AbortSignal | None = None
     loop: LoopOptions | None = None
-    validate: ToolValidator | None = None
+    validator: ToolValidator | None = None
+    """Checks this run's tool arguments in place of the agent's ``gates.validator``."""
     limits: RunLimits | None = None
     abort_grace_seconds: float = 5.0
     run_id: str | None = None
@@ -76,7 +75,7 @@ class RunOptions:
         where = "RunOptions."
         check_instance(where + "signal", self.signal, AbortSignal, optional=True)
         check_instance(where + "loop", self.loop, LoopOptions, optional=True)
-        check_callable(where + "validate", self.validate, optional=True)
+        check_callable(where + "validator", self.validator, optional=True)
         check_instance(where + "limits", self.limits, RunLimits, optional=True)
         grace = self.abort_grace_seconds
         check_seconds(where + "abort_grace_seconds", grace, cap=MAX_ABORT_GRACE_SECONDS)
@@ -89,20 +88,16 @@ class RunOptions:
 class AgentSettings(TypedDict, total=False):
     """The keyword arguments of ``Agent`` (and of agents built on it, such as a durable one).
 
-    ``provider`` and ``model`` are required; ``session_id`` defaults to a random id.
+    ``provider`` and ``model`` are required; ``session_id`` defaults to a random id; ``gates``
+    (the filter also decides which tools the model is offered) default to none.
     """
 
     provider: Required[Provider]
     model: Required[str]
     tools: Iterable[ToolDefinition] | ToolRegistry
-    validator: ToolValidator | None
-    permission: PermissionPolicy | None
-    middleware: MiddlewareRegistry | None
+    gates: ToolGates | None
     loop: LoopOptions | None
     limits: RunLimits | None
-    ledger: RunLedger | None
-    redactor: Redactor | None
-    tool_filter: ToolFilter | Sequence[ToolFilter] | None
     session_id: str | None
 
 
@@ -126,23 +121,22 @@ class Agent:
             raise error(f"Agent.model must be a non-empty str, got {model!r:.200}")
         limits = settings.get("limits")
         check_instance("Agent.limits", limits, RunLimits, optional=True)
+        gates = settings.get("gates")
+        if gates is None:
+            gates = NO_GATES
+        check_instance("Agent.gates", gates, ToolGates)
         tools = settings.get("tools", ())
         self.provider = settings["provider"]
         self.model = model
         self.registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
-        self.validator = settings.get("validator")
-        self.permission = settings.get("permission")
-        self.middleware = settings.get("middleware")
+        self.gates = gates
         self.loop = settings.get("loop")
         self.limits = limits or RunLimits()
-        self.ledger = settings.get("ledger")
-        self.redactor = settings.get("redactor")
-        self.tool_filter = settings.get("tool_filter")
         self.session_id = settings.get("session_id") or os.urandom(16).hex()
 
     def tool_specs(self) -> tuple[ToolSpec, ...]:
         """The tools offered to the model (after the agent's filter)."""
-        tools = filter_tools(self.registry.list(), self.tool_filter)
+        tools = filter_tools(self.registry.list(), self.gates.tool_filter)
         return tuple(
             ToolSpec(name=t.name, description=t.description, parameters=t.parameters) for t in tools
         )
@@ -171,14 +165,15 @@ class Agent:
             tool_call_id="",
             signal=signal,
         )
-        settings: DispatchSettings = (
-            {
-                "registry": self.registry, "context": context, "tool_filter": self.tool_filter,
-                "middleware": self.middleware, "permission": self.permission,
-                "validate": options.validate or self.validator, "emit": emit,
-                "ledger": self.ledger, "redactor": self.redactor,
-            }
-        )  # fmt: skip
+        gates = self.gates
+        if options.validator is not None:
+            gates = dataclasses.replace(gates, validator=options.validator)
+        settings: DispatchSettings = {
+            "registry": self.registry,
+            "context": context,
+            "gates": gates,
+            "emit": emit,
+        }
         run = _Run(self, options, settings, as_messages(prompt), signal)
         return await run.loop(self._max_rounds(options))
 

@@ -121,8 +121,8 @@ async def _pipeline(
         if denial is not None:
             return await blocked_outcome(report, call, "permission_denied", denial)
     ctx = _call_context(context, call, report)
-    if opts.validate is not None:
-        why = _run_validator(opts.validate, tool, call, ctx)
+    if opts.validator is not None:
+        why = _run_validator(opts.validator, tool, call, ctx)
         if why is not None and not isinstance(why, ErrorInfo):  # an async validator's answer
             why = await why
         if why is not None:

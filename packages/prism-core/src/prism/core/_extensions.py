@@ -115,11 +115,6 @@ class ExtensionKernel:
         return ExtensionContributions(tools=tuple(recorder._tools))
 
 
-def create_extension_kernel(*, permission: PermissionPolicy | None = None) -> ExtensionKernel:
-    """A kernel whose ``load`` is gated by ``permission`` (``extension:<name>:setup``)."""
-    return ExtensionKernel(permission=permission)
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ExtensionDescriptor:
     """An installed extension entry point, not yet imported."""

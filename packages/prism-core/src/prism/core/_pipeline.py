@@ -6,22 +6,18 @@ send every call through it, so they take one typed object instead of restating t
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ._abort import NEVER_ABORTED, AbortSignal
 from ._dispatch import dispatch_tool_call
-from ._filter import ToolFilter, filter_tools, tool_allowed
-from ._ledger import RunLedger
-from ._middleware import MiddlewareRegistry
-from ._permission import PermissionPolicy
-from ._redact import Redactor
+from ._filter import filter_tools, tool_allowed
+from ._gates import NO_GATES, ToolGates
 from ._registry import ToolLookup
 from ._types import JsonObject, ToolCall, ToolDefinition, ToolExecutionContext, ToolResult
-from ._validation import ToolValidator
 from .events import EventSink
-from .options import check_instance
+from .options import check_callable, check_instance
 
 __all__ = ["CallScope", "ExternalOutcome", "ToolPipeline"]
 
@@ -79,35 +75,31 @@ def _unchanged(result: ToolResult, produced: object) -> bool:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolPipeline:
-    """Where tools come from and every gate a call passes, as ``dispatch_tool_call`` takes them.
-
-    ``registry`` may be left out when each call names its own (gating another framework's tools).
-    """
+    """Where tools come from, the gates every call passes and where its events go: what
+    ``dispatch_tool_call`` takes, held once. ``registry`` may be left out when each call names
+    its own (gating another framework's tools)."""
 
     registry: ToolLookup | None = None
-    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None
-    middleware: MiddlewareRegistry | None = None
-    permission: PermissionPolicy | None = None
-    validate: ToolValidator | None = None
+    gates: ToolGates = NO_GATES
     emit: EventSink | None = None
-    ledger: RunLedger | None = None
-    redactor: Redactor | None = None
-    max_argument_bytes: int = 1_048_576
 
     def __post_init__(self) -> None:
         if self.registry is not None and not callable(getattr(self.registry, "get", None)):
-            raise TypeError("registry must have a get(name) method (see create_tool_registry)")
+            raise TypeError("registry must have a get(name) method (see ToolRegistry)")
+        if not isinstance(self.gates, ToolGates):
+            raise ValueError(f"ToolPipeline.gates must be a ToolGates, got {self.gates!r}")
+        check_callable("ToolPipeline.emit", self.emit, optional=True)
 
     def admits(self, name: str) -> bool:
         """Whether ``tool_filter`` lets a tool called ``name`` be offered and called."""
-        return tool_allowed(name, self.tool_filter)
+        return tool_allowed(name, self.gates.tool_filter)
 
     def visible_tools(self) -> tuple[ToolDefinition, ...]:
         """The registry's tools that ``tool_filter`` admits: what a model should be offered."""
         lister = getattr(self.registry, "list", None)
         if lister is None:
             raise TypeError("this pipeline's registry cannot list its tools (it needs list())")
-        return filter_tools(lister(), self.tool_filter)
+        return filter_tools(lister(), self.gates.tool_filter)
 
     async def dispatch(
         self,
@@ -125,14 +117,8 @@ class ToolPipeline:
             call,
             registry=lookup,
             context=context,
-            tool_filter=self.tool_filter,
-            middleware=self.middleware,
-            permission=self.permission,
-            validate=self.validate,
+            gates=self.gates,
             emit=self.emit,
-            ledger=self.ledger,
-            redactor=self.redactor,
-            max_argument_bytes=self.max_argument_bytes,
         )
 
     async def dispatch_external(

@@ -14,7 +14,6 @@ __all__ = [
     "ToolLookup",
     "ToolRegistry",
     "UnknownToolError",
-    "create_tool_registry",
     "validate_tool_name",
 ]
 
@@ -137,12 +136,3 @@ class ToolRegistry:
 
     def __repr__(self) -> str:
         return f"ToolRegistry({list(self._tools)!r})"
-
-
-def create_tool_registry(
-    tools: Iterable[ToolDefinition] = (),
-    *,
-    duplicate: Literal["replace", "error"] = "replace",
-) -> ToolRegistry:
-    """Build a registry from ``tools``."""
-    return ToolRegistry(tools, duplicate=duplicate)

@@ -9,7 +9,6 @@ from ._extensions import (
     ExtensionDescriptor,
     ExtensionKernel,
     ExtensionPermissionError,
-    create_extension_kernel,
     discover_extensions,
 )
 
@@ -20,6 +19,5 @@ __all__ = [
     "ExtensionDescriptor",
     "ExtensionKernel",
     "ExtensionPermissionError",
-    "create_extension_kernel",
     "discover_extensions",
 ]

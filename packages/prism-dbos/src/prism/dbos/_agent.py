@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -83,9 +84,7 @@ class DurableAgent:
         check_match("DurableAgent.session_id", settings["session_id"], NAME_PATTERN)
         agent = Agent(**settings)
         toolset = DurableToolset(
-            name=name, tools=agent.registry, tool_filter=agent.tool_filter,
-            middleware=agent.middleware, permission=agent.permission, validator=agent.validator,
-            emit=emit, ledger=agent.ledger, redactor=agent.redactor, approval=approval,
+            name=name, tools=agent.registry, gates=agent.gates, emit=emit, approval=approval,
             queue=queue, tool_concurrency=resolve_tool_concurrency(None, agent.loop),
             abort_grace_seconds=abort_grace_seconds,
         )  # fmt: skip
@@ -153,8 +152,9 @@ async def _run_workflow(agent_name: str, encoded: list[Plain]) -> Plain:
     loop = copy.copy(opts.agent)
     provider = _RecordedProvider(agent_name)
     loop.provider = provider
-    if opts.agent.ledger is not None:
-        loop.ledger = KeyedLedger(opts.agent.ledger)
+    ledger = opts.agent.gates.ledger
+    if ledger is not None:
+        loop.gates = dataclasses.replace(opts.agent.gates, ledger=KeyedLedger(ledger))
     # the model step that produced a turn's calls is their at-most-once record (docs/durable.md)
     hook = DurableSteps(
         opts.toolset, opts.agent.session_id, run_id, NEVER_ABORTED, lambda: provider.fresh

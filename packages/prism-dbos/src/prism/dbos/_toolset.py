@@ -3,28 +3,29 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar, final
 
 from prism.core import (
     AbortSignal,
     DispatchSettings,
-    MiddlewareRegistry,
-    PermissionPolicy,
     PrismError,
-    Redactor,
-    RunLedger,
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
-    ToolFilter,
+    ToolGates,
     ToolRegistry,
-    ToolValidator,
 )
 from prism.core.events import EventSink
 from prism.core.lowlevel import MAX_ABORT_GRACE_SECONDS, CallUnit, prepare_call
-from prism.core.options import check_count, check_instance, check_match, check_seconds
+from prism.core.options import (
+    check_callable,
+    check_count,
+    check_instance,
+    check_match,
+    check_seconds,
+)
 
 from ._ledger import KeyedLedger
 from ._options import NAME_PATTERN, ApprovalOptions, QueueOptions
@@ -32,6 +33,7 @@ from ._options import NAME_PATTERN, ApprovalOptions, QueueOptions
 __all__ = ["DurableToolset", "UnknownToolsetError", "register_toolset", "toolset_named"]
 
 _MAX_CONCURRENCY = 64
+_NO_GATES = ToolGates()
 T = TypeVar("T")
 
 
@@ -76,17 +78,14 @@ class DurableToolset:
 
     name: str
     tools: ToolRegistry
-    tool_filter: ToolFilter | Sequence[ToolFilter] | None = None
-    middleware: MiddlewareRegistry | None = None
-    permission: PermissionPolicy | None = None
-    validator: ToolValidator | None = None
+    gates: ToolGates = _NO_GATES
     emit: EventSink | None = None
-    ledger: RunLedger | None = None
-    redactor: Redactor | None = None
     approval: ApprovalOptions | None = None
     queue: QueueOptions | None = None
     tool_concurrency: int = 1
     abort_grace_seconds: float = 5.0
+    _keyed: ToolGates = field(init=False, repr=False, compare=False)
+    """``gates`` with the ledger giving each durable call's rows their deterministic ids."""
 
     def __post_init__(self) -> None:
         check_match("DurableToolset.name", self.name, NAME_PATTERN)
@@ -97,6 +96,11 @@ class DurableToolset:
             self.abort_grace_seconds,
             cap=MAX_ABORT_GRACE_SECONDS,
         )
+        check_instance("DurableToolset.gates", self.gates, ToolGates)
+        check_callable("DurableToolset.emit", self.emit, optional=True)
+        ledger = self.gates.ledger
+        keyed = self.gates if ledger is None else replace(self.gates, ledger=KeyedLedger(ledger))
+        object.__setattr__(self, "_keyed", keyed)
         check_instance("DurableToolset.approval", self.approval, ApprovalOptions, optional=True)
         check_instance("DurableToolset.queue", self.queue, QueueOptions, optional=True)
 
@@ -106,13 +110,7 @@ class DurableToolset:
 
     def settings(self, context: ToolExecutionContext) -> DispatchSettings:
         """Core's dispatch settings (the gates) for calls under ``context``."""
-        return {
-            "registry": self.tools, "context": context, "tool_filter": self.tool_filter,
-            "middleware": self.middleware, "permission": self.permission,
-            "validate": self.validator, "emit": self.emit,
-            "ledger": None if self.ledger is None else KeyedLedger(self.ledger),
-            "redactor": self.redactor,
-        }  # fmt: skip
+        return {"registry": self.tools, "context": context, "gates": self._keyed, "emit": self.emit}
 
     def unit(self, call: ToolCall, context: ToolExecutionContext) -> CallUnit:
         """``call`` (after its ``tool_call`` middleware) ready to run, fail or be refused."""

@@ -12,8 +12,7 @@ import anyio
 from prism.core import AbortSignal
 
 from ._errors import McpConnectError
-from ._feature_types import McpClientFeatures
-from ._options import CallFaultPolicy, McpBridgeOptions, ProtocolMode, ToolsChangedCallback
+from ._options import McpBridgeOptions
 from ._transports import (
     InMemoryTransport,
     McpTransport,
@@ -50,50 +49,25 @@ async def connect_mcp_tools(
     *,
     server_id: str,
     transport: McpTransport,
+    options: McpBridgeOptions | None = None,
     signal: AbortSignal | None = None,
-    list_cache_ttl_seconds: float = _DEFAULT.list_cache_ttl_seconds,
-    call_timeout_seconds: float = _DEFAULT.call_timeout_seconds,
-    connect_timeout_seconds: float = _DEFAULT.connect_timeout_seconds,
-    max_result_bytes: int = _DEFAULT.max_result_bytes,
-    max_tools: int = _DEFAULT.max_tools,
-    max_schema_bytes: int = _DEFAULT.max_schema_bytes,
-    max_list_pages: int = _DEFAULT.max_list_pages,
-    max_description_bytes: int = _DEFAULT.max_description_bytes,
-    close_grace_seconds: float = _DEFAULT.close_grace_seconds,
-    on_call_fault: CallFaultPolicy = _DEFAULT.on_call_fault,
-    protocol_mode: ProtocolMode = _DEFAULT.protocol_mode,
-    name_prefix: str | None = _DEFAULT.name_prefix,
-    on_tools_changed: ToolsChangedCallback | None = _DEFAULT.on_tools_changed,
-    client_features: McpClientFeatures | None = _DEFAULT.client_features,
 ) -> AsyncIterator[McpToolBridge]:
     """Connect to one MCP server and list its tools; yields the bridge.
 
-    Entering connects (``connect_timeout_seconds``) and lists, so ``bridge.tools`` is filled and
-    ``bridge.stale`` is False; it raises ``McpConnectError``, ``McpToolListError`` or
+    Entering connects (``options.connect_timeout_seconds``) and lists, so ``bridge.tools`` is
+    filled and ``bridge.stale`` is False; it raises ``McpConnectError``, ``McpToolListError`` or
     ``McpToolNameCollisionError`` when that fails. ``signal`` aborts the connect (then
-    ``McpConnectError``); cancelling the enclosing scope works too. The other parameters are
-    the fields of ``McpBridgeOptions`` (documented and validated there, before anything
-    starts). Leaving closes everything: no process of a stdio server's process group remains.
-    The MCP SDK is imported here, lazily.
+    ``McpConnectError``); cancelling the enclosing scope works too. ``options`` (bounds and
+    policies, validated when built) default to ``McpBridgeOptions()``. Leaving closes
+    everything: no process of a stdio server's process group remains. The MCP SDK is imported
+    here, lazily.
     """
     _check(server_id, transport)
-    opts = McpBridgeOptions(
-        list_cache_ttl_seconds=list_cache_ttl_seconds,
-        call_timeout_seconds=call_timeout_seconds,
-        connect_timeout_seconds=connect_timeout_seconds,
-        max_result_bytes=max_result_bytes,
-        max_tools=max_tools,
-        max_schema_bytes=max_schema_bytes,
-        max_list_pages=max_list_pages,
-        max_description_bytes=max_description_bytes,
-        close_grace_seconds=close_grace_seconds,
-        on_call_fault=on_call_fault,
-        protocol_mode=protocol_mode,
-        name_prefix=name_prefix,
-        on_tools_changed=on_tools_changed,
-        client_features=client_features,
-    )
-    async with _bridge_scope(server_id, transport, opts, signal) as bridge:
+    if options is None:
+        options = _DEFAULT
+    elif not isinstance(options, McpBridgeOptions):
+        raise TypeError(f"options must be McpBridgeOptions or None, got {type(options).__name__}")
+    async with _bridge_scope(server_id, transport, options, signal) as bridge:
         yield bridge
 
 

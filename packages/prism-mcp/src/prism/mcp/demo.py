@@ -16,13 +16,7 @@ from typing import Any
 
 import anyio
 
-from prism.core import (
-    ToolDefinition,
-    ToolExecutionContext,
-    ToolPipeline,
-    ToolRegistry,
-    create_tool_registry,
-)
+from prism.core import ToolDefinition, ToolExecutionContext, ToolPipeline, ToolRegistry
 
 __all__ = ["demo_tools", "main"]
 
@@ -50,7 +44,7 @@ def demo_tools(label: str = "demo") -> ToolRegistry:
     def search(args: Any, ctx: ToolExecutionContext) -> str:
         return f"{label}:{args['query']}"
 
-    registry = create_tool_registry(duplicate="error")
+    registry = ToolRegistry(duplicate="error")
 
     def add_tool(args: Any, ctx: ToolExecutionContext) -> str:
         name = str(args["name"])

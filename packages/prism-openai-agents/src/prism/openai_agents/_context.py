@@ -20,7 +20,9 @@ def prism_call(
 
     The run id is the SDK trace's id when tracing is on, so ledger rows join the SDK's traces.
     """
-    call = parse_tool_call(ctx.tool_call_id, name, arguments, max_bytes=pipeline.max_argument_bytes)
+    call = parse_tool_call(
+        ctx.tool_call_id, name, arguments, max_bytes=pipeline.gates.max_argument_bytes
+    )
     trace = get_current_trace()
     run_id = "" if trace is None or isinstance(trace, NoOpTrace) else trace.trace_id
     context = scope.context(call.id, run_id)
