@@ -14,9 +14,9 @@ from _dispatch_prism import Plan, agent_home
 JSON, DATACLASSES, CORE = "import json", "import dataclasses", "import prism.core"
 DISPATCH_NAMES = "from prism.core import dispatch_tool_call, ToolDefinition"
 FIRST_USE = (
-    "from prism.core import ToolCall, ToolDefinition, create_tool_registry, dispatch_tool_call\n"
+    "from prism.core import ToolCall, ToolDefinition, ToolRegistry, dispatch_tool_call\n"
     "async def noop(arguments, context): return 'ok'\n"
-    "registry = create_tool_registry([ToolDefinition(name='noop', execute=noop)])\n"
+    "registry = ToolRegistry([ToolDefinition(name='noop', execute=noop)])\n"
     "step = dispatch_tool_call(ToolCall(id='1', name='noop', arguments={}), registry=registry)\n"
     "try: step.send(None)\n"
     "except StopIteration as done: assert done.value.content[0].text == 'ok'\n"

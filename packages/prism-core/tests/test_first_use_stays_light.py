@@ -22,12 +22,12 @@ FORBIDDEN = (
 
 IMPORT_ONLY = "import prism.core\n"
 FIRST_USE = """
-from prism.core import ToolCall, ToolDefinition, create_tool_registry, dispatch_tool_call
+from prism.core import ToolCall, ToolDefinition, ToolRegistry, dispatch_tool_call
 
 async def noop(arguments, context):
     return "ok"
 
-registry = create_tool_registry([ToolDefinition(name="noop", execute=noop)])
+registry = ToolRegistry([ToolDefinition(name="noop", execute=noop)])
 step = dispatch_tool_call(ToolCall(id="1", name="noop", arguments={"a": 1}), registry=registry)
 try:
     step.send(None)

@@ -34,21 +34,23 @@ def _registry() -> ToolRegistry:
 
 
 @pytest.mark.parametrize(
-    ("field", "bad"),
+    ("field", "bad", "error"),
     [
-        ("middleware", "not a registry"),
-        ("tool_filter", "echo"),
-        ("tool_filter", [ToolFilter(deny=["x"]), "echo"]),
-        ("permission", object()),
-        ("validator", 42),
-        ("redactor", object()),
-        ("ledger", "rows.jsonl"),
-        ("max_argument_bytes", 0),
-        ("max_argument_bytes", 1_048_576.0),
+        ("middleware", "not a registry", TypeError),
+        ("tool_filter", "echo", TypeError),
+        ("tool_filter", [ToolFilter(deny=["x"]), "echo"], TypeError),
+        ("permission", object(), TypeError),
+        ("validator", 42, TypeError),
+        ("redactor", object(), TypeError),
+        ("ledger", "rows.jsonl", TypeError),
+        ("max_argument_bytes", 0, ValueError),
+        ("max_argument_bytes", 1_048_576.0, TypeError),
     ],
 )
-def test_a_bad_gate_is_refused_when_the_gates_are_built_naming_it(field: str, bad: object) -> None:
-    with pytest.raises(ValueError, match=rf"^ToolGates\.{field}"):
+def test_a_bad_gate_is_refused_when_the_gates_are_built_naming_it(
+    field: str, bad: object, error: type[Exception]
+) -> None:
+    with pytest.raises(error, match=rf"^ToolGates\.{field}"):
         ToolGates(**{field: bad})
 
 
@@ -71,7 +73,7 @@ def _agent(gates: Any) -> object:
 
 @pytest.mark.parametrize("holder", [_pipeline, _agent])
 def test_holders_refuse_anything_but_tool_gates(holder: Any) -> None:
-    with pytest.raises(ValueError, match="gates must be a ToolGates"):
+    with pytest.raises(TypeError, match="gates must be a ToolGates"):
         holder({"permission": None})
 
 
@@ -121,5 +123,5 @@ async def test_a_run_validator_replaces_the_gates_validator_for_that_run_only() 
 
 
 def test_a_run_validator_must_be_callable() -> None:
-    with pytest.raises(ValueError, match=r"^RunOptions\.validator"):
+    with pytest.raises(TypeError, match=r"^RunOptions\.validator"):
         RunOptions(validator="strict")  # type: ignore[arg-type]

@@ -278,12 +278,11 @@ def build_agent(args: argparse.Namespace) -> DurableAgent:
         model="scripted",
         tools=[note, lookup, put, deploy],
         loop=LoopOptions(tool_concurrency=args.concurrency),
-        gates=ToolGates(ledger=FileLedger()),
+        gates=ToolGates(ledger=FileLedger(), middleware=_kill_point_middleware()),
         emit=record_event,
         approval=approval,
         queue=queue,
         limits=RunLimits(max_tool_rounds=args.max_rounds),
-        middleware=_kill_point_middleware(),
     )
 
 

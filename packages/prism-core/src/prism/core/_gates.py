@@ -37,7 +37,7 @@ class ToolGates:
     def __post_init__(self) -> None:
         if self.middleware is not None and not isinstance(self.middleware, MiddlewareRegistry):
             got = type(self.middleware).__name__
-            raise ValueError(f"ToolGates.middleware must be a MiddlewareRegistry, got {got}")
+            raise TypeError(f"ToolGates.middleware must be a MiddlewareRegistry, got {got}")
         object.__setattr__(self, "tool_filter", _filters(self.tool_filter))
         for name, method in (("permission", "check"), ("redactor", "redact"), ("ledger", "append")):
             value = getattr(self, name)
@@ -55,13 +55,13 @@ def _filters(
     if value is None or isinstance(value, ToolFilter):
         return value
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise ValueError(
+        raise TypeError(
             f"ToolGates.tool_filter must be a ToolFilter, a sequence of them or None, got {value!r}"
         )
     filters = tuple(value)
     for index, item in enumerate(filters):
         if not isinstance(item, ToolFilter):
-            raise ValueError(f"ToolGates.tool_filter[{index}] must be a ToolFilter, got {item!r}")
+            raise TypeError(f"ToolGates.tool_filter[{index}] must be a ToolFilter, got {item!r}")
     return filters
 
 

@@ -87,7 +87,7 @@ class ToolPipeline:
         if self.registry is not None and not callable(getattr(self.registry, "get", None)):
             raise TypeError("registry must have a get(name) method (see ToolRegistry)")
         if not isinstance(self.gates, ToolGates):
-            raise ValueError(f"ToolPipeline.gates must be a ToolGates, got {self.gates!r}")
+            raise TypeError(f"ToolPipeline.gates must be a ToolGates, got {self.gates!r}")
         check_callable("ToolPipeline.emit", self.emit, optional=True)
 
     def admits(self, name: str) -> bool:
