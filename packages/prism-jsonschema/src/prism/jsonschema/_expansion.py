@@ -15,7 +15,7 @@ nodes, so validating costs at most expanded size x data nodes (bounded per call)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
 from ._instance import weigh
@@ -252,24 +252,12 @@ def _size(
     sum(D(descending child)))``; a recursive group counts its members once (it is unambiguous)
     plus what it reaches outside itself.
     """
-    component_of = {node: c for c, members in enumerate(components) for node in members}
-    sizes: list[int] = []
-    for c, members in enumerate(components):  # every component after those it reaches
-        here = 0
-        below: list[tuple[Label, int]] = []
-        for node in members:
-            here += 1 + leaves[node]
-            for child, label in graph[node]:
-                target = component_of[child]
-                if target == c:
-                    continue
-                if label is None:
-                    here += sizes[target]
-                else:
-                    below.append((label, sizes[target]))
-        extra = _widest_child(below) if len(members) == 1 else sum(w for _l, w in below)
-        sizes.append(min(here - 1 + max(1, extra), limit + 1))
-    root = sizes[component_of[0]]
+    root = _fold(
+        graph,
+        components,
+        [1 + leaf for leaf in leaves],
+        lambda here, extra: min(here - 1 + max(1, extra), limit + 1),
+    )
     if root > limit:
         raise SchemaRejected(
             f"schema's expanded size (every $ref inlined: schema nodes one data node is "
@@ -283,10 +271,21 @@ def expanded_weight(nodes: list[dict[str, Json]], targets: Targets, own: list[in
     weight): the most weight any one data node meets, every ``$ref`` inlined. Call it only on
     a graph ``expanded_size`` accepted (no in-place cycle, no ambiguous recursion)."""
     graph, _leaves = _graph(nodes, targets)
-    components = _components(graph)
+    return _fold(graph, _components(graph), own, lambda here, extra: here + extra)
+
+
+def _fold(
+    graph: list[list[Edge]],
+    components: list[list[int]],
+    own: list[int],
+    close: Callable[[int, int], int],
+) -> int:
+    """The root's total over the component graph (every component after those it reaches):
+    a component's own weights plus its in-place children's totals, then ``close(here, extra)``
+    with ``extra`` the most its descending children put on one data node."""
     component_of = {node: c for c, members in enumerate(components) for node in members}
     sizes: list[int] = []
-    for c, members in enumerate(components):  # every component after those it reaches
+    for c, members in enumerate(components):
         here = 0
         below: list[tuple[Label, int]] = []
         for node in members:
@@ -300,7 +299,7 @@ def expanded_weight(nodes: list[dict[str, Json]], targets: Targets, own: list[in
                 else:
                     below.append((label, sizes[target]))
         extra = _widest_child(below) if len(members) == 1 else sum(w for _l, w in below)
-        sizes.append(here + extra)
+        sizes.append(close(here, extra))
     return sizes[component_of[0]]
 
 
