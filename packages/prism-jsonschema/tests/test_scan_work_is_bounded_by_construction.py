@@ -186,3 +186,31 @@ def test_a_property_name_over_max_pattern_input_length_is_invalid(
     assert not result.ok
     assert "max_pattern_input_length=65536" in result.errors[0].message
     assert validator.validate(schema, {"a" * 65_536: 1}).ok  # at the bound: matched
+
+
+def _places(text: str) -> list[Any]:
+    """``text`` in every place a value can hold characters: the fast walks and the slow path."""
+    return [
+        {"y": text},
+        {text: 1},
+        {"y": [1, text]},
+        {"y": {text: None}},
+        {"y": {"z": [{"w": text}]}},
+        {"y": (text,)},  # a tuple: read through the general check
+        [text],  # not an object at all
+    ]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("place", range(7))
+def test_characters_count_as_scan_work_wherever_they_sit(engine: str, place: int) -> None:
+    """The scan work counts every string and property name, at the top and nested, on the
+    fast walk and the slow path alike (fastjsonschema counts them in its bounds walk)."""
+    validator = _validator(engine, max_validation_work=1_000)
+    schema = {"properties": {"x": {"type": "string", "pattern": "^a"}}}
+    assert validator.validate(schema, {"x": "a"}).ok
+    assert validator.validate(schema, _places("a" * 10)[place]).ok
+    result = validator.validate(schema, _places("a" * 20_000)[place])
+    assert not result.ok
+    assert "characters of strings and property names" in result.errors[0].message
+    assert "max_validation_work=1,000" in result.errors[0].message

@@ -21,6 +21,7 @@ from ._instance import (
     Violation,
     count_nodes,
 )
+from ._scan import CHARS_PER_WORK, text_of
 
 if TYPE_CHECKING:
     from ._cache import Entry
@@ -41,23 +42,26 @@ def make_fastjsonschema_run(
     bounds: InstanceBounds,
     engine_failure: Callable[[Entry, object, Exception], ToolArgumentValidationResult],
     too_much_work: Callable[[Entry], ToolArgumentValidationResult],
-    *,
-    counted_already: bool = False,
+    too_much_scan: Callable[[Entry, int, int], ToolArgumentValidationResult],
+    budget: int,
 ) -> EngineRun:
     """fastjsonschema: the Python bounds walk, then the generated function (raises if invalid).
 
     The arguments object's own level is walked inline (tool arguments are mostly flat), nested
     containers by ``bounds.walk``. A flat object's node count is known from that loop; only a
-    nested one is counted against ``entry.node_limit`` (the work bound).
+    nested one is counted against ``entry.node_limit`` (the work bound). The walk also counts
+    characters: a schema that scans strings (``entry.scan``) checks its scan work (``_scan``)
+    from that one walk, before the engine runs.
     """
     walk, check = bounds.walk, bounds.check
     max_properties, longest = bounds.max_properties, bounds.max_string
     max_bits = MAX_INSTANCE_INT_BITS
+    join = "".join
 
     def run(entry: Entry, value: object) -> ToolArgumentValidationResult:
         instance: Any = value
         limit = entry.node_limit
-        counted = counted_already  # the caller counted the nodes (the scan-work walk)
+        nodes = chars = 0  # nodes: 0 until counted (a flat object is counted at the end)
         try:
             if type(value) is not dict or len(value) > max_properties:
                 raise Slow
@@ -68,15 +72,17 @@ def make_fastjsonschema_run(
                 if type(key) is not str or len(key) > longest:
                     raise Slow
                 if kind is str:
-                    if len(item) > longest:
+                    size = len(item)
+                    if size > longest:
                         raise Slow
+                    chars += size
                 elif kind is dict or kind is list:
-                    if not counted:  # before any walk: a shared-object DAG is never unfolded
-                        counted = True
-                        if count_nodes(value, limit) > limit:
+                    if not nodes:  # before any walk: a shared-object DAG is never unfolded
+                        nodes = count_nodes(value, limit)
+                        if nodes > limit:
                             return too_much_work(entry)
                     try:
-                        walk(item, 2)
+                        chars += walk(item, 2)
                     except Violation as violation:
                         raise violation.at(key) from None
                 elif kind is int:
@@ -87,15 +93,24 @@ def make_fastjsonschema_run(
                         raise Slow
                 elif not (kind is bool or item is None):
                     raise Slow
+            if entry.scan:
+                chars += len(join(value))  # the names: all exact strings (checked above)
+                nodes = nodes or len(value) + 1
         except Slow:  # not a plain, flat-enough object: the general check says what is wrong
-            if count_nodes(value, limit) > limit:
+            nodes = count_nodes(value, limit)
+            if nodes > limit:
                 return too_much_work(entry)
             try:
                 instance = check(value)
             except InstanceRejected as exc:
                 return failure(exc.error)
+            if entry.scan:  # the plain copy: every length is its own
+                nodes, chars, _ = text_of(instance, limit, budget * CHARS_PER_WORK)
         except Violation as violation:
             return failure(violation.error())
+        scan = entry.scan
+        if scan and max(entry.expanded, 1) * nodes + scan * chars // CHARS_PER_WORK > budget:
+            return too_much_scan(entry, nodes, chars)
         try:
             entry.fast(instance)
         except Exception as exc:  # the engine's "invalid", or an engine bug: never a crash

@@ -78,8 +78,9 @@ class InstanceBounds:
         self.max_properties = options.max_instance_properties
         self.max_string = options.max_string_length
         self.max_array_items = options.max_array_items
-        self.walk: Callable[[Any, int], None] = _make_walker(self)
-        """Fast path over an exact ``dict``/``list`` at ``depth``: raises ``Violation``/``Slow``."""
+        self.walk: Callable[[Any, int], int] = _make_walker(self)
+        """Fast path over an exact ``dict``/``list`` at ``depth``: raises ``Violation``/``Slow``;
+        returns the characters of its strings and property names."""
 
     def check(self, value: object) -> object:
         """The instance the engine should see (``value`` itself when already plain JSON).
@@ -176,25 +177,32 @@ class InstanceBounds:
         raise Violation(f"value of type {type(value).__name__} is not JSON")
 
 
-def _make_walker(bounds: InstanceBounds) -> Callable[[Any, int], None]:
+def _make_walker(bounds: InstanceBounds) -> Callable[[Any, int], int]:
+    """The fast bounds walk; it also returns the characters of every string and property name
+    below ``value`` (the scan work's count, see ``_scan``), so no second walk counts them."""
     max_depth, max_properties = bounds.max_depth, bounds.max_properties
     longest, max_items, max_bits = bounds.max_string, bounds.max_array_items, MAX_INSTANCE_INT_BITS
 
-    def walk(value: Any, depth: int) -> None:
+    def walk(value: Any, depth: int) -> int:
         if depth > max_depth:
             raise bounds.too_deep()
+        chars = 0
         if type(value) is dict:
             if len(value) > max_properties:
                 raise bounds.too_many(len(value), "properties")
             for key, item in value.items():
                 if type(key) is not str:
                     raise Slow
-                if len(key) > longest:
+                size = len(key)
+                if size > longest:
                     raise bounds.long_key()
+                chars += size
                 kind = type(item)
                 if kind is str:
-                    if len(item) > longest:
+                    size = len(item)
+                    if size > longest:
                         raise bounds.long_string().at(key)
+                    chars += size
                 elif kind is int:
                     if item.bit_length() > max_bits:
                         raise bounds.huge_int(item).at(key)
@@ -202,7 +210,7 @@ def _make_walker(bounds: InstanceBounds) -> Callable[[Any, int], None]:
                     pass
                 elif kind is dict or kind is list:
                     try:
-                        walk(item, depth + 1)
+                        chars += walk(item, depth + 1)
                     except Violation as violation:
                         raise violation.at(key) from None
                 elif kind is float:
@@ -210,19 +218,21 @@ def _make_walker(bounds: InstanceBounds) -> Callable[[Any, int], None]:
                         raise Violation(f"number {item} is not finite (not JSON)").at(key)
                 else:
                     raise Slow
-            return
+            return chars
         if len(value) > max_items:
             raise bounds.too_many(len(value), "items")
         for item in value:  # no enumerate on the hot path: the index is found on error only
             kind = type(item)
             try:
                 if kind is str:
-                    if len(item) > longest:
+                    size = len(item)
+                    if size > longest:
                         raise bounds.long_string()
+                    chars += size
                 elif item is None or kind is bool:
                     pass
                 elif kind is dict or kind is list:
-                    walk(item, depth + 1)
+                    chars += walk(item, depth + 1)
                 elif kind is int:
                     if item.bit_length() > max_bits:
                         raise bounds.huge_int(item)
@@ -233,6 +243,7 @@ def _make_walker(bounds: InstanceBounds) -> Callable[[Any, int], None]:
                     raise Slow
             except Violation as violation:
                 raise violation.at(_index_of(value, item)) from None
+        return chars
 
     return walk
 

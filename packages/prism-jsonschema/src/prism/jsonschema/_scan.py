@@ -95,10 +95,14 @@ def text_of(
 ) -> tuple[int, int, int]:
     """``(nodes, characters, longest property name)`` of a plain JSON value (shared sub-objects
     count each time they are reached; the longest name only with ``names``); stops once past
-    either limit. Raises ``Impure`` for anything but exact JSON types, whose lengths could lie."""
+    either limit. Raises ``Impure`` for anything but exact JSON types, whose lengths could lie.
+
+    One walk, ``count_nodes``'s shape plus one ``len`` per string: a dict's names are measured
+    by ``"".join`` in C, which refuses a non-string name and reads a ``str`` subclass's own
+    characters (an overridden ``__len__`` cannot lie to it); no separate type pass per dict."""
     nodes, chars, longest = 1, 0, 0
     stack: list[Any] = [value]
-    pop, push = stack.pop, stack.append
+    pop, push, join = stack.pop, stack.append, "".join
     while stack:
         node = pop()
         kind = type(node)
@@ -106,10 +110,13 @@ def text_of(
             nodes += len(node)
             if nodes > node_limit:
                 break
-            if not STR_KEYS.issuperset(map(type, node)):
-                raise Impure
-            chars += sum(map(len, node))
+            try:
+                chars += len(join(node))
+            except TypeError:  # a name that is not a string
+                raise Impure from None
             if names and node:
+                if not STR_KEYS.issuperset(map(type, node)):  # a subclass's len could lie
+                    raise Impure
                 longest = max(longest, max(map(len, node)))
             items = node.values()
         elif kind is list:
@@ -128,9 +135,11 @@ def text_of(
             kind = type(item)
             if kind is str:
                 chars += len(item)
+            elif kind is int or kind is float or kind is bool or item is None:
+                continue
             elif kind is dict or kind is list:
                 push(item)
-            elif kind not in SCALARS:
+            else:
                 raise Impure
     return nodes, chars, longest
 

@@ -74,9 +74,6 @@ class JsonSchemaArgumentValidator:
         self._identity_hits = 0
         self._counts_here = self.options.engine == "jsonschema-rs"
         self._run = self._make_run()
-        self._run_counted = (  # after the scan-work walk: fastjsonschema need not count again
-            self._run if self._counts_here else self._make_run(counted_already=True)
-        )
 
     def cache_info(self) -> CacheInfo:
         """``CacheInfo(hits, misses, compiles, size)``."""
@@ -108,9 +105,9 @@ class JsonSchemaArgumentValidator:
         rejected: ToolArgumentValidationResult | None = entry.rejected
         if rejected is not None:
             return rejected
-        if entry.scan:
-            return self._scanned(entry, value)
         if self._counts_here:  # jsonschema-rs: the fastjsonschema run counts in its own walk
+            if entry.scan:
+                return self._scanned(entry, value)
             limit = entry.node_limit
             flat = (  # a flat object: nothing to count
                 type(value) is dict
@@ -142,8 +139,9 @@ class JsonSchemaArgumentValidator:
         return expanded * weigh(value, LIGHT_WORK // expanded)
 
     def _scanned(self, entry: Entry, value: object) -> ToolArgumentValidationResult:
-        """A schema that scans strings (patterns, asserted formats): node work plus scan work
-        within ``max_validation_work`` before any engine runs (see ``_scan``)."""
+        """jsonschema-rs and a schema that scans strings (patterns, asserted formats): node
+        work plus scan work within ``max_validation_work`` before any engine runs (see
+        ``_scan``; fastjsonschema's run counts both in its bounds walk)."""
         options = self.options
         budget = options.max_validation_work
         expanded, scan = max(entry.expanded, 1), entry.scan
@@ -158,12 +156,7 @@ class JsonSchemaArgumentValidator:
                 return failure(exc.error)
             nodes, chars, longest = text_of(value, entry.node_limit, char_limit, names)
         if expanded * nodes + scan * chars // CHARS_PER_WORK > budget:
-            message = (
-                f"value has {nodes:,} JSON nodes and {chars:,} characters of strings and "
-                f"property names (or more): against this schema (expanded size {expanded:,}, "
-                f"scan weight {scan:,}) that is more than max_validation_work={budget:,}"
-            )
-            return failure(ToolArgumentValidationIssue(path=None, message=message))
+            return self._too_much_scan(entry, nodes, chars)
         limit = options.max_pattern_input_length
         if names and longest > limit:  # jsonschema-rs matches names natively
             message = (
@@ -171,7 +164,17 @@ class JsonSchemaArgumentValidator:
                 f"max_pattern_input_length={limit} and is not matched against a pattern"
             )
             return failure(ToolArgumentValidationIssue(path=None, message=message))
-        return self._run_counted(entry, value)
+        return self._run(entry, value)
+
+    def _too_much_scan(self, entry: Entry, nodes: int, chars: int) -> ToolArgumentValidationResult:
+        budget = self.options.max_validation_work
+        message = (
+            f"value has {nodes:,} JSON nodes and {chars:,} characters of strings and "
+            f"property names (or more): against this schema (expanded size "
+            f"{max(entry.expanded, 1):,}, scan weight {entry.scan:,}) that is more than "
+            f"max_validation_work={budget:,}"
+        )
+        return failure(ToolArgumentValidationIssue(path=None, message=message))
 
     def _too_much_work(self, entry: Entry, weighing: str = "") -> ToolArgumentValidationResult:
         work = self.options.max_validation_work
@@ -189,7 +192,7 @@ class JsonSchemaArgumentValidator:
         nodes, weight = nodes_and_weight(instance, cap, COLLECT_QUOTED // errors)
         return nodes <= cap and errors * nodes * weight <= COLLECT_QUOTED
 
-    def _make_run(self, *, counted_already: bool = False) -> EngineRun:
+    def _make_run(self) -> EngineRun:
         if self.options.engine == "jsonschema-rs":
             bounds = self._rs_bounds()
             return make_rs_run(bounds.is_valid, self._rs_invalid, self._rs_slow)
@@ -197,7 +200,8 @@ class JsonSchemaArgumentValidator:
             self._bounds,
             self._engine_failure,
             self._too_much_work,
-            counted_already=counted_already,
+            self._too_much_scan,
+            self.options.max_validation_work,
         )
 
     def _rs_bounds(self) -> Any:
