@@ -9,6 +9,7 @@ import fcntl
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -81,11 +82,31 @@ def _share_of_the_machine(item: pytest.Item) -> Iterator[None]:
         yield
         return
     alone = item.get_closest_marker("alone") is not None
+    deadline = time.monotonic() + scaled(_LOCK_WAIT_SECONDS)
     with open(Path(folder) / "turnstile", "a") as turnstile, open(Path(folder) / "run", "a") as run:
-        fcntl.flock(turnstile, fcntl.LOCK_EX)
-        fcntl.flock(run, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        _flock(turnstile, fcntl.LOCK_EX, deadline, item)
+        _flock(run, fcntl.LOCK_EX if alone else fcntl.LOCK_SH, deadline, item)
         fcntl.flock(turnstile, fcntl.LOCK_UN)
         yield  # the lock goes with the file's close
+
+
+_LOCK_WAIT_SECONDS = 900.0
+"""The longest a test waits for its share of the machine: longer than any test's own timeout
+(the holder's), so only a stuck holder reaches it, and then the wait fails loudly."""
+
+
+def _flock(file: Any, mode: int, deadline: float, item: pytest.Item) -> None:
+    """``flock`` with a deadline: non-blocking tries, 5 ms apart once contended."""
+    while True:
+        try:
+            fcntl.flock(file, mode | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"{item.nodeid} waited over {_LOCK_WAIT_SECONDS:.0f} s for the alone lock"
+                )
+            time.sleep(0.005)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)  # outside pytest-timeout: waiting is not the test
