@@ -44,6 +44,8 @@ def tool(
     description: str | None = None,
     exclusive: bool = False,
     strict: bool = False,
+    read_only: bool = False,
+    idempotent: bool = False,
 ) -> ToolDefinition: ...
 
 
@@ -55,6 +57,8 @@ def tool(
     description: str | None = None,
     exclusive: bool = False,
     strict: bool = False,
+    read_only: bool = False,
+    idempotent: bool = False,
 ) -> Callable[[Callable[..., Any]], ToolDefinition]: ...
 
 

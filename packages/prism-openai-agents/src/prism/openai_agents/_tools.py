@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents import FunctionTool
+from agents import FunctionTool, Tool
 from agents.tool_context import ToolContext
 
 from prism.core import AbortSignal, CallScope, ToolDefinition, ToolPipeline
@@ -21,8 +21,10 @@ _EMPTY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
 
 def prism_function_tools(
     pipeline: ToolPipeline, *, session_id: str = "", signal: AbortSignal | None = None
-) -> list[FunctionTool]:
+) -> list[Tool]:
     """One ``FunctionTool`` per tool of ``pipeline.registry`` that its filter admits.
+
+    Typed ``list[Tool]`` so that ``Agent(tools=...)`` accepts it under mypy (``list`` is invariant).
 
     Each invocation runs Prism's whole pipeline; refusals and errors reach the model as Prism's
     error text. Exclusive tools run alone among calls made through the returned tools.
