@@ -1,40 +1,54 @@
-"""What the coding-security rows share: a workspace with a directory outside it, calls through
-dispatch, file canaries, and the coding tools over a real sandbox."""
+"""What the coding rows share: the tools under test, calls through ``dispatch``, a workspace
+with a directory outside it, file canaries, spill files, and the coding tools over a sandbox."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prism.core import (
     AbortController,
     AbortSignal,
+    ExecutionPolicy,
     TextContent,
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
     ToolRegistry,
     ToolResult,
+    render_tool_result,
 )
 
 from ._registry import RowSkippedError, require
 from ._subjects import ConformanceSubjects
 
 if TYPE_CHECKING:
-    from prism.coding_tools import ShellOperations, ShellOptions
+    from prism.coding_tools import (
+        EditOptions,
+        ReadOptions,
+        ShellOperations,
+        ShellOptions,
+        WriteOptions,
+    )
 
 __all__ = [
+    "MIB",
     "POLICY",
     "TOOLS",
     "Dirs",
     "call",
+    "call_tool",
+    "coding_tools",
     "dirs",
+    "discard",
     "exists",
     "expect_absent",
     "expect_error",
@@ -44,18 +58,45 @@ __all__ = [
     "sandboxed_tools",
     "shell",
     "shell_options",
+    "spill_path",
     "text",
     "write",
 ]
 
+MIB = 1024 * 1024
 TOOLS = "the coding tools (prism-coding-tools)"
 POLICY = "a coding execution policy (prism-coding-security)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Dirs:
+    """A workspace root and a directory outside it."""
+
     root: str
     outside: str
+
+
+def coding_tools(
+    subjects: ConformanceSubjects,
+    cwd: str,
+    *,
+    shell: ShellOptions | None = None,
+    read: ReadOptions | None = None,
+    write: WriteOptions | None = None,
+    edit: EditOptions | None = None,
+    execution_policy: ExecutionPolicy | None = None,
+) -> dict[str, ToolDefinition]:
+    """The subject's coding tools for ``cwd`` by name; options left ``None`` keep its defaults."""
+    factory = require(subjects.coding_tools_factory, "coding tools (prism-coding-tools)")
+    given = {
+        "shell": shell,
+        "read": read,
+        "write": write,
+        "edit": edit,
+        "execution_policy": execution_policy,
+    }
+    options = {name: value for name, value in given.items() if value is not None}
+    return {tool.name: tool for tool in factory(cwd, **options)}
 
 
 @contextmanager
@@ -91,9 +132,11 @@ async def call(
     *,
     signal: AbortSignal | None = None,
     session_id: str = "conformance-session",
+    call_id: str | None = None,
 ) -> ToolResult:
-    """One call of ``name`` through the subjects' dispatch over a registry of ``tools``."""
-    call_id = f"call-{uuid.uuid4().hex[:8]}"
+    """One call of ``name`` through the subjects' dispatch over a registry of ``tools`` (a fresh
+    call id unless ``call_id`` is given)."""
+    call_id = call_id or f"call-{uuid.uuid4().hex[:8]}"
     context = ToolExecutionContext(
         session_id=session_id,
         run_id="conformance-run",
@@ -102,6 +145,18 @@ async def call(
     )
     tool_call = ToolCall(id=call_id, name=name, arguments=dict(arguments))
     return await subjects.dispatch(tool_call, registry=ToolRegistry(tools), context=context)
+
+
+async def call_tool(
+    subjects: ConformanceSubjects,
+    tool: ToolDefinition,
+    arguments: Mapping[str, Any],
+    *,
+    signal: AbortSignal | None = None,
+    call_id: str = "call-1",
+) -> ToolResult:
+    """Dispatch one call of ``tool`` (alone in the registry) through the subject's ``dispatch``."""
+    return await call(subjects, [tool], tool.name, arguments, signal=signal, call_id=call_id)
 
 
 async def shell(
@@ -160,3 +215,18 @@ async def sandbox_up(
     if not exists(os.path.join(root, "up.txt")):
         raise RowSkippedError(f"the sandbox cannot run on this host: {probe[:300]}")
     os.unlink(os.path.join(root, "up.txt"))
+
+
+def discard(path: str | None) -> None:
+    """Remove a spill file a row made (if any)."""
+    if path:
+        Path(path).unlink(missing_ok=True)
+
+
+def spill_path(result: ToolResult) -> str | None:
+    """The full-output file a shell result names (its metadata, else a path in its text)."""
+    path: object = result.metadata.get("full_output_path")
+    if isinstance(path, str):
+        return path
+    found = re.findall(r"(/[^\s\]\)]+)", render_tool_result(result))
+    return next((str(c) for c in found if os.path.isfile(c)), None)
