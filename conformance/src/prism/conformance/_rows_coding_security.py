@@ -12,10 +12,8 @@ import shutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from prism.core import (
-    AbortController,
-)
-from prism.core.testing import scaled
+from prism.core import AbortController
+from prism.core.testing import abort_after, scaled
 
 from . import _coding_kit as kit
 from ._registry import conformance_row, require
@@ -254,7 +252,7 @@ class _ScriptedApprover:
 
 
 async def _approval_cases(
-    subjects: ConformanceSubjects, d: kit.Dirs, *, timeout: float, abort_after: float | None
+    subjects: ConformanceSubjects, d: kit.Dirs, *, timeout: float, stop_after: float | None
 ) -> None:
     import anyio
 
@@ -270,18 +268,13 @@ async def _approval_cases(
     )
     tools = tools_factory(d.root, execution_policy=policy)
     command = {"command": "touch canary-14"}
-    what = "aborted" if abort_after is not None else "timed-out"
+    what = "aborted" if stop_after is not None else "timed-out"
     controller = AbortController()
     started = anyio.current_time()
     with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:
-            if abort_after is not None:
-
-                async def abort_soon() -> None:
-                    await anyio.sleep(abort_after)
-                    controller.abort("user pressed stop")
-
-                group.start_soon(abort_soon)
+            if stop_after is not None:
+                group.start_soon(abort_after, controller, stop_after, "user pressed stop")
             result = await kit.call(subjects, tools, "shell", command, signal=controller.signal)
     elapsed = anyio.current_time() - started
     kit.expect_absent(canary, f"{what} approval")
@@ -347,8 +340,8 @@ async def approval_denied_or_timeout(subjects: ConformanceSubjects) -> None:
     require(subjects.coding_tools_factory, kit.TOOLS)
     require(subjects.execution_policy_factory, kit.POLICY)
     with kit.dirs() as d:
-        await _approval_cases(subjects, d, timeout=0.3, abort_after=None)
-        await _approval_cases(subjects, d, timeout=scaled(30.0), abort_after=scaled(0.2))
+        await _approval_cases(subjects, d, timeout=0.3, stop_after=None)
+        await _approval_cases(subjects, d, timeout=scaled(30.0), stop_after=scaled(0.2))
         await _approval_content_cases(subjects, d)
 
 
