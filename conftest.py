@@ -1,16 +1,20 @@
 """Workspace-wide test configuration: every async test runs on asyncio and on trio, the
 pytest-timeout bound of every test is multiplied by ``PRISM_TEST_TIME_FACTOR``, hypothesis
-is reproducible under CI, and a test marked ``alone`` has the machine to itself under xdist."""
+is reproducible under CI, a test marked ``alone`` has the machine to itself under xdist, and
+``mcp_node_tooling`` installs the pinned MCP node tools for the packages that test against them."""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib.util
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +117,34 @@ def _flock(file: Any, mode: int, deadline: float, item: pytest.Item) -> None:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     with _share_of_the_machine(item):
         return (yield)
+
+
+_MCP_SETUP = Path(__file__).resolve().parent / "scripts" / "mcp-conformance-setup.py"
+
+
+def _install_mcp_node_tooling(*args: str, what: str) -> tuple[Any, Path]:
+    """Run ``scripts/mcp-conformance-setup.py`` with ``args``; skip, saying why, when npm is
+    unreachable (exit 3). Returns the script as a module (for its ``paths``) and the cache root."""
+    try:
+        done = subprocess.run(
+            [sys.executable, str(_MCP_SETUP), "--timeout", "240", *args],
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("scripts/mcp-conformance-setup.py did not finish in 300 s")
+    if done.returncode == 3:
+        pytest.skip(f"npm registry unreachable, cannot install {what}: "
+                    f"{done.stderr.strip()[-300:]}")  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    spec = importlib.util.spec_from_file_location("mcp_conformance_setup", _MCP_SETUP)
+    assert spec is not None and spec.loader is not None
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)
+    return setup, Path(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def mcp_node_tooling() -> Callable[..., tuple[Any, Path]]:
+    """``install(*args, what=...)``: the pinned Node 22, MCP conformance suite and Inspector CLI
+    in a cache outside the repository (prism-mcp and prism-coding-server test against them)."""
+    return _install_mcp_node_tooling

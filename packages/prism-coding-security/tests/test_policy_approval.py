@@ -13,7 +13,7 @@ import pytest
 from prism.coding_security import CodingApprovalPolicy
 from prism.coding_security._approval import MAX_CACHED_APPROVALS
 from prism.core import AbortController, ExecutionAction
-from prism.core.testing import scaled
+from prism.core.testing import abort_after, scaled
 
 from ._policy_calls import decide, shell
 
@@ -170,12 +170,7 @@ async def test_abort_denies_at_once_and_is_not_cached(root: str) -> None:
     started = time.monotonic()
     with anyio.fail_after(scaled(5)):
         async with anyio.create_task_group() as group:
-
-            async def abort_soon() -> None:
-                await anyio.sleep(0.1)
-                controller.abort("stop")
-
-            group.start_soon(abort_soon)
+            group.start_soon(abort_after, controller, 0.1, "stop")
             from prism.core import ExecutionDeniedError, assert_execution_allowed
 
             with pytest.raises(ExecutionDeniedError, match="aborted"):

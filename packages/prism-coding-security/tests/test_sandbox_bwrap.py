@@ -15,7 +15,7 @@ from prism.coding_security._sandbox._bwrap import BubblewrapSandbox
 from prism.coding_security._sandbox._protocol import SandboxUnavailableError
 from prism.coding_tools import ExecResult
 from prism.core import AbortController, AbortSignal
-from prism.core.testing import scaled
+from prism.core.testing import abort_after, scaled
 
 from .conftest import BWRAP_PROBLEM
 
@@ -205,12 +205,8 @@ async def test_abort_kills_and_reports_aborted(workspace: Path) -> None:
     controller = AbortController()
     marker = f"7{os.getpid()}.{time.time_ns() % 1000}"
 
-    async def abort_soon() -> None:
-        await anyio.sleep(0.3)
-        controller.abort("stop")
-
     async with anyio.create_task_group() as group:
-        group.start_soon(abort_soon)
+        group.start_soon(abort_after, controller, 0.3, "stop")
         result, _ = await _run(
             BubblewrapSandbox(root=workspace),
             f"sleep {marker}",

@@ -7,10 +7,10 @@ when npm is unreachable. Each Inspector run is one real Node client spawning one
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -18,32 +18,9 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-SETUP = ROOT / "scripts" / "mcp-conformance-setup.py"
 RUN_SECONDS = 90
 
 pytestmark = pytest.mark.slow
-
-
-def install_inspector() -> tuple[Path, Path]:
-    """(node 22 binary, Inspector CLI entry point); skips, saying why, when npm is unreachable."""
-    try:
-        done = subprocess.run(
-            [sys.executable, str(SETUP), "--timeout", "240"],
-            capture_output=True, text=True, timeout=300, check=False,
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        pytest.fail("scripts/mcp-conformance-setup.py did not finish in 300 s")
-    if done.returncode == 3:
-        pytest.skip(f"npm registry unreachable, cannot install the MCP Inspector CLI: "
-                    f"{done.stderr.strip()[-300:]}")  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    cache = Path(done.stdout.strip().splitlines()[-1])
-    spec = importlib.util.spec_from_file_location("mcp_conformance_setup", SETUP)
-    assert spec is not None and spec.loader is not None
-    setup = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(setup)
-    node, _ = setup.paths(cache)
-    return Path(node), Path(setup.inspector_path(cache))
 
 
 class Inspector:
@@ -79,8 +56,11 @@ def refused(answer: dict[str, Any]) -> str:
 
 
 @pytest.fixture(scope="module")
-def inspector_cli() -> tuple[Path, Path]:
-    return install_inspector()
+def inspector_cli(mcp_node_tooling: Callable[..., tuple[Any, Path]]) -> tuple[Path, Path]:
+    """(node 22 binary, Inspector CLI entry point), installed into the cache on first use."""
+    setup, cache = mcp_node_tooling(what="the MCP Inspector CLI")
+    node, _ = setup.paths(cache)
+    return Path(node), Path(setup.inspector_path(cache))
 
 
 def test_the_inspector_lists_and_calls_tools_and_refusals_are_governed(

@@ -21,7 +21,7 @@ from prism.core import (
     dispatch_tool_calls_in_order,
 )
 from prism.core._backend import sleep, task_group
-from prism.core.testing import scaled
+from prism.core.testing import abort_after, scaled
 
 pytestmark = pytest.mark.anyio
 
@@ -89,11 +89,6 @@ def _tools(log: list[str]) -> list[ToolDefinition]:
     ]
 
 
-async def _abort_after(controller: AbortController, seconds: float) -> None:
-    await sleep(seconds)
-    controller.abort("user stop")
-
-
 @pytest.mark.parametrize("concurrency", [1, 2])
 async def test_abort_mid_batch(concurrency: int, events: Any) -> None:
     log: list[str] = []
@@ -107,7 +102,7 @@ async def test_abort_mid_batch(concurrency: int, events: Any) -> None:
     calls = [ToolCall(id=f"c{i}", name=n, arguments={}) for i, n in enumerate(names)]
     started = time.perf_counter()
     async with task_group() as group:
-        group.start_soon(lambda: _abort_after(controller, 0.1))
+        group.start_soon(lambda: abort_after(controller, 0.1, "user stop"))
         results = await dispatch_tool_calls_in_order(
             calls,
             tool_concurrency=concurrency,
@@ -151,7 +146,7 @@ async def test_no_task_outlives_the_batch() -> None:
     log: list[str] = []
     controller = AbortController()
     async with task_group() as group:
-        group.start_soon(lambda: _abort_after(controller, 0.05))
+        group.start_soon(lambda: abort_after(controller, 0.05, "user stop"))
         await dispatch_tool_calls_in_order(
             [ToolCall(id="x", name="ignores", arguments={})],
             signal=controller.signal,

@@ -1,13 +1,25 @@
-"""The adapter-test doubles: a policy-checked file tool asks inside the call; a hanging tool
-reports that it started and cleans up when cancelled."""
+"""The shared test doubles: a policy-checked file tool asks inside the call; a hanging tool
+reports that it started and cleans up when cancelled; ``abort_after`` stops a running call."""
 
 from __future__ import annotations
 
 import anyio
 import pytest
 
-from prism.core import ToolCall, dispatch_tool_call, render_tool_result
-from prism.core.testing import ReadsOnlyPolicy, hanging_tool, policy_checked_tool, scaled
+from prism.core import (
+    AbortController,
+    ToolCall,
+    dispatch_tool_call,
+    dispatch_tool_calls_in_order,
+    render_tool_result,
+)
+from prism.core.testing import (
+    ReadsOnlyPolicy,
+    abort_after,
+    hanging_tool,
+    policy_checked_tool,
+    scaled,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -40,4 +52,28 @@ async def test_a_cancelled_hanging_tool_says_it_started_and_cleans_up() -> None:
             group.start_soon(dispatch)
             await entered.wait()
             group.cancel_scope.cancel()
+    assert finished == ["cleaned up"]
+
+
+async def test_abort_after_stops_a_running_call_with_its_reason() -> None:
+    entered = anyio.Event()
+    finished: list[str] = []
+    registry = {"hang": hanging_tool("hang", entered=entered.set, cleaned_up=finished)}
+    controller = AbortController()
+
+    async def stop_once_running() -> None:
+        await entered.wait()
+        await abort_after(controller, 0.01, "user pressed stop")
+
+    with anyio.fail_after(scaled(10)):
+        async with anyio.create_task_group() as group:
+            group.start_soon(stop_once_running)
+            [result] = await dispatch_tool_calls_in_order(
+                [ToolCall(id="h", name="hang", arguments={})],
+                registry=registry,
+                signal=controller.signal,
+                abort_grace_seconds=0.05,
+            )
+    assert controller.signal.aborted
+    assert result.error is not None and "user pressed stop" in render_tool_result(result)
     assert finished == ["cleaned up"]

@@ -15,6 +15,7 @@ from prism.core.options import (
     check_count,
     check_flag,
     check_instance,
+    check_items,
     check_match,
     check_seconds,
 )
@@ -120,3 +121,15 @@ def test_check_instance_is_a_type_check_naming_the_class() -> None:
     check_instance("O.when", None, (int, str), optional=True)
     with pytest.raises(TypeError, match=r"^O\.when must be an int or a str or None, got 1\.5$"):
         check_instance("O.when", 1.5, (int, str), optional=True)
+
+
+def test_check_items_returns_a_tuple_and_names_the_field_or_the_bad_item() -> None:
+    assert check_items("O.xs", [1, 2], int) == (1, 2)
+    assert check_items("O.xs", (n for n in (3,)), int) == (3,)
+    for lone in ("ab", b"ab", 5, None):
+        with pytest.raises(TypeError, match=r"^O\.xs must be a sequence of int, got "):
+            check_items("O.xs", lone, int)
+    with pytest.raises(TypeError, match=r"^O\.xs must be ints, got 'a'$"):
+        check_items("O.xs", "a", int, rule="ints")
+    with pytest.raises(TypeError, match=r"^O\.xs\[1\] must be an int, got 'b'$"):
+        check_items("O.xs", [1, "b"], int)

@@ -26,7 +26,7 @@ from prism.core import (
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
-from prism.core.testing import longest_loop_gap, scaled
+from prism.core.testing import abort_after, longest_loop_gap, scaled
 from prism.jsonschema import JsonSchemaValidatorOptions, create_json_schema_tool_argument_validator
 from prism.jsonschema._validator import LIGHT_WORK
 
@@ -105,12 +105,7 @@ async def test_abort_returns_within_the_grace_while_a_cached_pattern_validates(
     arguments = {"x": [_ab(65_536, seed) for seed in range(2)]}
     with anyio.fail_after(scaled(300)):
         async with anyio.create_task_group() as group:
-
-            async def abort_soon() -> None:
-                await anyio.sleep(0.05)
-                controller.abort("user stop")
-
-            group.start_soon(abort_soon)
+            group.start_soon(abort_after, controller, 0.05, "user stop")
             started = time.monotonic()
             results = await dispatch_tool_calls_in_order(
                 [ToolCall(id="c1", name="t", arguments=arguments)],

@@ -7,7 +7,6 @@ Node 22 and the suite on first use; the caller skips only when npm is unreachabl
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import re
@@ -16,38 +15,17 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[3]
-SETUP = ROOT / "scripts" / "mcp-conformance-setup.py"
 
 
-def install_suite(suite: str = "stable") -> tuple[Path, Path]:
-    """(node 22 binary, entry point of the ``stable`` or ``alpha`` suite); skips with the reason
-    when npm is unreachable."""
-    try:
-        done = subprocess.run(
-            [sys.executable, str(SETUP), "--timeout", "240", "--suite", suite],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("scripts/mcp-conformance-setup.py did not finish in 300 s")
-    if done.returncode == 3:
-        pytest.skip(f"npm registry unreachable, cannot install the MCP conformance suite: "
-                    f"{done.stderr.strip()[-300:]}")  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    root = Path(done.stdout.strip().splitlines()[-1])
-    spec = importlib.util.spec_from_file_location("mcp_conformance_setup", SETUP)
-    assert spec is not None and spec.loader is not None
-    setup = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(setup)
+def install_suite(install: Callable[..., tuple[Any, Path]], suite: str) -> tuple[Path, Path]:
+    """(node 22 binary, entry point of the ``stable`` or ``alpha`` suite), installed by the
+    workspace's ``mcp_node_tooling`` fixture (``install``)."""
+    setup, root = install("--suite", suite, what="the MCP conformance suite")
     node, entry = setup.paths(root)
     return Path(node), Path(entry)
 

@@ -9,8 +9,9 @@ docs/mcp.md repeats. Skipped only when npm is unreachable.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,9 +27,11 @@ from .conftest import free_port
 
 
 @pytest.fixture(scope="module")
-def suite(request: pytest.FixtureRequest) -> tuple[str, tuple[Path, Path]]:
+def suite(
+    request: pytest.FixtureRequest, mcp_node_tooling: Callable[..., tuple[Any, Path]]
+) -> tuple[str, tuple[Path, Path]]:
     """(suite name, (node 22 binary, its entry point)), installed into the cache on first use."""
-    return request.param, install_suite(request.param)
+    return request.param, install_suite(mcp_node_tooling, request.param)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,9 @@ repository (``scripts/mcp-conformance-setup.py``); the test skips only when npm 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,9 +20,11 @@ from .conformance_suite import check_client_scenario, install_suite, listed_scen
 
 
 @pytest.fixture(scope="module")
-def suite(request: pytest.FixtureRequest) -> tuple[str, tuple[Path, Path]]:
+def suite(
+    request: pytest.FixtureRequest, mcp_node_tooling: Callable[..., tuple[Any, Path]]
+) -> tuple[str, tuple[Path, Path]]:
     """(suite name, (node 22 binary, its entry point)), installed into the cache on first use."""
-    return request.param, install_suite(request.param)
+    return request.param, install_suite(mcp_node_tooling, request.param)
 
 
 @pytest.mark.parametrize("suite", SUITES, indirect=True)

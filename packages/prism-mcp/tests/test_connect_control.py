@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from prism.core import AbortController
-from prism.core.testing import scaled
+from prism.core.testing import abort_after, scaled
 from prism.mcp import McpBridgeOptions, McpConnectError, StdioTransport, connect_mcp_tools
 
 pytestmark = pytest.mark.anyio
@@ -25,7 +25,7 @@ async def test_an_abort_signal_ends_a_connect_at_once_and_leaves_no_process(kit)
     controller = AbortController()
     with anyio.fail_after(scaled(20)):
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_abort_after, controller, 0.5)
+            tg.start_soon(abort_after, controller, 0.5)
             started = time.monotonic()
             with pytest.raises(McpConnectError, match="aborted"):
                 async with connect_mcp_tools(
@@ -78,11 +78,6 @@ async def test_refresh_force_always_lists_again(kit) -> None:
             assert bridge.list_requests == 2
             assert not bridge.stale
             assert {t.name for t in tools} == {t.name for t in bridge.tools}
-
-
-async def _abort_after(controller: AbortController, seconds: float) -> None:
-    await anyio.sleep(seconds)
-    controller.abort()
 
 
 def test_importing_the_package_does_not_load_the_sdk() -> None:

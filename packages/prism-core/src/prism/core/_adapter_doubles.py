@@ -1,14 +1,16 @@
-"""Test doubles the framework adapters' tests share: a policy-checked file tool, a hanging tool."""
+"""Test doubles the packages' tests share: a policy-checked file tool, a hanging tool, and a host
+that presses stop after a delay."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from ._abort import AbortController
 from ._backend import sleep
 from ._execution import ExecutionAction, ExecutionDecision, assert_execution_allowed
 from ._types import JsonObject, ToolDefinition, ToolExecutionContext
 
-__all__ = ["ReadsOnlyPolicy", "hanging_tool", "policy_checked_tool"]
+__all__ = ["ReadsOnlyPolicy", "abort_after", "hanging_tool", "policy_checked_tool"]
 
 
 class ReadsOnlyPolicy:
@@ -49,3 +51,12 @@ def hanging_tool(
         return "never"
 
     return ToolDefinition(name=name, execute=execute)
+
+
+async def abort_after(
+    controller: AbortController, seconds: float, reason: object | None = None
+) -> None:
+    """Wait ``seconds``, then ``controller.abort(reason)``: a host pressing stop while a call
+    runs (start it in the test's task group, beside the call)."""
+    await sleep(seconds)
+    controller.abort(reason)

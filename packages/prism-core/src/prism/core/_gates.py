@@ -12,7 +12,7 @@ from ._middleware import MiddlewareRegistry
 from ._permission import PermissionPolicy
 from ._redact import Redactor
 from ._validation import ToolValidator
-from .options import check_callable, check_count
+from .options import check_callable, check_count, check_items
 
 __all__ = ["NO_GATES", "ToolGates"]
 
@@ -54,15 +54,8 @@ def _filters(
 ) -> ToolFilter | tuple[ToolFilter, ...] | None:
     if value is None or isinstance(value, ToolFilter):
         return value
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(
-            f"ToolGates.tool_filter must be a ToolFilter, a sequence of them or None, got {value!r}"
-        )
-    filters = tuple(value)
-    for index, item in enumerate(filters):
-        if not isinstance(item, ToolFilter):
-            raise TypeError(f"ToolGates.tool_filter[{index}] must be a ToolFilter, got {item!r}")
-    return filters
+    rule = "a ToolFilter, a sequence of them or None"
+    return check_items("ToolGates.tool_filter", value, ToolFilter, rule=rule)
 
 
 NO_GATES = ToolGates()

@@ -17,6 +17,7 @@ The message is always ``"<where> must be <rule>, got <value>"`` so an operator c
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 __all__ = [
     "GIB",
@@ -27,6 +28,7 @@ __all__ = [
     "check_count",
     "check_flag",
     "check_instance",
+    "check_items",
     "check_match",
     "check_seconds",
 ]
@@ -39,6 +41,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from collections.abc import Collection
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
 
 
 def _fail(where: str, rule: str, value: object, *, wrong_type: bool = False) -> Exception:
@@ -126,3 +131,17 @@ def check_instance(
     named = (("an " if k.__name__[:1] in "AEIOUaeiou" else "a ") + k.__name__ for k in kinds)
     rule = " or ".join(named) + (" or None" if optional else "")
     raise _fail(where, rule, value, wrong_type=True)
+
+
+def check_items(
+    where: str, value: object, kind: type[_T], *, rule: str | None = None
+) -> tuple[_T, ...]:
+    """``value`` as a tuple if it is an iterable (not a string, bytes or a lone ``kind``) of
+    ``kind`` instances; ``TypeError`` naming the field (with ``rule``, default "a sequence of
+    <kind>") or the index of the first item that is not one."""
+    if isinstance(value, str | bytes | kind) or not isinstance(value, Iterable):
+        raise _fail(where, rule or f"a sequence of {kind.__name__}", value, wrong_type=True)
+    items = tuple(value)
+    for index, item in enumerate(items):
+        check_instance(f"{where}[{index}]", item, kind)
+    return items

@@ -1,12 +1,13 @@
 """Test doubles for hosts and demos (a scripted stand-in for an LLM, recording, policy-checked and
-hanging tools), an event-loop heartbeat for loop-blocking work, and the test time factor."""
+hanging tools, a host that aborts after a delay), an event-loop heartbeat for loop-blocking work,
+and the test time factor."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
 
-from ._adapter_doubles import ReadsOnlyPolicy, hanging_tool, policy_checked_tool
+from ._adapter_doubles import ReadsOnlyPolicy, abort_after, hanging_tool, policy_checked_tool
 from ._heartbeat import HEARTBEAT_PERIOD, longest_loop_gap
 from ._messages import ModelRequest, ModelResponse
 from ._recording_tools import RecordingTools
@@ -24,6 +25,7 @@ __all__ = [
     "ReadsOnlyPolicy",
     "RecordingTools",
     "ScriptedProvider",
+    "abort_after",
     "check_time_factor",
     "hanging_tool",
     "longest_loop_gap",
