@@ -20,6 +20,16 @@ FORBIDDEN = (
 )  # fmt: skip
 """Modules that ``import prism.core`` plus a first dispatch must not import."""
 
+GATE_MODULES = tuple(
+    f"prism.core.{name}"
+    for name in (
+        "_gates", "_filter", "_globs", "_permission", "_ledger", "_validation", "_redact",
+        "_middleware", "events",
+    )
+)  # fmt: skip
+"""Core modules a dispatch without gates or an event sink must not load: their classes (frozen
+dataclasses, compiled from generated source) are created when a gate or a sink is first used."""
+
 IMPORT_ONLY = "import prism.core\n"
 FIRST_USE = """
 from prism.core import ToolCall, ToolDefinition, ToolRegistry, dispatch_tool_call
@@ -57,3 +67,8 @@ def test_first_use_loads_no_forbidden_module(code: str) -> None:
 
 def test_the_probe_sees_a_forbidden_module_when_one_is_loaded() -> None:
     assert "datetime" in _modules_after(FIRST_USE + "import datetime\n")
+
+
+@pytest.mark.parametrize("code", [IMPORT_ONLY, FIRST_USE], ids=["import", "first-dispatch"])
+def test_first_use_without_gates_loads_no_gate_module(code: str) -> None:
+    assert sorted(_modules_after(code) & set(GATE_MODULES)) == []

@@ -8,27 +8,20 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from . import _backend
-from ._fastinit import positional_factory
-from ._ledger import RecordStatus, RunLedger, ToolCallRecord, new_record_id
+from . import _backend, _on_demand
 from ._types import ToolCall, ToolResult, _no_progress
 from ._weight import LOOP_WEIGHT, heavier_than
-from .events import AgentEvent, EventSink, ToolExecutionProgress
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for annotations only: ledger and events load with the first row or event
     from datetime import datetime
 
+    from ._ledger import RecordStatus, RunLedger, ToolCallRecord
     from ._redact import Redactor
+    from .events import AgentEvent, EventSink
 
 ProgressCallback = Callable[[float | None, str | None], Awaitable[None]]
 
 __all__ = ["CallReporter"]
-
-_make_record = positional_factory(
-    ToolCallRecord,
-    ("id", "session_id", "run_id", "tool_call_id", "name", "arguments", "status", "reason",
-     "result", "started_at", "finished_at"),
-)  # fmt: skip
 
 
 class _UtcClock:
@@ -196,9 +189,9 @@ class CallReporter:
             return None
         assert self.started_at is not None
         finished_at = None if status == "started" else _CLOCK.now()
-        row = _make_record(
-            new_record_id(), self.session_id, self.run_id, call.id, call.name, call.arguments,
-            status, reason, result, self.started_at, finished_at,
+        row = _on_demand.make_record(
+            _on_demand.new_record_id(), self.session_id, self.run_id, call.id, call.name,
+            call.arguments, status, reason, result, self.started_at, finished_at,
         )  # fmt: skip
         if self.redactor is not None:
             if self.heavy:
@@ -223,7 +216,7 @@ class CallReporter:
         ``progress_call``, then the caller's own ``outer_progress``."""
         if self.emit is not None and self.progress_call is not None:
             pending = self.send(
-                ToolExecutionProgress(
+                _on_demand.ToolExecutionProgress(
                     session_id=self.session_id, run_id=self.run_id, call=self.progress_call,
                     progress=value, message=message,
                 )
