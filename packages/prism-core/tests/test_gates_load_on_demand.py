@@ -27,6 +27,8 @@ from prism.core.events import AgentEvent, ToolExecutionFinished, ToolExecutionSt
 
 
 def test_every_on_demand_name_is_the_object_of_its_home_module() -> None:
+    _on_demand.ToolGates  # noqa: B018  (the first access binds every name)
+    assert "__getattr__" not in vars(_on_demand)  # then each is a plain module attribute
     for name, home in _on_demand._HOMES.items():
         module = importlib.import_module(home, "prism.core")
         assert getattr(_on_demand, name) is getattr(module, name), name

@@ -2,8 +2,10 @@
 
 A dispatch with no gates and no sink never touches them, so first use does not create the
 gate modules' and the events' classes (each frozen dataclass is compiled from generated source
-when its module loads). Each name resolves once (PEP 562) and is then a plain module global:
-``_on_demand.tool_allowed`` costs the hot path one attribute lookup.
+when its module loads). The first access to any of them (PEP 562) loads them all, as a dispatch
+with any gate or sink needs most of them, binds each as a plain module global and removes the
+hook: from then on ``_on_demand.tool_allowed`` is an ordinary module attribute, which CPython
+looks up as fast as a global (a module with ``__getattr__`` is looked up the slow way).
 """
 
 from __future__ import annotations
@@ -86,18 +88,21 @@ pass (checked against the class when the factory is built)."""
 
 
 def __getattr__(name: str) -> Any:
-    """Load ``name``'s module, bind the name here as a plain global, and return it."""
-    if name in _HOMES:
-        value = getattr(importlib.import_module(_HOMES[name], __package__), name)
-    elif name in _FACTORIES:
-        home, cls, order = _FACTORIES[name]
-        value = positional_factory(
-            getattr(importlib.import_module(home, __package__), cls), tuple(order.split())
-        )
-    else:
+    """Load every name (on the first access to any of them) and return ``name``."""
+    if name not in _HOMES and name not in _FACTORIES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
+    _load_all()
+    return globals()[name]
+
+
+def _load_all() -> None:
+    namespace = globals()
+    for name, home in _HOMES.items():
+        namespace[name] = getattr(importlib.import_module(home, __package__), name)
+    for name, (home, cls, order) in _FACTORIES.items():
+        record = getattr(importlib.import_module(home, __package__), cls)
+        namespace[name] = positional_factory(record, tuple(order.split()))
+    namespace.pop("__getattr__", None)  # every name is bound: attribute lookups go the fast way
 
 
 def __dir__() -> list[str]:
