@@ -20,15 +20,17 @@ FORBIDDEN = (
 )  # fmt: skip
 """Modules that ``import prism.core`` plus a first dispatch must not import."""
 
-GATE_MODULES = tuple(
+LOADED_ON_DEMAND = tuple(
     f"prism.core.{name}"
     for name in (
         "_gates", "_filter", "_globs", "_permission", "_ledger", "_validation", "_redact",
-        "_middleware", "events",
+        "_middleware", "_weight", "events",  # with the first gate or event sink
+        "_backend",  # with the first wait, worker thread or task group
     )
 )  # fmt: skip
-"""Core modules a dispatch without gates or an event sink must not load: their classes (frozen
-dataclasses, compiled from generated source) are created when a gate or a sink is first used."""
+"""Core modules a dispatch of an async tool without gates or an event sink must not load: the
+gate modules' and the events' classes (frozen dataclasses, compiled from generated source) are
+created when a gate or a sink is first used."""
 
 IMPORT_ONLY = "import prism.core\n"
 FIRST_USE = """
@@ -71,4 +73,4 @@ def test_the_probe_sees_a_forbidden_module_when_one_is_loaded() -> None:
 
 @pytest.mark.parametrize("code", [IMPORT_ONLY, FIRST_USE], ids=["import", "first-dispatch"])
 def test_first_use_without_gates_loads_no_gate_module(code: str) -> None:
-    assert sorted(_modules_after(code) & set(GATE_MODULES)) == []
+    assert sorted(_modules_after(code) & set(LOADED_ON_DEMAND)) == []

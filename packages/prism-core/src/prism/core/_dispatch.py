@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Unpack
 
-from . import _backend, _on_demand
+from . import _on_demand
 from ._abort import NEVER_ABORTED
 from ._arguments import LOOP_NODES, canonical_json_object, decode_in_worker
 from ._dispatch_options import DispatchOptions, DispatchSettings
@@ -173,6 +173,8 @@ def _precheck(
 async def _decode_off_loop(call: ToolCall, opts: DispatchOptions) -> ToolCall | str:
     """Decode large arguments in a worker thread (the loop keeps running): the call with its
     canonical arguments, or the message refusing them."""
+    from . import _backend  # loaded by the first call this large
+
     raw, limit = call.arguments, opts.max_argument_bytes
     arguments, refused = await _backend.to_thread(lambda: decode_in_worker(raw, limit))
     if arguments is None:

@@ -6,7 +6,7 @@ import dataclasses
 import inspect
 from typing import TYPE_CHECKING
 
-from . import _backend, _on_demand
+from . import _on_demand
 from ._outcomes import error_info_from, failed_outcome
 from ._reporting import CallReporter
 from ._types import (
@@ -102,6 +102,8 @@ def _check_async(execute: object) -> bool:
 
 async def _invoke_sync(tool: ToolDefinition, call: ToolCall, ctx: ToolExecutionContext) -> object:
     """Run a plain ``def`` handler in a worker thread (awaiting what it returns, if needed)."""
+    from . import _backend  # loaded by the first plain-def handler (a thread hop dwarfs this)
+
     execute = tool.execute
     out: object = await _backend.to_thread(lambda: execute(call.arguments, ctx))
     if inspect.isawaitable(out):

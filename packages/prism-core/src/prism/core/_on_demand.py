@@ -18,10 +18,12 @@ from ._fastinit import positional_factory
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ._backend import to_thread
     from ._filter import tool_allowed
     from ._gates import ToolGates
     from ._ledger import ToolCallRecord, new_record_id
     from ._permission import PermissionDecision, PermissionRequest, ask_permission
+    from ._weight import LOOP_WEIGHT, heavier_than
     from .events import (
         ToolExecutionBlocked,
         ToolExecutionFailed,
@@ -42,28 +44,34 @@ if TYPE_CHECKING:
     duration_seconds, type)."""
 
 __all__ = [
+    "LOOP_WEIGHT",
     "PermissionDecision",
     "ToolExecutionBlocked",
     "ToolExecutionFailed",
     "ToolExecutionProgress",
     "ToolGates",
     "ask_permission",
+    "heavier_than",
     "make_finished",
     "make_record",
     "make_request",
     "make_started",
     "new_record_id",
+    "to_thread",
     "tool_allowed",
 ]
 
 _HOMES: dict[str, str] = {
+    "LOOP_WEIGHT": "._weight",
     "PermissionDecision": "._permission",
     "ToolExecutionBlocked": ".events",
     "ToolExecutionFailed": ".events",
     "ToolExecutionProgress": ".events",
     "ToolGates": "._gates",
     "ask_permission": "._permission",
+    "heavier_than": "._weight",
     "new_record_id": "._ledger",
+    "to_thread": "._backend",
     "tool_allowed": "._filter",
 }
 """Where each plain name lives."""

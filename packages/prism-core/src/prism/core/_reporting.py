@@ -8,9 +8,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from . import _backend, _on_demand
+from . import _on_demand
 from ._types import ToolCall, ToolResult, _no_progress
-from ._weight import LOOP_WEIGHT, heavier_than
 
 if TYPE_CHECKING:  # for annotations only: ledger and events load with the first row or event
     from datetime import datetime
@@ -115,7 +114,7 @@ class CallReporter:
         if type(call) is ToolCall:
             event = dataclasses.replace(event, call=await self._shown(call))
         redact = self.redactor.redact  # type: ignore[union-attr]
-        pending = self._emit(await _backend.to_thread(lambda: redact(event)))
+        pending = self._emit(await _on_demand.to_thread(lambda: redact(event)))
         if pending is not None:
             await pending
 
@@ -127,24 +126,24 @@ class CallReporter:
         if shown is not None and shown[0] is call:
             return shown[1]
         redact = self.redactor.redact  # type: ignore[union-attr]
-        redacted = await _backend.to_thread(lambda: redact(call))
+        redacted = await _on_demand.to_thread(lambda: redact(call))
         self.shown = (call, redacted)
         return redacted
 
     def weigh_arguments(self, call: ToolCall) -> None:
         """Mark the call heavy when its arguments are (only matters with a redactor)."""
         if not self.heavy:
-            self.heavy = heavier_than(call.arguments, LOOP_WEIGHT)
+            self.heavy = _on_demand.heavier_than(call.arguments, _on_demand.LOOP_WEIGHT)
 
     async def redacted(self, result: ToolResult) -> ToolResult:
         """``result`` through the redactor (which must be set): in a worker thread when the
         call's arguments or this result are heavy, and the call is then heavy from here on."""
         redact = self.redactor.redact  # type: ignore[union-attr]
         if not self.heavy:
-            self.heavy = heavier_than(result, LOOP_WEIGHT)
+            self.heavy = _on_demand.heavier_than(result, _on_demand.LOOP_WEIGHT)
             if not self.heavy:
                 return redact(result)
-        return await _backend.to_thread(lambda: redact(result))
+        return await _on_demand.to_thread(lambda: redact(result))
 
     async def event(self, event: AgentEvent) -> None:
         """Send ``event`` and await an async sink (no-op without a sink)."""
@@ -209,7 +208,7 @@ class CallReporter:
     async def _append_heavy(self, row: ToolCallRecord, call: ToolCall) -> None:
         row = dataclasses.replace(row, arguments=(await self._shown(call)).arguments)
         redact = self.redactor.redact  # type: ignore[union-attr]
-        self._append(await _backend.to_thread(lambda: redact(row)))
+        self._append(await _on_demand.to_thread(lambda: redact(row)))
 
     async def progress(self, value: float | None, message: str | None) -> None:
         """``context.progress`` of the call being reported: a progress event for
