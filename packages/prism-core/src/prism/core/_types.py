@@ -62,7 +62,9 @@ class ToolCall:
 Audience: TypeAlias = Literal["user", "assistant"]
 
 
-@fast_init
+# Content blocks. Images and audio declare the same fields rather than share a dataclass base,
+# and the blocks dispatch does not build on every call keep the generated ``__init__``: each
+# dataclass and each ``fast_init`` is compiled from source when this module loads (first use).
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ContentAnnotations:
     """Who a content block is for and how much it matters (MCP ``annotations``).
@@ -84,9 +86,6 @@ class TextContent:
     annotations: ContentAnnotations | None = None
 
 
-# Images and audio declare the same fields rather than share a dataclass base: each dataclass
-# costs first use about half a millisecond to create.
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ImageContent:
     """An image as base64 ``data`` of one ``mime_type``."""
@@ -96,7 +95,6 @@ class ImageContent:
     annotations: ContentAnnotations | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AudioContent:
     """Audio as base64 ``data`` of one ``mime_type``."""
@@ -106,7 +104,6 @@ class AudioContent:
     annotations: ContentAnnotations | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceContent:
     """An embedded resource: text or base64 ``blob``."""
@@ -118,7 +115,6 @@ class ResourceContent:
     annotations: ContentAnnotations | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceLinkContent:
     """A link to a resource the host may fetch."""
