@@ -12,6 +12,7 @@ import pytest
 FORBIDDEN = (
     "asyncio", "trio", "anyio", "sniffio",  # the host chooses the event loop
     "json",  # exact sizes near the argument bound use _json's encoder alone
+    "_json", "math",  # extension modules: with the first exact string size, the first float
     "datetime",  # loads with the first ledger row
     "threading",  # abort signals lock with _thread
     "fnmatch",  # only for filters and policies that hold a glob
@@ -19,6 +20,18 @@ FORBIDDEN = (
     "subprocess", "uuid", "socket", "ssl", "concurrent.futures", "contextvars",
 )  # fmt: skip
 """Modules that ``import prism.core`` plus a first dispatch must not import."""
+
+LOADED_ON_DEMAND = tuple(
+    f"prism.core.{name}"
+    for name in (
+        "_gates", "_filter", "_globs", "_permission", "_ledger", "_validation", "_redact",
+        "_middleware", "_weight", "events",  # with the first gate or event sink
+        "_backend",  # with the first wait, worker thread or task group
+    )
+)  # fmt: skip
+"""Core modules a dispatch of an async tool without gates or an event sink must not load: the
+gate modules' and the events' classes (frozen dataclasses, compiled from generated source) are
+created when a gate or a sink is first used."""
 
 IMPORT_ONLY = "import prism.core\n"
 FIRST_USE = """
@@ -57,3 +70,8 @@ def test_first_use_loads_no_forbidden_module(code: str) -> None:
 
 def test_the_probe_sees_a_forbidden_module_when_one_is_loaded() -> None:
     assert "datetime" in _modules_after(FIRST_USE + "import datetime\n")
+
+
+@pytest.mark.parametrize("code", [IMPORT_ONLY, FIRST_USE], ids=["import", "first-dispatch"])
+def test_first_use_without_gates_loads_no_gate_module(code: str) -> None:
+    assert sorted(_modules_after(code) & set(LOADED_ON_DEMAND)) == []

@@ -7,7 +7,6 @@ from _thread import allocate_lock
 from collections.abc import Callable
 from typing import final
 
-from . import _backend
 from ._errors import PrismError
 
 __all__ = ["AbortController", "AbortError", "AbortSignal"]
@@ -71,6 +70,8 @@ class AbortSignal:
         """Return once the signal is aborted."""
         if self._aborted:
             return
+        from . import _backend  # the event loop's waker: loaded by the first wait
+
         waker = _backend.new_waker()
         remove = self.add_callback(waker.fire)
         try:

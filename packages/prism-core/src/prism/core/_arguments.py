@@ -8,13 +8,8 @@ the bound, so a huge argument never gets encoded whole.
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 from typing import Any
-
-try:  # json.encoder's own C encoder, without importing the json package with prism.core
-    from _json import encode_basestring
-except ImportError:  # an interpreter built without it: json.encoder's pure-Python one
-    from json.encoder import encode_basestring
 
 __all__ = [
     "DEFAULT_MAX_ARGUMENT_BYTES",
@@ -40,6 +35,31 @@ _CHUNK = 16_384
 LOOP_NODES = 4_096
 """Containers' members decoded on the event loop (well under a millisecond); past it dispatch
 decodes the arguments again in a worker thread (``decode_in_worker``)."""
+
+
+def _load_isfinite(number: float) -> bool:
+    """``math.isfinite``: ``math`` (an extension module) loads with the first float checked."""
+    global isfinite
+    from math import isfinite as loaded
+
+    isfinite = loaded
+    return loaded(number)
+
+
+def _load_encoder(text: str) -> str:
+    """json.encoder's own C string encoder (without importing the json package), loaded with
+    the first string measured exactly; json.encoder's pure-Python one if the C one is missing."""
+    global encode_basestring
+    try:
+        from _json import encode_basestring as loaded
+    except ImportError:  # an interpreter built without it
+        from json.encoder import encode_basestring as loaded
+    encode_basestring = loaded
+    return loaded(text)
+
+
+isfinite: Callable[[float], bool] = _load_isfinite
+encode_basestring: Callable[[str], str] = _load_encoder
 
 
 class _TooManyNodes(Exception):
@@ -114,7 +134,7 @@ def _flat_copy(arguments: object, max_bytes: int) -> dict[str, Any] | None:
                 return None
             upper += bits // 3 + 3
         elif kind is float:
-            if not math.isfinite(item):
+            if not isfinite(item):
                 return None
             upper += 32
         elif item is None or kind is bool:
@@ -293,7 +313,7 @@ def _scalar(value: object, path: str, sizes: list[int]) -> object:
         return exact
     if isinstance(value, float):
         number = float.__float__(value)
-        if not math.isfinite(number):
+        if not isfinite(number):
             raise _Refused(f"non-finite number at {path}")
         sizes[0] += 32
         return number

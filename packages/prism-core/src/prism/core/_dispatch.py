@@ -5,22 +5,19 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Unpack
 
-from . import _backend
+from . import _on_demand
 from ._abort import NEVER_ABORTED
 from ._arguments import LOOP_NODES, canonical_json_object, decode_in_worker
 from ._dispatch_options import DispatchOptions, DispatchSettings
 from ._fastinit import positional_factory
-from ._filter import tool_allowed
 from ._handler import executed_outcome
 from ._hostile import exception_text, read_call, safe_call
-from ._middleware import MiddlewareRegistry
 from ._outcomes import (
     aborted_outcome,
     blocked_outcome,
     middleware_failed_outcome,
     unprocessable_outcome,
 )
-from ._permission import PermissionDecision, PermissionPolicy, PermissionRequest, ask_permission
 from ._reporting import CallReporter
 from ._types import (
     EMPTY_MAPPING,
@@ -31,10 +28,12 @@ from ._types import (
     ToolResult,
     _no_progress,
 )
-from .events import BlockedReason
 
-if TYPE_CHECKING:  # for annotations only: first use does not load it
+if TYPE_CHECKING:  # for annotations only: a dispatch without gates loads none of them
+    from ._middleware import MiddlewareRegistry
+    from ._permission import PermissionDecision, PermissionPolicy, PermissionRequest
     from ._validation import ToolValidator
+    from .events import BlockedReason
 
 __all__ = ["dispatch_tool_call", "run_call_middleware", "run_dispatch"]
 
@@ -158,7 +157,7 @@ def _precheck(
     if tool is None:
         return ("unknown_tool", f"Unknown tool: {call.name}")
     tool_filter = opts.tool_filter
-    if tool_filter is not None and not tool_allowed(call.name, tool_filter):
+    if tool_filter is not None and not _on_demand.tool_allowed(call.name, tool_filter):
         return ("tool_denied", f"Tool denied: {call.name}")
     if call.arguments_error is not None:
         why = call.arguments_error.message or "the arguments could not be parsed"
@@ -174,6 +173,8 @@ def _precheck(
 async def _decode_off_loop(call: ToolCall, opts: DispatchOptions) -> ToolCall | str:
     """Decode large arguments in a worker thread (the loop keeps running): the call with its
     canonical arguments, or the message refusing them."""
+    from . import _backend  # loaded by the first call this large
+
     raw, limit = call.arguments, opts.max_argument_bytes
     arguments, refused = await _backend.to_thread(lambda: decode_in_worker(raw, limit))
     if arguments is None:
@@ -182,7 +183,6 @@ async def _decode_off_loop(call: ToolCall, opts: DispatchOptions) -> ToolCall | 
 
 
 _make_call = positional_factory(ToolCall, ("id", "name", "arguments", "arguments_error"))
-_make_request = positional_factory(PermissionRequest, ("kind", "target", "action", "metadata"))
 
 
 def _with_arguments(call: ToolCall, arguments: dict[str, object]) -> ToolCall:
@@ -205,9 +205,9 @@ def _permission_denial(
     }
     if context is not None and context.metadata:
         metadata.update(context.metadata)
-    request = _make_request("tool", call.name, "execute", metadata)
-    decision = ask_permission(permission, request)
-    if isinstance(decision, PermissionDecision):
+    request = _on_demand.make_request("tool", call.name, "execute", metadata)
+    decision = _on_demand.ask_permission(permission, request)
+    if isinstance(decision, _on_demand.PermissionDecision):
         return _denial(decision, request)
     return _awaited_denial(decision, request)
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Required, TypedDict
 
-from ._gates import NO_GATES, ToolGates
+from . import _on_demand
+from ._arguments import DEFAULT_MAX_ARGUMENT_BYTES
 from ._registry import ToolLookup
 from ._reporting import CallReporter
 from ._types import ToolExecutionContext
-from .events import EventSink
 
-if TYPE_CHECKING:  # names for annotations only: first use loads neither module
-    pass
+if TYPE_CHECKING:  # names for annotations only: a dispatch without gates loads neither module
+    from ._gates import ToolGates
+    from .events import EventSink
 
 __all__ = ["DispatchOptions", "DispatchSettings"]
 
@@ -51,21 +52,25 @@ class DispatchOptions:
         registry = settings["registry"]
         if not callable(getattr(registry, "get", None)):
             raise TypeError("registry must have a get(name) method (see ToolRegistry)")
-        gates = settings.get("gates")
-        if gates is None:
-            gates = NO_GATES
-        if type(gates) is not ToolGates and not isinstance(gates, ToolGates):
-            raise TypeError(f"dispatch gates must be a ToolGates, got {type(gates).__name__}")
         self.registry = registry
         self.context = settings.get("context")
         self.emit = settings.get("emit")
-        self.tool_filter = gates.tool_filter
-        self.middleware = gates.middleware
-        self.permission = gates.permission
-        self.validator = gates.validator
-        self.ledger = gates.ledger
-        self.redactor = gates.redactor
-        self.max_argument_bytes = gates.max_argument_bytes
+        gates = settings.get("gates")
+        if gates is not None:
+            gates_type = _on_demand.ToolGates  # loaded with the gates themselves
+            if type(gates) is not gates_type and not isinstance(gates, gates_type):
+                raise TypeError(f"dispatch gates must be a ToolGates, got {type(gates).__name__}")
+            self.tool_filter = gates.tool_filter
+            self.middleware = gates.middleware
+            self.permission = gates.permission
+            self.validator = gates.validator
+            self.ledger = gates.ledger
+            self.redactor = gates.redactor
+            self.max_argument_bytes = gates.max_argument_bytes
+        else:  # what ``ToolGates()`` holds, without loading the gate modules
+            self.tool_filter = self.middleware = self.permission = self.validator = None
+            self.ledger = self.redactor = None
+            self.max_argument_bytes = DEFAULT_MAX_ARGUMENT_BYTES
 
     def reporter(self, context: ToolExecutionContext | None) -> CallReporter:
         """A fresh reporter for one call made under ``context``."""

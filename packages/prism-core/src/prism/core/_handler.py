@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from typing import TYPE_CHECKING
 
-from . import _backend
-from ._fastinit import positional_factory
-from ._middleware import MiddlewareRegistry
+from . import _on_demand
 from ._outcomes import error_info_from, failed_outcome
 from ._reporting import CallReporter
 from ._types import (
@@ -18,14 +17,11 @@ from ._types import (
     ToolExecutionContext,
     ToolResult,
 )
-from .events import ToolExecutionFinished, ToolExecutionStarted
+
+if TYPE_CHECKING:  # for annotations only: a dispatch without middleware does not load it
+    from ._middleware import MiddlewareRegistry
 
 __all__ = ["ASYNC_HANDLER_CACHE_SIZE", "executed_outcome", "is_async_handler", "normalize_result"]
-
-_started = positional_factory(ToolExecutionStarted, ("session_id", "run_id", "call", "type"))
-_finished = positional_factory(
-    ToolExecutionFinished, ("session_id", "run_id", "call", "result", "duration_seconds", "type")
-)
 
 
 async def executed_outcome(
@@ -38,7 +34,9 @@ async def executed_outcome(
     """The result of running ``tool`` for ``call``, reported as started, then finished or failed."""
     if report.emit is not None:
         pending = report.send(
-            _started(report.session_id, report.run_id, call, "tool_execution_started")
+            _on_demand.make_started(
+                report.session_id, report.run_id, call, "tool_execution_started"
+            )
         )
         if pending is not None:
             await pending
@@ -65,7 +63,7 @@ async def executed_outcome(
         result = await report.redacted(result)
     if report.emit is not None:
         duration = report.elapsed()
-        event = _finished(
+        event = _on_demand.make_finished(
             report.session_id, report.run_id, call, result, duration, "tool_execution_finished"
         )
         pending = report.send(event)
@@ -104,6 +102,8 @@ def _check_async(execute: object) -> bool:
 
 async def _invoke_sync(tool: ToolDefinition, call: ToolCall, ctx: ToolExecutionContext) -> object:
     """Run a plain ``def`` handler in a worker thread (awaiting what it returns, if needed)."""
+    from . import _backend  # loaded by the first plain-def handler (a thread hop dwarfs this)
+
     execute = tool.execute
     out: object = await _backend.to_thread(lambda: execute(call.arguments, ctx))
     if inspect.isawaitable(out):

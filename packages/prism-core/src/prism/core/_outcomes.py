@@ -6,11 +6,16 @@ so a refused, failed or aborted call is reported exactly once, the same way on e
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from . import _on_demand
 from ._abort import AbortError
 from ._hostile import exception_text, safe_call
 from ._reporting import CallReporter
 from ._types import ErrorInfo, JsonObject, ToolCall, ToolResult
-from .events import BlockedReason, ToolExecutionBlocked, ToolExecutionFailed
+
+if TYPE_CHECKING:  # for annotations only: events load with the first event sent
+    from .events import BlockedReason
 
 __all__ = [
     "aborted_outcome",
@@ -60,7 +65,7 @@ async def blocked_outcome(
         result,
         "blocked",
         reason,
-        lambda redacted: ToolExecutionBlocked(
+        lambda redacted: _on_demand.ToolExecutionBlocked(
             session_id=report.session_id,
             run_id=report.run_id,
             call=call,
@@ -78,7 +83,7 @@ async def failed_outcome(report: CallReporter, call: ToolCall, error: ErrorInfo)
         ToolResult(tool_call_id=call.id, name=call.name, error=error),
         "error",
         error.code,
-        lambda redacted: ToolExecutionFailed(
+        lambda redacted: _on_demand.ToolExecutionFailed(
             session_id=report.session_id,
             run_id=report.run_id,
             call=call,

@@ -8,27 +8,19 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from . import _backend
-from ._fastinit import positional_factory
-from ._ledger import RecordStatus, RunLedger, ToolCallRecord, new_record_id
+from . import _on_demand
 from ._types import ToolCall, ToolResult, _no_progress
-from ._weight import LOOP_WEIGHT, heavier_than
-from .events import AgentEvent, EventSink, ToolExecutionProgress
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # for annotations only: ledger and events load with the first row or event
     from datetime import datetime
 
+    from ._ledger import RecordStatus, RunLedger, ToolCallRecord
     from ._redact import Redactor
+    from .events import AgentEvent, EventSink
 
 ProgressCallback = Callable[[float | None, str | None], Awaitable[None]]
 
 __all__ = ["CallReporter"]
-
-_make_record = positional_factory(
-    ToolCallRecord,
-    ("id", "session_id", "run_id", "tool_call_id", "name", "arguments", "status", "reason",
-     "result", "started_at", "finished_at"),
-)  # fmt: skip
 
 
 class _UtcClock:
@@ -122,7 +114,7 @@ class CallReporter:
         if type(call) is ToolCall:
             event = dataclasses.replace(event, call=await self._shown(call))
         redact = self.redactor.redact  # type: ignore[union-attr]
-        pending = self._emit(await _backend.to_thread(lambda: redact(event)))
+        pending = self._emit(await _on_demand.to_thread(lambda: redact(event)))
         if pending is not None:
             await pending
 
@@ -134,24 +126,24 @@ class CallReporter:
         if shown is not None and shown[0] is call:
             return shown[1]
         redact = self.redactor.redact  # type: ignore[union-attr]
-        redacted = await _backend.to_thread(lambda: redact(call))
+        redacted = await _on_demand.to_thread(lambda: redact(call))
         self.shown = (call, redacted)
         return redacted
 
     def weigh_arguments(self, call: ToolCall) -> None:
         """Mark the call heavy when its arguments are (only matters with a redactor)."""
         if not self.heavy:
-            self.heavy = heavier_than(call.arguments, LOOP_WEIGHT)
+            self.heavy = _on_demand.heavier_than(call.arguments, _on_demand.LOOP_WEIGHT)
 
     async def redacted(self, result: ToolResult) -> ToolResult:
         """``result`` through the redactor (which must be set): in a worker thread when the
         call's arguments or this result are heavy, and the call is then heavy from here on."""
         redact = self.redactor.redact  # type: ignore[union-attr]
         if not self.heavy:
-            self.heavy = heavier_than(result, LOOP_WEIGHT)
+            self.heavy = _on_demand.heavier_than(result, _on_demand.LOOP_WEIGHT)
             if not self.heavy:
                 return redact(result)
-        return await _backend.to_thread(lambda: redact(result))
+        return await _on_demand.to_thread(lambda: redact(result))
 
     async def event(self, event: AgentEvent) -> None:
         """Send ``event`` and await an async sink (no-op without a sink)."""
@@ -196,9 +188,9 @@ class CallReporter:
             return None
         assert self.started_at is not None
         finished_at = None if status == "started" else _CLOCK.now()
-        row = _make_record(
-            new_record_id(), self.session_id, self.run_id, call.id, call.name, call.arguments,
-            status, reason, result, self.started_at, finished_at,
+        row = _on_demand.make_record(
+            _on_demand.new_record_id(), self.session_id, self.run_id, call.id, call.name,
+            call.arguments, status, reason, result, self.started_at, finished_at,
         )  # fmt: skip
         if self.redactor is not None:
             if self.heavy:
@@ -216,14 +208,14 @@ class CallReporter:
     async def _append_heavy(self, row: ToolCallRecord, call: ToolCall) -> None:
         row = dataclasses.replace(row, arguments=(await self._shown(call)).arguments)
         redact = self.redactor.redact  # type: ignore[union-attr]
-        self._append(await _backend.to_thread(lambda: redact(row)))
+        self._append(await _on_demand.to_thread(lambda: redact(row)))
 
     async def progress(self, value: float | None, message: str | None) -> None:
         """``context.progress`` of the call being reported: a progress event for
         ``progress_call``, then the caller's own ``outer_progress``."""
         if self.emit is not None and self.progress_call is not None:
             pending = self.send(
-                ToolExecutionProgress(
+                _on_demand.ToolExecutionProgress(
                     session_id=self.session_id, run_id=self.run_id, call=self.progress_call,
                     progress=value, message=message,
                 )

@@ -62,7 +62,9 @@ class ToolCall:
 Audience: TypeAlias = Literal["user", "assistant"]
 
 
-@fast_init
+# Content blocks. Images and audio declare the same fields rather than share a dataclass base,
+# and the blocks dispatch does not build on every call keep the generated ``__init__``: each
+# dataclass and each ``fast_init`` is compiled from source when this module loads (first use).
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ContentAnnotations:
     """Who a content block is for and how much it matters (MCP ``annotations``).
@@ -85,27 +87,23 @@ class TextContent:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _MediaContent:
-    """Base64 ``data`` of one ``mime_type``: what images and audio have in common."""
+class ImageContent:
+    """An image as base64 ``data`` of one ``mime_type``."""
 
     data: str
     mime_type: str
     annotations: ContentAnnotations | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ImageContent(_MediaContent):
-    """An image as base64 ``data``."""
+class AudioContent:
+    """Audio as base64 ``data`` of one ``mime_type``."""
+
+    data: str
+    mime_type: str
+    annotations: ContentAnnotations | None = None
 
 
-@fast_init
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AudioContent(_MediaContent):
-    """Audio as base64 ``data``."""
-
-
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceContent:
     """An embedded resource: text or base64 ``blob``."""
@@ -117,7 +115,6 @@ class ResourceContent:
     annotations: ContentAnnotations | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResourceLinkContent:
     """A link to a resource the host may fetch."""

@@ -16,7 +16,6 @@ The message is always ``"<where> must be <rule>, got <value>"`` so an operator c
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 __all__ = [
@@ -79,11 +78,9 @@ def check_seconds(where: str, value: object, *, cap: float, minimum: float = 0.0
     when ``minimum`` is above 0); ``TypeError`` if not a number, else ``ValueError``."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _fail(where, _seconds_rule(minimum, cap), value, wrong_type=True)
-    if (
-        not math.isfinite(value)
-        or not (minimum <= value if minimum > 0 else value > 0)
-        or value > cap
-    ):
+    from math import isfinite  # an extension module: loaded by the first check, not on import
+
+    if not isfinite(value) or not (minimum <= value if minimum > 0 else value > 0) or value > cap:
         raise _fail(where, _seconds_rule(minimum, cap), value)
     return float(value)
 
