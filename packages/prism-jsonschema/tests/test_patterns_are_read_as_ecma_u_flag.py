@@ -226,3 +226,31 @@ def test_patterns_agree_with_v8_under_the_u_flag() -> None:
         (p, s) for (p, s), hit in zip(cases, found, strict=True) if spelled[p].search(s) is not hit
     ]
     assert wrong == []
+
+
+@pytest.mark.parametrize("draft", ["http://json-schema.org/draft-06/schema#",
+                                   "http://json-schema.org/draft-07/schema#"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("pattern", "matching", "other"),
+    [
+        ("^x-.*$", "x-a\u00e9", "x-\n"),
+        (r"^a\sb$", "a\u3000b", "a_b"),
+        (r"^[\s\d]+$", "1\t2\ufeff", "1a"),
+        (r"^\n\r\t\v\f\0$", "\n\r\t\v\f\0", "nrtvf0"),
+        (r"^\x41\u00e9\u{2028}[\u2000-\u200a]$", "A\u00e9\u2028\u2005", "A\u00e9\u2029 "),
+    ],
+)
+def test_spelled_classes_compile_under_the_draft_6_and_7_meta_schemas(
+    engine: str, draft: str, pattern: str, matching: str, other: str
+) -> None:
+    """jsonschema-rs checks every pattern of a draft-06/07 schema against ``format: "regex"``
+    (ECMA-262): the spelled-out classes were ``\\x{a}``-style, RE2's own syntax, so every such
+    schema with ``.``, ``\\s`` or ``\\n`` in a pattern or ``patternProperties`` was refused.
+    (ECMA-262 reads ``\\s`` with U+FEFF and U+3000; Python's ``re`` does not.)"""
+    validator = _validator(engine)
+    schema: dict[str, Any] = {"$schema": draft, **_x(pattern)}
+    names: dict[str, Any] = {"$schema": draft, "patternProperties": {pattern: False}}
+    assert validator.validate(schema, {"x": matching}).ok
+    assert not validator.validate(schema, {"x": other}).ok
+    assert not validator.validate(names, {matching: 1}).ok
+    assert validator.validate(names, {other: 1}).ok

@@ -18,11 +18,8 @@ from ._regex import PatternRefused
 
 __all__ = ["ECMA_SPACE", "translate"]
 
-ECMA_SPACE: Final = (
-    r"\x{9}-\x{d}\x{20}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}"
-    r"\x{3000}\x{feff}"
-)
-r"""ECMA-262 WhiteSpace and LineTerminator: what ``\s`` means there."""
+ECMA_SPACE: Final = r"\x09-\x0D\x20\xA0" + "\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+r"""ECMA-262 WhiteSpace and LineTerminator: what ``\s`` means there (spelled as ``_spell`` does)."""
 
 _DIGIT: Final = "0-9"
 _WORD: Final = "0-9A-Za-z_"
@@ -31,9 +28,8 @@ _OUTSIDE: Final = {
     **{key: f"[{value}]" for key, value in _IN_CLASS.items()},
     **{key.upper(): f"[^{value}]" for key, value in _IN_CLASS.items()},
 }
-_DOT: Final = r"[^\x{a}\x{d}\x{2028}\x{2029}]"
+_DOT: Final = r"[^\x0A\x0D" + "\u2028\u2029]"
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
-_CONTROL: Final = {"f": r"\x{c}", "n": r"\x{a}", "r": r"\x{d}", "t": r"\x{9}", "v": r"\x{b}"}
 _CONTROL_POINTS: Final = {"f": 0xC, "n": 0xA, "r": 0xD, "t": 0x9, "v": 0xB}
 _BRACES: Final = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
 _GROUP_NAME: Final = re.compile(r"\(\?<([A-Za-z_][A-Za-z0-9_]*)>")
@@ -159,10 +155,10 @@ def _escape(pattern: str, at: int, *, in_class: bool) -> tuple[str, int, int | N
         return _unicode(pattern, at + 1)
     if char == "x":
         return _hex_byte(pattern, at + 1)
-    if char in _CONTROL:
-        return _CONTROL[char], at + 1, _CONTROL_POINTS[char]
+    if char in _CONTROL_POINTS:
+        return _spell(_CONTROL_POINTS[char]), at + 1, _CONTROL_POINTS[char]
     if char == "0" and not pattern[at + 1 : at + 2].isdigit():
-        return r"\x{0}", at + 1, 0
+        return _spell(0), at + 1, 0
     if char in _IDENTITY or (in_class and char == "-"):
         return "\\" + char, at + 1, ord(char)
     raise _Refused(f"\\{char} is not an ECMA-262 escape")
@@ -172,7 +168,7 @@ def _hex_byte(pattern: str, at: int) -> tuple[str, int, int]:
     r"""``\xHH``: exactly two hex digits (``\x{41}`` is RE2's, a syntax error in ECMA-262)."""
     digits = pattern[at : at + 2]
     if len(digits) == 2 and set(digits) <= _HEX:
-        return f"\\x{{{digits}}}", at + 2, int(digits, 16)
+        return _spell(int(digits, 16)), at + 2, int(digits, 16)
     raise _Refused(r"malformed \xHH escape (exactly two hex digits)")
 
 
@@ -199,7 +195,7 @@ def _unicode(pattern: str, at: int) -> tuple[str, int, int]:
         end = pattern.find("}", at)
         digits = pattern[at + 1 : end] if end > 0 else ""
         if digits and len(digits) <= 6 and set(digits) <= _HEX and int(digits, 16) <= 0x10FFFF:
-            return f"\\x{{{digits}}}", end + 1, int(digits, 16)
+            return _spell(int(digits, 16)), end + 1, int(digits, 16)
         raise _Refused(r"malformed \u{...} escape")
     digits = pattern[at : at + 4]
     if len(digits) != 4 or not set(digits) <= _HEX:
@@ -212,7 +208,19 @@ def _unicode(pattern: str, at: int) -> tuple[str, int, int]:
             r"a \uHHHH\uLLLL surrogate pair escape is read differently by ECMA-262 (u flag: "
             r"one code point) and Python's re (two surrogates): write \u{1F600}"
         )
-    return f"\\x{{{digits}}}", at + 4, point
+    return _spell(point), at + 4, point
+
+
+def _spell(point: int) -> str:
+    r"""A code point as every reader of the spelled pattern takes it: ``\xHH`` up to U+00FF,
+    else the character itself. RE2, Rust's ``regex`` and jsonschema-rs's ``format: "regex"``
+    (its draft-06/07 meta-schema asserts it on every pattern) all read both; ``\x{...}`` is
+    RE2's and Rust's only. A surrogate, which has no UTF-8 form, stays ``\x{...}``."""
+    if point <= 0xFF:
+        return f"\\x{point:02X}"
+    if 0xD800 <= point <= 0xDFFF:
+        return f"\\x{{{point:X}}}"
+    return chr(point)
 
 
 def _group(pattern: str, at: int, names: set[str]) -> tuple[str, int]:

@@ -14,6 +14,13 @@ every ``$ref`` inlined (``expanded_weight``); a value's scan work is scan weight
 characters of all its strings and property names, over ``CHARS_PER_WORK`` (an upper bound:
 each character is scanned by at most the scan weight). It adds to the node work (expanded
 size x nodes) within ``max_validation_work``.
+
+jsonschema-rs runs its instance bounds in Rust, so counting characters in Python would be a
+second walk. Instead it counts nodes only (``plain_nodes``, what it counted before scan work
+existed) and proves the characters in Rust: every string and property name of a value of
+``nodes`` nodes at most ``L`` characters long makes at most ``2 x nodes x L`` characters, so a
+bounds schema whose ``maxLength`` is a ``SHORT_TIERS`` length within ``longest_within`` bounds
+the scan work; a value it refuses is counted exactly (``text_of``).
 """
 
 from __future__ import annotations
@@ -29,10 +36,13 @@ __all__ = [
     "CHARS_PER_WORK",
     "FORMAT_WEIGHT",
     "MAX_PATTERN_WEIGHT",
+    "SHORT_TIERS",
     "Impure",
     "check_pattern_weights",
+    "longest_within",
     "own_weights",
     "pattern_weight",
+    "plain_nodes",
     "text_of",
 ]
 
@@ -145,3 +155,52 @@ def text_of(
 
 
 STR_KEYS: Final = frozenset({str})
+
+SHORT_TIERS: Final = (16, 64, 256, 1_024, 4_096, 16_384, 65_536)
+"""String lengths of the short-strings bounds schemas jsonschema-rs proves scan work with."""
+
+
+def longest_within(budget: int, expanded: int, scan: int, nodes: int) -> int:
+    """The longest string or property name such that any value of ``nodes`` nodes (``>= 1``)
+    whose strings and names are all that short keeps ``expanded x nodes`` plus its scan work
+    within ``budget``; negative when the nodes alone are over it.
+
+    A value of ``nodes`` nodes holds at most ``nodes`` strings and ``nodes - 1`` names, so at
+    most ``2 x nodes x L`` characters of length ``L`` at most; ``scan x`` that ``//
+    CHARS_PER_WORK`` is within what the node work leaves of the budget."""
+    room = budget - expanded * nodes
+    if room < 0:
+        return -1
+    return room * CHARS_PER_WORK // (2 * max(scan, 1) * nodes)
+
+
+def plain_nodes(value: object, limit: int) -> int:
+    """``count_nodes`` of a plain JSON value (exact types only, so Rust reads the same
+    structure Python counted; shared sub-objects count each time they are reached); stops
+    once past ``limit``. Raises ``Impure`` for anything else."""
+    nodes = 1
+    stack: list[Any] = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is dict:
+            items = node.values()
+        elif kind is list:
+            items = node
+        elif kind in SCALARS:
+            continue
+        else:
+            raise Impure
+        nodes += len(items)
+        if nodes > limit:
+            break
+        for item in items:
+            kind = type(item)
+            if kind is str or kind is int or kind is float or kind is bool or item is None:
+                continue
+            if kind is dict or kind is list:
+                push(item)
+            else:
+                raise Impure
+    return nodes

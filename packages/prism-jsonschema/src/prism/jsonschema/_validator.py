@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any, Final
 
 from prism.core import JsonObject, ToolArgumentValidationIssue, ToolArgumentValidationResult
@@ -25,7 +26,7 @@ from ._instance import (
 from ._options import JsonSchemaValidatorOptions
 from ._regex import PatternInputTooLong
 from ._rs import compile_rs_bounds, lone_surrogate, rs_available
-from ._scan import CHARS_PER_WORK, Impure, text_of
+from ._scan import CHARS_PER_WORK, SHORT_TIERS, Impure, longest_within, plain_nodes, text_of
 from ._walk import SchemaRejected
 
 __all__ = ["COLLECT_QUOTED", "COLLECT_WORK", "LIGHT_WORK", "JsonSchemaArgumentValidator"]
@@ -73,7 +74,10 @@ class JsonSchemaArgumentValidator:
         """The entry known to sit at the LRU's most-recent end: repeated calls skip the move."""
         self._identity_hits = 0
         self._counts_here = self.options.engine == "jsonschema-rs"
-        self._run = self._make_run()
+        self._short: dict[int, Any] = {}
+        """jsonschema-rs bounds (``is_valid``) by string length: the options' own, and
+        short-strings ones compiled on first use."""
+        self._run, self._run_proven = self._make_runs()
 
     def cache_info(self) -> CacheInfo:
         """``CacheInfo(hits, misses, compiles, size)``."""
@@ -141,7 +145,48 @@ class JsonSchemaArgumentValidator:
     def _scanned(self, entry: Entry, value: object) -> ToolArgumentValidationResult:
         """jsonschema-rs and a schema that scans strings (patterns, asserted formats): node
         work plus scan work within ``max_validation_work`` before any engine runs (see
-        ``_scan``; fastjsonschema's run counts both in its bounds walk)."""
+        ``_scan``; fastjsonschema's run counts both in its bounds walk). The characters are
+        proven by a short-strings bounds schema in Rust when one fits, else counted."""
+        if type(value) is dict:
+            try:
+                short = self._short_bounds(entry, plain_nodes(value, entry.node_limit))
+            except Impure:
+                short = None
+            if short is not None:
+                try:
+                    proven = short(value)
+                except Exception:  # not plain JSON for jsonschema-rs: counted, below
+                    proven = False
+                if proven:
+                    return self._run_proven(entry, value)
+        return self._counted(entry, value)
+
+    def _short_bounds(self, entry: Entry, nodes: int) -> Any:
+        """The instance bounds with every string and property name short enough that
+        ``nodes`` nodes keep the scan work within budget (``longest_within``), or ``None``."""
+        options = self.options
+        if nodes > entry.node_limit:
+            return None
+        longest = longest_within(
+            options.max_validation_work, max(entry.expanded, 1), entry.scan, nodes
+        )
+        if entry.name_patterns:  # every name within max_pattern_input_length, too
+            longest = min(longest, options.max_pattern_input_length)
+        most = options.max_string_length
+        if longest >= most:  # the options' own bound suffices
+            tier = most
+        else:
+            index = bisect_right(SHORT_TIERS, longest)
+            if not index:
+                return None
+            tier = SHORT_TIERS[index - 1]
+        bounds = self._short.get(tier)
+        if bounds is None:
+            bounds = self._short[tier] = self._rs_bounds(tier).is_valid
+        return bounds
+
+    def _counted(self, entry: Entry, value: object) -> ToolArgumentValidationResult:
+        """``_scanned`` by counting every character (``text_of``)."""
         options = self.options
         budget = options.max_validation_work
         expanded, scan = max(entry.expanded, 1), entry.scan
@@ -192,24 +237,30 @@ class JsonSchemaArgumentValidator:
         nodes, weight = nodes_and_weight(instance, cap, COLLECT_QUOTED // errors)
         return nodes <= cap and errors * nodes * weight <= COLLECT_QUOTED
 
-    def _make_run(self) -> EngineRun:
+    def _make_runs(self) -> tuple[EngineRun, EngineRun]:
+        """The engine's run, and (jsonschema-rs) the run once bounds are proven."""
         if self.options.engine == "jsonschema-rs":
-            bounds = self._rs_bounds()
-            return make_rs_run(bounds.is_valid, self._rs_invalid, self._rs_slow)
-        return make_fastjsonschema_run(
+            most = self.options.max_string_length
+            bounds = self._short[most] = self._rs_bounds(most).is_valid
+            return (
+                make_rs_run(bounds, self._rs_invalid, self._rs_slow),
+                make_rs_run(_proven, self._rs_invalid, self._rs_slow),
+            )
+        run = make_fastjsonschema_run(
             self._bounds,
             self._engine_failure,
             self._too_much_work,
             self._too_much_scan,
             self.options.max_validation_work,
         )
+        return run, run
 
-    def _rs_bounds(self) -> Any:
+    def _rs_bounds(self, max_string: int) -> Any:
         options = self.options
         return compile_rs_bounds(
             max_depth=options.max_instance_depth,
             max_properties=options.max_instance_properties,
-            max_string=options.max_string_length,
+            max_string=max_string,
             max_items=options.max_array_items,
         )
 
@@ -334,6 +385,11 @@ def _holds_little_more(schema: object, checked: CheckedSchema) -> bool:
         return weigh(schema, limit) <= limit
     except Exception:  # a hostile object: never kept
         return False
+
+
+def _proven(value: object) -> bool:
+    """The bounds of a value a short-strings bounds schema (stricter) already accepted."""
+    return True
 
 
 def _rejection(reason: str) -> ToolArgumentValidationResult:
