@@ -87,7 +87,7 @@ class ShellOptions:
         object.__setattr__(self, "env_allowlist", _env_allowlist(self.env_allowlist))
         if self.operations is not None and not callable(getattr(self.operations, "exec", None)):
             raise TypeError(
-                "ShellOptions.operations must implement ShellOperations (an async exec), "
+                "ShellOptions.operations must be a ShellOperations (an async exec) or None, "
                 f"got {self.operations!r:.200}"
             )
         _check_text(
