@@ -126,7 +126,9 @@ def test_make_conformance_tests_runs_a_packages_rows(pytester: pytest.Pytester) 
 def test_make_conformance_tests_refuses_unknown_packages() -> None:
     from prism.conformance import make_conformance_tests
 
-    with pytest.raises(ValueError, match=r"^make_conformance_tests\.package must be one of .*, got 'prism-foo'$"):
+    with pytest.raises(
+        ValueError, match=r"^make_conformance_tests\.package must be one of .*, got 'prism-foo'$"
+    ):
         make_conformance_tests(package="prism-foo")
 
 

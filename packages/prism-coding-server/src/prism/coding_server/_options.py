@@ -98,7 +98,8 @@ class CodingServerOptions:
         check_flag("CodingServerOptions.approver_tty", self.approver_tty)
         if self.approver_tty and self.approver_command is not None:
             raise ValueError(
-                "CodingServerOptions.approver_tty must be False when approver_command is given, got True"
+                "CodingServerOptions.approver_tty must be False when approver_command is given, "
+                "got True"
             )
         check_instance("CodingServerOptions.sessions", self.sessions, SessionLimits)
 

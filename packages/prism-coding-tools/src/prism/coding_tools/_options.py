@@ -39,7 +39,7 @@ def _env_allowlist(value: Iterable[str] | None) -> tuple[str, ...] | None:
         if not isinstance(name, str) or not name or "=" in name:
             error = ValueError if isinstance(name, str) else TypeError
             rule = "names that are non-empty str without '='"
-            raise error(f"{where} must hold {rule}, got {name!r:.200}")
+            raise error(f"{where} must be {rule}, got {name!r:.200}")
     return names
 
 

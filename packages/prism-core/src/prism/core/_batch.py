@@ -124,7 +124,10 @@ async def _prepare(
     """Run ``tool_call`` middleware for every call first: exclusivity needs the final names."""
     for call in calls:
         if not isinstance(call, ToolCall):
-            raise TypeError(f"dispatch expects ToolCall items, got {type(call).__name__}")
+            raise TypeError(
+                f"dispatch_tool_calls_in_order.calls[{calls.index(call)}] must be a ToolCall, got "
+                f"{call!r:.200}"
+            )
     slots = []
     for call in calls:
         report = opts.reporter(base)

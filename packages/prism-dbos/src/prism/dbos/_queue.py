@@ -55,7 +55,7 @@ async def register_tool_queue(options: QueueOptions) -> Queue:
     process or against what the database holds, it raises ``QueueConflictError``.
     """
     if not isinstance(options, QueueOptions):
-        raise TypeError(f"expected QueueOptions, got {type(options).__name__}")
+        raise TypeError(f"register_tool_queue.options must be a QueueOptions, got {options!r:.200}")
     with _LOCK:
         prior = _REGISTERED.setdefault(options.name, options)
     if prior != options:

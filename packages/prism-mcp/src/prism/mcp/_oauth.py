@@ -148,9 +148,9 @@ class _RedactAuthLogs(logging.Filter):
 def _check_grant(owner: str, storage: object, scope: object) -> None:
     """What every grant needs: the host's token storage, and an optional scope."""
     if not isinstance(storage, McpTokenStorage):
-        raise ValueError(
-            f"{owner}.storage must provide async load_tokens/save_tokens/load_client/save_client, "
-            f"got {type(storage).__name__}"
+        raise TypeError(
+            f"{owner}.storage must be a McpTokenStorage (async load_tokens/save_tokens/"
+            f"load_client/save_client), got {storage!r:.200}"
         )
     _check_text(f"{owner}.scope", scope)
 
@@ -160,7 +160,8 @@ def _check_text(where: str, value: object, *, optional: bool = True) -> None:
         return
     if not isinstance(value, str) or not value or "\x00" in value:
         rule = "a non-empty str" + (" or None" if optional else "")
-        raise ValueError(f"{where} must be {rule}, got {value!r}")
+        error = ValueError if isinstance(value, str) else TypeError
+        raise error(f"{where} must be {rule}, got {value!r:.200}")
 
 
 def _check_url(where: str, value: object, *, optional: bool = True) -> None:
@@ -168,7 +169,8 @@ def _check_url(where: str, value: object, *, optional: bool = True) -> None:
         return
     parts = urlsplit(value) if isinstance(value, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{where} must be an http(s) URL, got {value!r}")
+        error = ValueError if isinstance(value, str) else TypeError
+        raise error(f"{where} must be an http(s) URL, got {value!r:.200}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -225,7 +227,10 @@ class McpOAuthClientCredentials:
         _check_text(f"{owner}.client_id", self.client_id, optional=False)
         _check_text(f"{owner}.client_secret", self.client_secret)
         if (self.client_secret is None) == (self.assertion is None):
-            raise ValueError(f"{owner}: give exactly one of client_secret and assertion")
+            raise ValueError(
+                f"{owner}.assertion must be given exactly when client_secret is not (give exactly "
+                f"one of client_secret and assertion), got {self.assertion!r:.200}"
+            )
         check_callable(f"{owner}.assertion", self.assertion, optional=True)
         check_choice(
             f"{owner}.token_endpoint_auth_method",
