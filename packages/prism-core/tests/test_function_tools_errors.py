@@ -269,7 +269,12 @@ def test_non_json_return_values_raise_a_clear_type_error() -> None:
     def nan() -> float:
         return float("nan")
 
-    with pytest.raises(TypeError, match="tool 'odd' returned a value that is not JSON: set"):
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "tool 'odd': returned a value that is not JSON (value of type set: not JSON"
+        ),
+    ):
         odd.execute({}, context())
     with pytest.raises(TypeError, match="mixing content blocks with other values"):
         mixed.execute({}, context())

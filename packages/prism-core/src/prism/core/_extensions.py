@@ -63,7 +63,7 @@ class _Recorder:
 
     def register_tool(self, tool: ToolDefinition) -> None:
         if self.closed:
-            raise RuntimeError(f"extension {self.name!r} registered a tool after setup ended")
+            raise RuntimeError(f"extension {self.name!r}: registered a tool after setup ended")
         if not isinstance(tool, ToolDefinition):
             raise TypeError(
                 f"ExtensionAPI.register_tool.tool must be a ToolDefinition, got {tool!r:.200}"
@@ -132,7 +132,7 @@ class ExtensionDescriptor:
     def load(self) -> object:
         """Import the entry point (an explicit host decision) and return what it names."""
         if self._entry_point is None:
-            raise RuntimeError(f"extension {self.name!r} has no entry point to load")
+            raise RuntimeError(f"extension {self.name!r}: has no entry point to load")
         return self._entry_point.load()
 
 

@@ -238,5 +238,5 @@ def _outcome(returned: object, context: ToolExecutionContext, tool_name: str) ->
     try:
         value = to_json(returned)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"tool {tool_name!r} returned a value that is not JSON: {exc}") from None
+        raise TypeError(f"tool {tool_name!r}: returned a value that is not JSON ({exc})") from None
     return ToolResult(tool_call_id=context.tool_call_id, name=tool_name, value=value)

@@ -60,7 +60,7 @@ async def register_tool_queue(options: QueueOptions) -> Queue:
         prior = _REGISTERED.setdefault(options.name, options)
     if prior != options:
         raise QueueConflictError(
-            f"tool queue {options.name!r} is already registered in this process as {prior}; "
+            f"tool queue {options.name!r}: already registered in this process as {prior}; "
             f"registering it again as {options} would change it: use one QueueOptions per queue"
         )
     try:
@@ -81,7 +81,7 @@ async def _register(options: QueueOptions) -> Queue:
         wanted = (options.global_concurrency, options.worker_concurrency)
         if held != wanted:
             raise QueueConflictError(
-                f"tool queue {options.name!r} is stored in the database with {_limits(*held)}; "
+                f"tool queue {options.name!r}: stored in the database with {_limits(*held)}; "
                 f"this process asks for {_limits(*wanted)}: use the same limits in every "
                 "process, or another queue name (DBOS.delete_queue drops the stored one)"
             )

@@ -122,4 +122,4 @@ async def _start(bridge: McpToolBridge, signal: AbortSignal | None) -> None:
         finally:
             remove()
     if aborted:
-        raise McpConnectError(f"connecting to MCP server {bridge.server_id!r} was aborted")
+        raise McpConnectError(f"could not connect to MCP server {bridge.server_id!r}: aborted")

@@ -292,13 +292,17 @@ def _callback_result(url: object, book: SecretBook) -> Any:
     from mcp.shared.auth import AuthorizationCodeResult
 
     if not isinstance(url, str):
-        raise OAuthFlowError("the OAuth callback handler must return the redirect URL (a str)")
+        raise OAuthFlowError(
+            f"OAuth callback handler: returned a {type(url).__name__}, not the redirect URL (a str)"
+        )
     query = parse_qs(urlsplit(url).query)
     code = query.get("code", [None])[0]
     book.add(code)
     if code is None:
         error = query.get("error", ["no code"])[0]
-        raise OAuthFlowError(f"the authorization server did not grant access ({error[:200]})")
+        raise OAuthFlowError(
+            f"OAuth authorization: the server did not grant access ({error[:200]})"
+        )
     state = query.get("state", [None])[0]
     iss = query.get("iss", [None])[0]
     return AuthorizationCodeResult(code=code, state=state, iss=iss)
@@ -316,7 +320,7 @@ def _code_provider(config: McpOAuthAuthorizationCode, server_url: str) -> Any:
     async def callback() -> Any:
         url = pending.pop() if pending else None
         if url is None:
-            raise OAuthFlowError("no authorization URL to send the user to")
+            raise OAuthFlowError("OAuth authorization: no authorization URL to send the user to")
         with anyio.fail_after(config.handler_timeout_seconds):
             await config.redirect_handler(url)
             answer = await config.callback_handler()

@@ -190,10 +190,10 @@ def _check_auth(options: HttpOptions) -> None:
                 f"and authorization_servers, got {options.resource_url!r:.200}"
             )
         servers = [("authorization_servers", server) for server in options.authorization_servers]
-        for field, url in [("resource_url", options.resource_url), *servers]:
+        for name, url in [("resource_url", options.resource_url), *servers]:
             if not url.startswith(("https://", "http://127.0.0.1", "http://localhost")):
                 raise ValueError(
-                    f"HttpOptions.{field} must be https URLs (or loopback http), got {url!r:.200}"
+                    f"HttpOptions.{name} must be https URLs (or loopback http), got {url!r:.200}"
                 )
     if not ways and not options.allow_unauthenticated:
         raise ValueError(
