@@ -53,6 +53,6 @@ class ScriptedProvider:
         if index >= len(self._responses):
             raise RuntimeError(
                 f"scripted provider request {index + 1}: has no response "
-                f"(the ScriptedProvider has only {len(self._responses)})"
+                f"(the ScriptedProvider has only {len(self._responses)} responses)"
             )
         return self._responses[index]
