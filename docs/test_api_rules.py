@@ -11,11 +11,14 @@ import dataclasses
 import importlib
 import math
 import pkgutil
+import re
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import prism
 from prism.core import PrismError
@@ -240,7 +243,7 @@ def test_an_option_of_the_wrong_type_is_a_type_error_naming_the_field(
 ) -> None:
     with pytest.raises(TypeError) as info:
         _build(cls, tmp_path, **{field: _Alien()})
-    assert f"{cls.__name__}.{field}" in str(info.value), str(info.value)
+    assert _options_message(cls, field).match(str(info.value)), str(info.value)
 
 
 def _wrong_value(default: object) -> object | None:
@@ -269,4 +272,49 @@ def test_a_number_option_out_of_range_is_a_value_error_naming_the_field(
     with pytest.raises(ValueError) as info:
         _build(cls, tmp_path, **{field: wrong})
     assert not isinstance(info.value, TypeError)
-    assert f"{cls.__name__}.{field}" in str(info.value), str(info.value)
+    assert _options_message(cls, field).match(str(info.value)), str(info.value)
+
+
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+
+# Each options class refuses a bad value in the format of docs/errors.md, under its own name.
+
+_ODD_VALUES = st.one_of(
+    st.builds(_Alien),
+    st.sampled_from(
+        [None, -1, 0, 2**70, math.nan, math.inf, -0.5, "", "\x00", "x" * 300, (), ("",)]
+    ),
+    st.text(max_size=5),
+)
+
+_FIELDS = [
+    pytest.param(cls, field.name, id=f"{cls.__module__}.{cls.__name__}.{field.name}")
+    for cls in OPTIONS
+    for field in dataclasses.fields(cls)
+    if field.init and f"{cls.__name__}.{field.name}" not in _ANY_VALUE
+]
+
+
+def _options_message(cls: type, field: str = _IDENT) -> re.Pattern[str]:
+    """``<Class>.<field>[<index>] must be <rule>, got <value>`` (docs/errors.md)."""
+    place = rf"{cls.__name__}\.{field}(?:\.{_IDENT}|\[[^\]]*\])*"
+    return re.compile(rf"^{place} must be .+, got .+$", re.S)
+
+
+@pytest.mark.parametrize(("cls", "field"), _FIELDS)
+@settings(
+    derandomize=True,
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(value=_ODD_VALUES)
+def test_every_option_refuses_a_bad_value_in_the_options_format(
+    cls: type, field: str, value: object, tmp_path: Path
+) -> None:
+    message = None
+    try:
+        _build(cls, tmp_path, **{field: value})
+    except (TypeError, ValueError) as error:
+        message = str(error)
+    assert message is None or _options_message(cls).match(message), (field, value, message)

@@ -35,12 +35,15 @@ _WRONG_TYPE = (
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"pattern": "", "action": "deny"}, "must not be empty"),
-        ({"pattern": "   ", "action": "deny"}, "must not be empty"),
+        ({"pattern": "", "action": "deny"}, "must be a non-blank str, got "),
+        ({"pattern": "   ", "action": "deny"}, "must be a non-blank str, got "),
         ({"pattern": "ls\nrm", "action": "allow"}, "newline"),
         ({"pattern": "ls\x00", "action": "allow"}, "NUL"),
-        ({"pattern": "x" * 5000, "action": "allow"}, "must be at most 4096 characters, got 5000"),
-        ({"pattern": "echo 'unclosed", "action": "allow"}, "must split into shell words"),
+        ({"pattern": "x" * 5000, "action": "allow"}, "must be at most 4096 characters, got 'xxx"),
+        (
+            {"pattern": "echo 'unclosed", "action": "allow"},
+            "must be shell words (No closing quotation), got ",
+        ),
         ({"pattern": 42, "action": "allow"}, "str glob or a compiled re.Pattern"),
         ({"pattern": re.compile(b"ls"), "action": "allow"}, "must be a str pattern when compiled"),
         (

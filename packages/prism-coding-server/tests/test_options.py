@@ -119,8 +119,8 @@ def test_the_command_line_fills_the_access_options(tmp_path: Path) -> None:
     [
         (["--http", "0", "--no-auth"], "add --i-understand-anyone-local-can-run-commands"),
         (["--http", "0", "--i-understand-anyone-local-can-run-commands"], "only goes with"),
-        (["--token-file", "/t"], "--token-file applies to --http only"),
-        (["--max-sessions", "8"], "--max-sessions applies to --http only"),
+        (["--token-file", "/t"], "--token-file: applies to --http only"),
+        (["--max-sessions", "8"], "--max-sessions: applies to --http only"),
         (["--http", "0", "--max-sessions", "0"], "SessionLimits.max_sessions must be an int"),
         (["--http", "0", "--session-idle-seconds", "nan"], "SessionLimits.idle_seconds must"),
     ],

@@ -74,7 +74,7 @@ async def test_an_unknown_setting_is_named(entry: Any) -> None:
 @pytest.mark.anyio
 @pytest.mark.parametrize("entry", ENTRY_POINTS)
 async def test_a_missing_registry_is_named(entry: Any) -> None:
-    with pytest.raises(TypeError, match="registry="):
+    with pytest.raises(TypeError, match=r"^dispatch\.registry must be a ToolLookup"):
         await entry()
 
 

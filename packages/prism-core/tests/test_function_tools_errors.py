@@ -113,7 +113,7 @@ def test_signature_shapes_that_cannot_take_json_arguments() -> None:
         tool(double_star)
     with pytest.raises(TypeError, match="parameter 'a': positional-only"):
         tool(positional)
-    with pytest.raises(TypeError, match="parameter 'a' has no type annotation"):
+    with pytest.raises(TypeError, match="parameter 'a': has no type annotation"):
         tool(bare)
 
 
@@ -128,7 +128,7 @@ def test_generators_and_classes_are_refused() -> None:
         tool(numbers)
     with pytest.raises(TypeError, match="generator functions are not supported"):
         tool(stream)
-    with pytest.raises(TypeError, match="expects a function, not the class"):
+    with pytest.raises(TypeError, match=r"^tool\.fn must be a function, not a class"):
         tool(Positive)
 
 
@@ -141,7 +141,7 @@ def test_names_are_validated_like_the_registry_does() -> None:
     assert tool(größe, name="size").name == "size"
     with pytest.raises(ValueError, match=re.escape("'<lambda>'")):
         tool(lambda: 1)
-    with pytest.raises(ValueError, match="must match"):
+    with pytest.raises(ValueError, match=r"^tool\.name must be a name matching .*, got 'xxx"):
         tool(name="x" * 129)(größe)
     assert tool(name="x" * 128)(größe).name == "x" * 128
     assert tool(name="mcp:docs.search-v2")(größe).name == "mcp:docs.search-v2"
@@ -152,11 +152,11 @@ def test_option_types_are_checked() -> None:
 
     with pytest.raises(TypeError, match="to set the name use @tool"):
         tool("search")  # type: ignore[call-overload]
-    with pytest.raises(TypeError, match="exclusive must be a bool"):
+    with pytest.raises(TypeError, match=r"^tool\.exclusive must be True or False, got 1$"):
         tool(f, exclusive=1)  # type: ignore[call-overload]
-    with pytest.raises(TypeError, match="strict must be a bool"):
+    with pytest.raises(TypeError, match=r"^tool\.strict must be True or False, got 'yes'$"):
         tool(f, strict="yes")  # type: ignore[call-overload]
-    with pytest.raises(TypeError, match="description must be a str"):
+    with pytest.raises(TypeError, match=r"^tool\.description must be a str or None, got 3$"):
         tool(f, description=3)  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="name must be a str"):
         tool(f, name=3)  # type: ignore[call-overload]
@@ -269,11 +269,16 @@ def test_non_json_return_values_raise_a_clear_type_error() -> None:
     def nan() -> float:
         return float("nan")
 
-    with pytest.raises(TypeError, match="tool 'odd' returned a value that is not JSON: set"):
+    with pytest.raises(
+        TypeError,
+        match=re.escape(
+            "tool 'odd': returned a value that is not JSON (value of type set: not JSON"
+        ),
+    ):
         odd.execute({}, context())
     with pytest.raises(TypeError, match="mixing content blocks with other values"):
         mixed.execute({}, context())
-    with pytest.raises(TypeError, match="nan is not a JSON number"):
+    with pytest.raises(TypeError, match="value nan: not a JSON number"):
         nan.execute({}, context())
 
 

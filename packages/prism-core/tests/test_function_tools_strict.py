@@ -153,8 +153,11 @@ def test_every_object_in_a_strict_schema_is_closed_and_fully_required() -> None:
 @pytest.mark.parametrize(
     ("schema", "message"),
     [
-        ({"type": "array", "items": {"type": "string"}}, "the root schema must be an object"),
-        ({"anyOf": [{"type": "object"}]}, "the root schema must be an object"),
+        (
+            {"type": "array", "items": {"type": "string"}},
+            "to_strict_json_schema.schema must be an object schema",
+        ),
+        ({"anyOf": [{"type": "object"}]}, "to_strict_json_schema.schema must be an object schema"),
         (
             {"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {}}}},
             "/properties/m: strict mode needs an object with fixed properties",

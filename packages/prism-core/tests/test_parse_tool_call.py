@@ -32,7 +32,7 @@ def test_no_text_means_no_arguments(empty: str | bytes | None) -> None:
     ("text", "fragment"),
     [
         ("{", "not valid JSON"),
-        ('{"a": NaN}', "NaN is not valid JSON"),
+        ('{"a": NaN}', "NaN: not valid JSON"),
         ('{"a": Infinity}', "Infinity"),
         ("[1, 2]", "must be a JSON object, got list"),
         ('"text"', "got str"),

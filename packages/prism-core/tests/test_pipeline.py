@@ -56,7 +56,9 @@ async def test_a_call_may_name_its_own_registry_when_the_pipeline_has_none() -> 
             ToolCall(id="x", name="echo", arguments={}), registry=_registry()
         )
         assert result.error is None
-        with pytest.raises(TypeError, match="needs a registry"):
+        with pytest.raises(
+            TypeError, match=r"^ToolPipeline\.dispatch\.registry must be a ToolLookup"
+        ):
             await pipeline.dispatch(ToolCall(id="y", name="echo", arguments={}))
 
 

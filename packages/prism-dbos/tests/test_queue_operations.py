@@ -31,10 +31,10 @@ def lines(out: str) -> dict[str, str]:
 def test_registering_a_queue_again_is_a_no_op_and_changing_it_an_error(each_app: App) -> None:
     first = lines(each_app.call("queues", "--worker-concurrency", "2"))
     assert first["FIRST"] == "ok 2" and first["AGAIN"] == "ok 2"
-    assert first["CHANGED"].startswith("conflict: tool queue 'prism-test-queue' is already")
+    assert first["CHANGED"].startswith("conflict: tool queue 'prism-test-queue': already")
     # Another process asking for other limits than the database holds is refused too.
     second = lines(each_app.call("queues", "--worker-concurrency", "3"))
-    assert second["FIRST"].startswith("conflict: tool queue 'prism-test-queue' is stored")
+    assert second["FIRST"].startswith("conflict: tool queue 'prism-test-queue': stored")
     assert "worker_concurrency=2" in second["FIRST"]
 
 

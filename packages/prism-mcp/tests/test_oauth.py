@@ -221,7 +221,7 @@ def test_oauth_options_are_validated_and_keep_secrets_out_of_reprs() -> None:
     assert redact_text(creds, "bad secret s3cret-value-123!") == "bad secret [REDACTED]!"
     with pytest.raises(ValueError, match="exactly one of client_secret and assertion"):
         McpOAuthClientCredentials(storage=storage, client_id="svc")
-    with pytest.raises(ValueError, match="storage"):
+    with pytest.raises(TypeError, match=r"^McpOAuthClientCredentials\.storage must be"):
         McpOAuthClientCredentials(storage=object(), client_id="c", client_secret="x")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="redirect_uri"):
         McpOAuthAuthorizationCode(
@@ -234,7 +234,7 @@ def test_oauth_options_are_validated_and_keep_secrets_out_of_reprs() -> None:
         StreamableHttpTransport(
             "http://127.0.0.1:1/mcp", headers={"Authorization": "Bearer x"}, oauth=creds
         )
-    with pytest.raises(ValueError, match="oauth"):
+    with pytest.raises(TypeError, match=r"^StreamableHttpTransport\.oauth must be"):
         StreamableHttpTransport("http://127.0.0.1:1/mcp", oauth="token")  # type: ignore[arg-type]
 
 

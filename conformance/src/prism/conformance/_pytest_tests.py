@@ -31,7 +31,8 @@ def select_rows(
 ) -> tuple[str, ...]:
     """Row ids owned by ``package`` (all if ``None``), narrowed to ``rows`` if given."""
     if package is not None and package not in _PACKAGES:
-        raise ValueError(f"unknown package {package!r}; rows belong to: {', '.join(_PACKAGES)}")
+        rule = "one of " + ", ".join(map(repr, _PACKAGES)) + " or None"
+        raise ValueError(f"make_conformance_tests.package must be {rule}, got {package!r}")
     chosen = parse_row_ids(rows) if rows is not None else tuple(r.id for r in THREAT_MATRIX)
     return tuple(r.id for r in THREAT_MATRIX if r.id in chosen and package in (None, r.package))
 
@@ -43,8 +44,8 @@ def _subjects(request: pytest.FixtureRequest) -> ConformanceSubjects:
         return default_subjects()
     if not isinstance(subjects, ConformanceSubjects):
         raise TypeError(
-            f"the {SUBJECTS_FIXTURE} fixture must return a ConformanceSubjects, "
-            f"got {type(subjects).__name__}"
+            f"fixture {SUBJECTS_FIXTURE!r}: returned {type(subjects).__name__}, "
+            "not a ConformanceSubjects"
         )
     return subjects
 

@@ -79,7 +79,7 @@ def conformance_row(
         if known is not None and _name(known) != _name(fn):
             # The same function again is a row module imported anew (e.g. after pytester
             # restored sys.modules): it replaces itself. Another function is a conflict.
-            raise ValueError(f"threat row {row.id} already has a check")
+            raise ValueError(f"threat row {row.id}: already has a check")
         _CHECKS[row.id] = fn
         if timeout_seconds is not None:
             _TIMEOUTS[row.id] = float(timeout_seconds)

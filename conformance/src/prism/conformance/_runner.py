@@ -65,7 +65,7 @@ def parse_row_ids(rows: str | Iterable[str]) -> tuple[str, ...]:
         known = ", ".join(r.id for r in THREAT_MATRIX)
         raise ValueError(f"unknown threat row(s) {', '.join(unknown)}; known rows: {known}")
     if not wanted:
-        raise ValueError("no threat rows selected")
+        raise ValueError(f"no threat rows selected: {rows!r} names none")
     return tuple(r.id for r in THREAT_MATRIX if r.id in wanted)
 
 
@@ -73,7 +73,9 @@ def _check_backends(backends: Iterable[str]) -> tuple[str, ...]:
     chosen = tuple(dict.fromkeys(backends))
     bad = [b for b in chosen if b not in BACKENDS]
     if bad or not chosen:
-        raise ValueError(f"backends must be a non-empty subset of {BACKENDS}, got {chosen!r}")
+        raise ValueError(
+            f"run_conformance.backends must be a non-empty subset of {BACKENDS}, got {chosen!r}"
+        )
     return chosen
 
 

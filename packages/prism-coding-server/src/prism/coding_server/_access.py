@@ -50,7 +50,7 @@ def _token(options: CodingServerOptions, environ: Mapping[str, str]) -> tuple[st
         try:
             BearerTokens([from_env])
         except ValueError as error:
-            raise ValueError(f"${TOKEN_ENV}: {error}") from None
+            raise ValueError(f"environment variable ${TOKEN_ENV}: {error}") from None
         return from_env, f"from ${TOKEN_ENV}"
     return new_token(), None
 

@@ -57,11 +57,11 @@ def check_access_arguments(args: argparse.Namespace) -> None:
     """``ValueError`` for flags that make no sense together."""
     if args.no_auth and not args.acknowledge_no_auth:
         raise ValueError(
-            f"--no-auth lets anyone who can reach the port write files and run commands; "
+            f"--no-auth: lets anyone who can reach the port write files and run commands; "
             f"add {ACKNOWLEDGE_FLAG} to confirm"
         )
     if args.acknowledge_no_auth and not args.no_auth:
-        raise ValueError(f"{ACKNOWLEDGE_FLAG} only goes with --no-auth")
+        raise ValueError(f"{ACKNOWLEDGE_FLAG}: only goes with --no-auth")
     if args.approver_tty:
         try:
             os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
@@ -71,7 +71,7 @@ def check_access_arguments(args: argparse.Namespace) -> None:
         given = [name for name in _HTTP_ONLY if getattr(args, name) not in (None, False)]
         if given:
             flag = "--" + given[0].replace("_", "-")
-            raise ValueError(f"{flag} applies to --http only (stdio has no network listener)")
+            raise ValueError(f"{flag}: applies to --http only (stdio has no network listener)")
 
 
 def access_options(args: argparse.Namespace) -> dict[str, Any]:

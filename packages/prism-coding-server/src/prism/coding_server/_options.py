@@ -85,7 +85,9 @@ class CodingServerOptions:
             if path is not None:
                 _check_paths(f"CodingServerOptions.{where}", (path,))
         if not self.auth and (self.token_file or self.approver_token_file):
-            raise ValueError("CodingServerOptions.auth=False contradicts the given token files")
+            raise ValueError(
+                "CodingServerOptions.auth must be True when a token file is given, got False"
+            )
         if self.approver_command is not None:
             command = _check_paths("CodingServerOptions.approver_command", self.approver_command)
             if not command:
@@ -96,7 +98,8 @@ class CodingServerOptions:
         check_flag("CodingServerOptions.approver_tty", self.approver_tty)
         if self.approver_tty and self.approver_command is not None:
             raise ValueError(
-                "CodingServerOptions.approver_tty must be False when approver_command is given"
+                "CodingServerOptions.approver_tty must be False when approver_command is given, "
+                "got True"
             )
         check_instance("CodingServerOptions.sessions", self.sessions, SessionLimits)
 

@@ -218,7 +218,8 @@ def optional_seconds(arguments: JsonObject, key: str, cap: float) -> float | Non
 def tool_root(cwd: str | os.PathLike[str], options: object, expected: type) -> str:
     """The absolute directory a tool is bound to, once ``options`` is known to be ``expected``."""
     if not isinstance(options, expected):
-        raise TypeError(f"options must be {expected.__name__}, got {type(options).__name__}")
+        where = f"create_{expected.__name__.removesuffix('Options').lower()}_tool.options"
+        raise TypeError(f"{where} must be a {expected.__name__}, got {options!r:.200}")
     return os.path.abspath(os.fspath(cwd))
 
 

@@ -39,7 +39,7 @@ def _env_allowlist(value: Iterable[str] | None) -> tuple[str, ...] | None:
         if not isinstance(name, str) or not name or "=" in name:
             error = ValueError if isinstance(name, str) else TypeError
             rule = "names that are non-empty str without '='"
-            raise error(f"{where} must hold {rule}, got {name!r:.200}")
+            raise error(f"{where} must be {rule}, got {name!r:.200}")
     return names
 
 
@@ -87,7 +87,7 @@ class ShellOptions:
         object.__setattr__(self, "env_allowlist", _env_allowlist(self.env_allowlist))
         if self.operations is not None and not callable(getattr(self.operations, "exec", None)):
             raise TypeError(
-                "ShellOptions.operations must implement ShellOperations (an async exec), "
+                "ShellOptions.operations must be a ShellOperations (an async exec) or None, "
                 f"got {self.operations!r:.200}"
             )
         _check_text(

@@ -110,7 +110,9 @@ class Agent:
     def __init__(self, **settings: Unpack[AgentSettings]) -> None:
         if not _SETTINGS.issuperset(settings):
             unknown = ", ".join(sorted(settings.keys() - _SETTINGS))
-            raise TypeError(f"Agent got unknown settings: {unknown}")
+            raise TypeError(
+                f"Agent.settings must be known keywords, got unknown settings: {unknown}"
+            )
         provider = settings.get("provider")
         if not callable(getattr(provider, "generate", None)):
             rule = "an object with an async generate(request) method"

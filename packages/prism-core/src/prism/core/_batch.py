@@ -122,9 +122,11 @@ async def _prepare(
     calls: Sequence[ToolCall], opts: DispatchOptions, base: ToolExecutionContext | None
 ) -> list[_Slot]:
     """Run ``tool_call`` middleware for every call first: exclusivity needs the final names."""
-    for call in calls:
+    for index, call in enumerate(calls):
         if not isinstance(call, ToolCall):
-            raise TypeError(f"dispatch expects ToolCall items, got {type(call).__name__}")
+            raise TypeError(
+                f"dispatch_tool_calls_in_order.calls[{index}] must be a ToolCall, got {call!r:.200}"
+            )
     slots = []
     for call in calls:
         report = opts.reporter(base)

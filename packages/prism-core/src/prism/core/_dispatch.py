@@ -76,7 +76,7 @@ async def run_dispatch(
     blocks the call with ``invalid_arguments``.
     """
     if type(call) is not ToolCall and not isinstance(call, ToolCall):
-        raise TypeError(f"dispatch expects a ToolCall, got {type(call).__name__}")
+        raise TypeError(f"dispatch.call must be a ToolCall, got {call!r:.200}")
     try:
         call = read_call(call)
         return await _pipeline(call, opts, report, context, call_middleware_done)

@@ -46,12 +46,18 @@ class DispatchOptions:
     def __init__(self, settings: DispatchSettings) -> None:
         if not _NAMES.issuperset(settings):
             unknown = ", ".join(sorted(settings.keys() - _NAMES))
-            raise TypeError(f"dispatch got unknown settings: {unknown}")
+            raise TypeError(
+                f"dispatch.settings must be known keywords, got unknown settings: {unknown}"
+            )
         if "registry" not in settings:
-            raise TypeError("dispatch needs registry= (a ToolLookup; see ToolRegistry)")
+            raise TypeError(
+                "dispatch.registry must be a ToolLookup (see ToolRegistry), got no registry="
+            )
         registry = settings["registry"]
         if not callable(getattr(registry, "get", None)):
-            raise TypeError("registry must have a get(name) method (see ToolRegistry)")
+            raise TypeError(
+                f"dispatch.registry must be a ToolLookup with get(name), got {registry!r:.200}"
+            )
         self.registry = registry
         self.context = settings.get("context")
         self.emit = settings.get("emit")
@@ -59,7 +65,7 @@ class DispatchOptions:
         if gates is not None:
             gates_type = _on_demand.ToolGates  # loaded with the gates themselves
             if type(gates) is not gates_type and not isinstance(gates, gates_type):
-                raise TypeError(f"dispatch gates must be a ToolGates, got {type(gates).__name__}")
+                raise TypeError(f"dispatch.gates must be a ToolGates, got {gates!r:.200}")
             self.tool_filter = gates.tool_filter
             self.middleware = gates.middleware
             self.permission = gates.permission

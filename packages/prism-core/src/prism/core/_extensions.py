@@ -63,9 +63,11 @@ class _Recorder:
 
     def register_tool(self, tool: ToolDefinition) -> None:
         if self.closed:
-            raise RuntimeError(f"extension {self.name!r} registered a tool after setup ended")
+            raise RuntimeError(f"extension {self.name!r}: registered a tool after setup ended")
         if not isinstance(tool, ToolDefinition):
-            raise TypeError(f"register_tool expects a ToolDefinition, got {type(tool).__name__}")
+            raise TypeError(
+                f"ExtensionAPI.register_tool.tool must be a ToolDefinition, got {tool!r:.200}"
+            )
         validate_tool_name(tool.name)
         self._tools.append(tool)
 
@@ -97,9 +99,12 @@ class ExtensionKernel:
         """
         name = getattr(extension, "name", None)
         if not isinstance(name, str) or not name:
-            raise TypeError("an extension needs a non-empty str name")
+            raise TypeError(
+                "ExtensionKernel.load.extension must be an Extension with a non-empty str name, "
+                f"got {name!r:.200}"
+            )
         if name in self._loaded:
-            raise ValueError(f"extension {name!r} is already loaded")
+            raise ValueError(f"extension {name!r}: already loaded")
         if self._permission is not None:
             request = PermissionRequest(kind="extension", target=name, action="setup")
             decision = await check_permission(self._permission, request)
@@ -127,7 +132,7 @@ class ExtensionDescriptor:
     def load(self) -> object:
         """Import the entry point (an explicit host decision) and return what it names."""
         if self._entry_point is None:
-            raise RuntimeError(f"extension {self.name!r} has no entry point to load")
+            raise RuntimeError(f"extension {self.name!r}: has no entry point to load")
         return self._entry_point.load()
 
 

@@ -27,21 +27,25 @@ def _slot(cls: type, name: str) -> Any:
     for klass in cls.__mro__:
         if name in klass.__dict__:
             return klass.__dict__[name]
-    raise TypeError(f"{cls.__name__}.{name} has no slot")
+    raise TypeError(f"fast init of {cls.__name__}: field {name} has no slot")
 
 
 def fast_init(cls: C) -> C:
     """Replace ``cls.__init__`` with a keyword-only one that sets slots directly."""
     if not (dataclasses.is_dataclass(cls) and "__slots__" in cls.__dict__):
-        raise TypeError(f"{cls.__name__} must be a slotted dataclass")
+        raise TypeError(f"fast_init.cls must be a slotted dataclass, got {cls!r}")
     if hasattr(cls, "__post_init__"):
-        raise TypeError(f"{cls.__name__} has __post_init__; keep the generated __init__")
+        raise TypeError(
+            f"fast init of {cls.__name__}: it has __post_init__; keep the generated __init__"
+        )
     namespace: dict[str, Any] = {"_MISSING": dataclasses.MISSING}
     params: list[str] = []
     body: list[str] = []
     for f in dataclasses.fields(cls):
         if not f.init:
-            raise TypeError(f"{cls.__name__}.{f.name} is init=False; not supported")
+            raise TypeError(
+                f"fast init of {cls.__name__}: field {f.name} is init=False; not supported"
+            )
         namespace[f"_set_{f.name}"] = _slot(cls, f.name).__set__
         if f.default is not dataclasses.MISSING:
             namespace[f"_default_{f.name}"] = f.default
@@ -74,7 +78,8 @@ def positional_factory(cls: type[T], order: tuple[str, ...]) -> Callable[..., T]
     names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
     if names != order:
         raise TypeError(
-            f"{cls.__name__} fields are {names}; the positional call site passes {order}"
+            f"fast init of {cls.__name__}: fields are {names}; the positional call site passes "
+            f"{order}"
         )
     namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     namespace.update({f"_set_{n}": _slot(cls, n).__set__ for n in names})

@@ -79,16 +79,16 @@ def tool(
     Unsupported signatures raise ``TypeError`` here, naming the parameter, never at call time.
     """
     if name is not None and not isinstance(name, str):
-        raise TypeError(f"tool(): name must be a str, not {type(name).__name__}")
+        raise TypeError(f"tool.name must be a str or None, got {name!r:.200}")
     if description is not None and not isinstance(description, str):
-        raise TypeError(f"tool(): description must be a str, not {type(description).__name__}")
+        raise TypeError(f"tool.description must be a str or None, got {description!r:.200}")
     flags = (
         ("exclusive", exclusive), ("strict", strict),
         ("read_only", read_only), ("idempotent", idempotent),
     )  # fmt: skip
     for option, value in flags:
         if not isinstance(value, bool):
-            raise TypeError(f"tool(): {option} must be a bool, not {type(value).__name__}")
+            raise TypeError(f"tool.{option} must be True or False, got {value!r:.200}")
 
     def decorate(function: Callable[..., Any]) -> ToolDefinition:
         return _build(
@@ -100,8 +100,7 @@ def tool(
         return decorate
     if not callable(fn):
         raise TypeError(
-            f"tool() expects a function, got {type(fn).__name__}; "
-            "to set the name use @tool(name=...)"
+            f"tool.fn must be a function (to set the name use @tool(name=...)), got {fn!r:.200}"
         )
     return decorate(fn)
 
@@ -120,13 +119,15 @@ def _build(
     while isinstance(base, functools.partial):
         base = base.func
     if isinstance(base, type):
-        raise TypeError(f"tool() expects a function, not the class {base.__qualname__}")
+        raise TypeError(
+            f"tool.fn must be a function, not a class, got the class {base.__qualname__}"
+        )
     target = base if inspect.isroutine(base) else type(base).__call__
     tool_name = name if name is not None else getattr(base, "__name__", None)
     if not isinstance(tool_name, str) or not _NAME.match(tool_name):
         raise ValueError(
-            f"tool name {tool_name!r} must match {_NAME.pattern} (letters, digits, _ . : -, "
-            "at most 128); pass name=..."
+            f"tool.name must be a name matching {_NAME.pattern} (letters, digits, _ . : -, "
+            f"at most 128; pass name=...), got {tool_name!r}"
         )
     if inspect.isasyncgenfunction(target) or inspect.isgeneratorfunction(target):
         raise TypeError(f"tool {tool_name!r}: generator functions are not supported; return a list")
@@ -180,7 +181,7 @@ def _parameters(
         if parameter.kind is parameter.POSITIONAL_ONLY:
             raise TypeError(f"{where}: positional-only parameters are not supported")
         if parameter.name not in hints:
-            raise TypeError(f"{where} has no type annotation")
+            raise TypeError(f"{where}: has no type annotation")
         hint = hints[parameter.name]
         if _is_context(hint):
             context_names.append(parameter.name)
@@ -235,11 +236,11 @@ def _outcome(returned: object, context: ToolExecutionContext, tool_name: str) ->
         if all(isinstance(x, CONTENT_TYPES) for x in returned):
             return tuple(returned)
         raise TypeError(
-            f"tool {tool_name!r} returned a list mixing content blocks with other values; "
+            f"tool {tool_name!r}: returned a list mixing content blocks with other values; "
             "return content blocks alone or JSON data alone"
         )
     try:
         value = to_json(returned)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"tool {tool_name!r} returned a value that is not JSON: {exc}") from None
+        raise TypeError(f"tool {tool_name!r}: returned a value that is not JSON ({exc})") from None
     return ToolResult(tool_call_id=context.tool_call_id, name=tool_name, value=value)

@@ -93,12 +93,12 @@ def choice_key(value: object) -> tuple[str, object] | None:
 def to_json(value: object, depth: int = 0) -> Any:
     """A JSON-compatible copy of ``value``: Enums become values, dataclasses dicts, tuples lists."""
     if depth > _MAX_DEPTH:
-        raise ValueError(f"nested deeper than {_MAX_DEPTH} levels")
+        raise ValueError(f"value: nested deeper than {_MAX_DEPTH} levels")
     if value is None or isinstance(value, bool | int | str):
         return value.value if isinstance(value, enum.Enum) else value
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"{value!r} is not a JSON number")
+            raise ValueError(f"value {value!r}: not a JSON number")
         return value
     if isinstance(value, enum.Enum):
         return to_json(value.value, depth + 1)
@@ -110,9 +110,9 @@ def to_json(value: object, depth: int = 0) -> Any:
         out: dict[str, Any] = {}
         for key, item in value.items():
             if not isinstance(key, str):
-                raise TypeError(f"object keys must be str, not {type(key).__name__}")
+                raise TypeError(f"object key {key!r:.200}: not a str")
             out[key] = to_json(item, depth + 1)
         return out
     if isinstance(value, list | tuple):
         return [to_json(item, depth + 1) for item in value]
-    raise TypeError(f"{type(value).__name__} is not JSON-compatible")
+    raise TypeError(f"value of type {type(value).__name__}: not JSON-compatible")

@@ -17,11 +17,13 @@ class GlobSet:
 
     def __init__(self, patterns: Collection[str]) -> None:
         if isinstance(patterns, str):
-            raise TypeError("expected a collection of names, got a single str")
+            raise TypeError(
+                f"GlobSet.patterns must be a collection of names, got {patterns!r:.200}"
+            )
         self.patterns = tuple(patterns)
         for pattern in self.patterns:
             if not isinstance(pattern, str):
-                raise TypeError(f"names must be str, got {type(pattern).__name__}")
+                raise TypeError(f"GlobSet.patterns must be str names, got {pattern!r:.200}")
         self._exact = frozenset(p for p in self.patterns if not _GLOB_CHARS & set(p))
         globs = [_translate(p) for p in self.patterns if _GLOB_CHARS & set(p)]
         self._regex = re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None

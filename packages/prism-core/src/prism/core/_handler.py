@@ -128,6 +128,6 @@ def normalize_result(raw: object, call: ToolCall) -> ToolResult:
     if isinstance(raw, (dict, list, tuple, int, float, bool)):
         return ToolResult(tool_call_id=call.id, name=call.name, value=raw)
     raise TypeError(
-        f"tool {call.name!r} returned {type(raw).__name__}; expected ToolResult, str, "
+        f"tool {call.name!r}: returned {type(raw).__name__}; expected ToolResult, str, "
         "a sequence of content blocks or a JSON value"
     )

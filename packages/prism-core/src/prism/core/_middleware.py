@@ -25,9 +25,11 @@ class MiddlewareRegistry:
     def use(self, hook: MiddlewareHook, fn: Callable[[T], T | Awaitable[T | None] | None]) -> None:
         """Append ``fn`` to ``hook``; hooks run in registration order."""
         if hook not in self._hooks:
-            raise ValueError(f"unknown middleware hook {hook!r}; expected one of {_HOOKS}")
+            raise ValueError(
+                f"MiddlewareRegistry.use.hook must be one of {_HOOKS}, got {hook!r:.200}"
+            )
         if not callable(fn):
-            raise TypeError(f"middleware must be callable, got {type(fn).__name__}")
+            raise TypeError(f"MiddlewareRegistry.use.fn must be callable, got {fn!r:.200}")
         self._hooks[hook] = (*self._hooks[hook], fn)
 
     def has(self, hook: MiddlewareHook) -> bool:
@@ -82,7 +84,7 @@ def _checked(hook: str, fn: object, out: object, value: T, expected: type[T]) ->
         return value
     if not isinstance(out, expected):
         raise TypeError(
-            f"{hook} middleware {getattr(fn, '__name__', fn)!r} returned "
+            f"{hook} middleware {getattr(fn, '__name__', fn)!r}: returned "
             f"{type(out).__name__}, expected {expected.__name__} or None"
         )
     return out

@@ -15,7 +15,7 @@ __all__ = ["parse_tool_call"]
 
 
 def _refuse_constant(name: str) -> object:
-    raise ValueError(f"{name} is not valid JSON")
+    raise ValueError(f"constant {name}: not valid JSON")
 
 
 def _invalid(call_id: str, name: str, message: str) -> ToolCall:

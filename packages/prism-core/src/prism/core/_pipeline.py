@@ -85,9 +85,12 @@ class ToolPipeline:
 
     def __post_init__(self) -> None:
         if self.registry is not None and not callable(getattr(self.registry, "get", None)):
-            raise TypeError("registry must have a get(name) method (see ToolRegistry)")
+            raise TypeError(
+                "ToolPipeline.registry must be a ToolLookup with get(name) or None, got "
+                f"{self.registry!r:.200}"
+            )
         if not isinstance(self.gates, ToolGates):
-            raise TypeError(f"ToolPipeline.gates must be a ToolGates, got {self.gates!r}")
+            raise TypeError(f"ToolPipeline.gates must be a ToolGates, got {self.gates!r:.200}")
         check_callable("ToolPipeline.emit", self.emit, optional=True)
 
     def admits(self, name: str) -> bool:
@@ -98,7 +101,10 @@ class ToolPipeline:
         """The registry's tools that ``tool_filter`` admits: what a model should be offered."""
         lister = getattr(self.registry, "list", None)
         if lister is None:
-            raise TypeError("this pipeline's registry cannot list its tools (it needs list())")
+            raise TypeError(
+                "ToolPipeline.registry must be a registry with list() to list tools, got "
+                f"{self.registry!r:.200}"
+            )
         return filter_tools(lister(), self.gates.tool_filter)
 
     async def dispatch(
@@ -112,7 +118,10 @@ class ToolPipeline:
         the pipeline's own for this call."""
         lookup = registry if registry is not None else self.registry
         if lookup is None:
-            raise TypeError("ToolPipeline.dispatch needs a registry: the pipeline has none")
+            raise TypeError(
+                "ToolPipeline.dispatch.registry must be a ToolLookup when the pipeline has none, "
+                "got None"
+            )
         return await dispatch_tool_call(
             call,
             registry=lookup,

@@ -35,11 +35,16 @@ class SecretRedactor:
 
     def __init__(self, secrets: Iterable[str]) -> None:
         if isinstance(secrets, str):
-            raise TypeError("SecretRedactor expects an iterable of secrets, not one str")
+            raise TypeError(
+                "SecretRedactor.secrets must be an iterable of str, got one str (not shown)"
+            )
         unique = sorted({s for s in secrets if s}, key=len, reverse=True)
         for secret in unique:
             if not isinstance(secret, str):
-                raise TypeError(f"secrets must be str, got {type(secret).__name__}")
+                raise TypeError(
+                    "SecretRedactor.secrets must be an iterable of str, got a "
+                    f"{type(secret).__name__} (not shown)"
+                )
         alternatives = "|".join(map(re.escape, unique))
         self._regex = re.compile(alternatives) if unique else None
         # Every start position's longest secret, overlaps included (the slow, exact pass).

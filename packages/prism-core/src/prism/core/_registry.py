@@ -71,10 +71,12 @@ class ToolRegistry:
     def register(self, tool: ToolDefinition) -> None:
         """Add ``tool``; a same-named tool is replaced in place, or ``ValueError`` in error mode."""
         if not isinstance(tool, ToolDefinition):
-            raise TypeError(f"register expects a ToolDefinition, got {type(tool).__name__}")
+            raise TypeError(
+                f"ToolRegistry.register.tool must be a ToolDefinition, got {tool!r:.200}"
+            )
         validate_tool_name(tool.name)
         if tool.name in self._tools and self._duplicate == "error":
-            raise ValueError(f"tool {tool.name!r} is already registered")
+            raise ValueError(f"tool {tool.name!r}: already registered")
         self._tools[tool.name] = tool
         self._changed()
 
@@ -92,7 +94,9 @@ class ToolRegistry:
         is logged and skipped.
         """
         if not callable(listener):
-            raise TypeError(f"listener must be callable, got {type(listener).__name__}")
+            raise TypeError(
+                f"ToolRegistry.subscribe.listener must be callable, got {listener!r:.200}"
+            )
         token = object()
         self._listeners[token] = listener
 

@@ -72,7 +72,8 @@ def to_strict_json_schema(schema: JsonObject) -> dict[str, Any]:
     ``ValueError`` naming the JSON Pointer of the offending schema.
     """
     if not isinstance(schema, Mapping) or schema.get("type") != "object":
-        raise ValueError("the root schema must be an object schema: {'type': 'object', ...}")
+        rule = "an object schema ({'type': 'object', ...})"
+        raise ValueError(f"to_strict_json_schema.schema must be {rule}, got {schema!r:.200}")
     return _strict(schema, "", 0)
 
 

@@ -54,7 +54,7 @@ class ScriptedProvider:
             self.requests.append(request)
         if index >= len(self._responses):
             raise RuntimeError(
-                f"ScriptedProvider has only {len(self._responses)} responses; "
-                f"request {index + 1} has none"
+                f"scripted provider request {index + 1}: has no response "
+                f"(the ScriptedProvider has only {len(self._responses)} responses)"
             )
         return self._responses[index]

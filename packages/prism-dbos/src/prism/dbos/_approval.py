@@ -56,7 +56,7 @@ def _decision_key(topic: str) -> str:
 
 def _message(approved: bool, reason: str | None) -> dict[str, object]:
     if not isinstance(approved, bool):
-        raise TypeError(f"approved must be a bool, got {type(approved).__name__}")
+        raise TypeError(f"send_approval.approved must be True or False, got {approved!r:.200}")
     if reason is not None and (not isinstance(reason, str) or len(reason) > _MAX_REASON):
         error = ValueError if isinstance(reason, str) else TypeError
         rule = f"None or a str of at most {_MAX_REASON:,} characters"

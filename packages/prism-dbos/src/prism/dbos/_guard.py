@@ -20,7 +20,7 @@ def require_asyncio(entry: str) -> None:
     """Refuse trio at entry: DBOS drives its workflows and steps on asyncio."""
     if current_backend() != "asyncio":
         raise DurableBackendError(
-            f"prism.dbos.{entry} runs on asyncio only (DBOS is asyncio-based); "
+            f"durable entry prism.dbos.{entry}: runs on asyncio only (DBOS is asyncio-based); "
             "it was called from trio: run the durable agent under asyncio.run"
         )
 
@@ -31,6 +31,7 @@ def require_workflow(entry: str) -> str:
     workflow_id = DBOS.workflow_id
     if workflow_id is None:
         raise DurableBackendError(
-            f"prism.dbos.{entry} must run inside a DBOS workflow (see DurableAgent.run)"
+            f"durable entry prism.dbos.{entry}: must run inside a DBOS workflow "
+            "(see DurableAgent.run)"
         )
     return workflow_id

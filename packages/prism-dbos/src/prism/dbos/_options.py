@@ -47,7 +47,8 @@ class DbosBackendOptions:
             schemes = ", ".join(_URL_SCHEMES)
             error = ValueError if isinstance(url, str) else TypeError
             raise error(
-                f"DbosBackendOptions.database_url must start with one of {schemes}, got {url!r}"
+                f"DbosBackendOptions.database_url must be a URL starting with one of {schemes}, "
+                f"got {url!r:.200}"
             )
         if self.executor_id is not None:
             check_match("DbosBackendOptions.executor_id", self.executor_id, NAME_PATTERN)
@@ -73,7 +74,8 @@ class ApprovalOptions:
         check_flag("ApprovalOptions.side_effects", self.side_effects)
         if self.tools is None and not self.side_effects:
             raise ValueError(
-                "ApprovalOptions: tools or side_effects must say which calls need approval"
+                "ApprovalOptions.side_effects must be True when tools is None "
+                "(one of them must say which calls need approval), got False"
             )
         check_seconds(
             "ApprovalOptions.timeout_seconds",

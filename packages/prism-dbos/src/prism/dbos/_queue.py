@@ -55,12 +55,12 @@ async def register_tool_queue(options: QueueOptions) -> Queue:
     process or against what the database holds, it raises ``QueueConflictError``.
     """
     if not isinstance(options, QueueOptions):
-        raise TypeError(f"expected QueueOptions, got {type(options).__name__}")
+        raise TypeError(f"register_tool_queue.options must be a QueueOptions, got {options!r:.200}")
     with _LOCK:
         prior = _REGISTERED.setdefault(options.name, options)
     if prior != options:
         raise QueueConflictError(
-            f"tool queue {options.name!r} is already registered in this process as {prior}; "
+            f"tool queue {options.name!r}: already registered in this process as {prior}; "
             f"registering it again as {options} would change it: use one QueueOptions per queue"
         )
     try:
@@ -81,7 +81,7 @@ async def _register(options: QueueOptions) -> Queue:
         wanted = (options.global_concurrency, options.worker_concurrency)
         if held != wanted:
             raise QueueConflictError(
-                f"tool queue {options.name!r} is stored in the database with {_limits(*held)}; "
+                f"tool queue {options.name!r}: stored in the database with {_limits(*held)}; "
                 f"this process asks for {_limits(*wanted)}: use the same limits in every "
                 "process, or another queue name (DBOS.delete_queue drops the stored one)"
             )

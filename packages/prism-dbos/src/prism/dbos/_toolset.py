@@ -128,7 +128,7 @@ class DurableToolset:
 def register_toolset(toolset: DurableToolset) -> DurableToolset:
     """Make ``toolset`` findable by name in this process (the latest registration wins)."""
     if not isinstance(toolset, DurableToolset):
-        raise TypeError(f"expected a DurableToolset, got {type(toolset).__name__}")
+        raise TypeError(f"register_toolset.toolset must be a DurableToolset, got {toolset!r:.200}")
     return _TOOLSETS.put(toolset.name, toolset)
 
 

@@ -46,7 +46,7 @@ def rs_available() -> bool:
 
 
 def _refuse(uri: str) -> Any:
-    raise ValueError(f"reference {uri[:120]!r} would need a fetch; nothing is fetched")
+    raise ValueError(f"reference {uri[:120]!r}: would need a fetch; nothing is fetched")
 
 
 def compile_rs(

@@ -139,7 +139,7 @@ class McpToolBridge:
         raises and leaves ``tools`` as they were.
         """
         if self._closed:
-            raise McpBridgeError(f"the MCP bridge for {self.server_id!r} is closed")
+            raise McpBridgeError(f"MCP bridge {self.server_id!r}: closed")
         async with self._refresh_lock:
             if not (force or self.stale):
                 return self._tools
@@ -189,10 +189,11 @@ class McpToolBridge:
             return conn
         async with self._conn_lock:
             if self._closed:
-                raise McpConnectError(f"the MCP bridge for {self.server_id!r} is closed")
+                raise McpConnectError(f"MCP bridge {self.server_id!r}: closed")
             if self._closed_after_fault is not None:
                 raise McpConnectError(
-                    f"the connection was closed after a fault ({self._closed_after_fault}) "
+                    f"MCP server {self.server_id!r}: the connection was closed after a fault "
+                    f"({self._closed_after_fault}) "
                     "and on_call_fault='close' keeps it closed"
                 )
             conn = self._conn
@@ -283,7 +284,7 @@ class McpToolBridge:
             return await self._raise_list_fault(conn, failure)
         await self.after_fault(MCP_TIMEOUT, conn, "tools/list timed out")
         raise McpToolListError(
-            f"MCP server {self.server_id!r} did not finish tools/list within "
+            f"tools/list of MCP server {self.server_id!r}: did not finish within "
             f"call_timeout_seconds={timeout}"
         )
 
@@ -312,7 +313,7 @@ class McpToolBridge:
             tools.extend(page.tools)
             if len(tools) > self.options.max_tools:
                 raise McpToolListError(
-                    f"MCP server {self.server_id!r} lists more than "
+                    f"tools/list of MCP server {self.server_id!r}: lists more than "
                     f"max_tools={self.options.max_tools} tools"
                 )
             cursor = page.next_cursor
@@ -320,11 +321,11 @@ class McpToolBridge:
                 return tools
             if cursor in seen:
                 raise McpToolListError(
-                    f"MCP server {self.server_id!r} repeated a tools/list cursor"
+                    f"tools/list of MCP server {self.server_id!r}: repeated a cursor"
                 )
             seen.add(cursor)
         raise McpToolListError(
-            f"MCP server {self.server_id!r} has more than "
+            f"tools/list of MCP server {self.server_id!r}: has more than "
             f"max_list_pages={self.options.max_list_pages} pages of tools"
         )
 

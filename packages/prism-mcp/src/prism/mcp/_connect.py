@@ -30,14 +30,15 @@ _SERVER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 def _check(server_id: object, transport: object) -> None:
     if not isinstance(server_id, str) or _SERVER_ID.fullmatch(server_id) is None:
-        raise ValueError(
-            f"server_id must match ^[A-Za-z0-9][A-Za-z0-9._-]{{0,63}}$, got {server_id!r}"
+        error = ValueError if isinstance(server_id, str) else TypeError
+        raise error(
+            "connect_mcp_tools.server_id must be a str matching "
+            f"^[A-Za-z0-9][A-Za-z0-9._-]{{0,63}}$, got {server_id!r:.200}"
         )
     if not isinstance(transport, (StdioTransport, StreamableHttpTransport, InMemoryTransport)):
         raise TypeError(
-            "transport must be a StdioTransport, a StreamableHttpTransport or an "
-            "InMemoryTransport, "
-            f"got {type(transport).__name__}"
+            "connect_mcp_tools.transport must be a StdioTransport, a StreamableHttpTransport "
+            f"or an InMemoryTransport, got a {type(transport).__name__}"
         )
 
 
@@ -66,7 +67,9 @@ async def connect_mcp_tools(
     if options is None:
         options = _DEFAULT
     elif not isinstance(options, McpBridgeOptions):
-        raise TypeError(f"options must be McpBridgeOptions or None, got {type(options).__name__}")
+        raise TypeError(
+            f"connect_mcp_tools.options must be a McpBridgeOptions or None, got {options!r:.200}"
+        )
     async with _bridge_scope(server_id, transport, options, signal) as bridge:
         yield bridge
 
@@ -119,4 +122,4 @@ async def _start(bridge: McpToolBridge, signal: AbortSignal | None) -> None:
         finally:
             remove()
     if aborted:
-        raise McpConnectError(f"connecting to MCP server {bridge.server_id!r} was aborted")
+        raise McpConnectError(f"could not connect to MCP server {bridge.server_id!r}: aborted")

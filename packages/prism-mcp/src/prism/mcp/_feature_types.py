@@ -55,7 +55,10 @@ class ElicitationResponse:
             kind = type(self.content).__name__
             raise TypeError(f"ElicitationResponse.content must be a mapping or None, got {kind}")
         if self.content is not None and self.action != "accept":
-            raise ValueError("ElicitationResponse.content is only allowed with action='accept'")
+            raise ValueError(
+                "ElicitationResponse.content must be None unless action='accept', got "
+                f"{self.content!r:.200}"
+            )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,7 +113,7 @@ def _check_roots(value: object) -> None:
         text = os.fspath(item) if isinstance(item, os.PathLike) else item
         if not isinstance(text, str) or not os.path.isabs(text) or "\x00" in text:
             error = ValueError if isinstance(text, str) else TypeError
-            raise error(f"McpClientFeatures.roots must hold absolute paths, got {item!r:.200}")
+            raise error(f"McpClientFeatures.roots must be absolute paths, got {item!r:.200}")
 
 
 _COUNT_CAPS = {

@@ -83,7 +83,7 @@ def build_definitions(
     """One ``ToolDefinition`` per valid remote tool; a name collision raises and builds nothing."""
     if len(listed) > options.max_tools:
         raise McpToolListError(
-            f"MCP server {server_id!r} lists {len(listed)} tools, "
+            f"tools/list of MCP server {server_id!r}: lists {len(listed)} tools, "
             f"over max_tools={options.max_tools}"
         )
     seen: set[str] = set()

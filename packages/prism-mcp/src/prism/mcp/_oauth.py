@@ -148,9 +148,9 @@ class _RedactAuthLogs(logging.Filter):
 def _check_grant(owner: str, storage: object, scope: object) -> None:
     """What every grant needs: the host's token storage, and an optional scope."""
     if not isinstance(storage, McpTokenStorage):
-        raise ValueError(
-            f"{owner}.storage must provide async load_tokens/save_tokens/load_client/save_client, "
-            f"got {type(storage).__name__}"
+        raise TypeError(
+            f"{owner}.storage must be a McpTokenStorage (async load_tokens/save_tokens/"
+            f"load_client/save_client), got {storage!r:.200}"
         )
     _check_text(f"{owner}.scope", scope)
 
@@ -160,7 +160,8 @@ def _check_text(where: str, value: object, *, optional: bool = True) -> None:
         return
     if not isinstance(value, str) or not value or "\x00" in value:
         rule = "a non-empty str" + (" or None" if optional else "")
-        raise ValueError(f"{where} must be {rule}, got {value!r}")
+        error = ValueError if isinstance(value, str) else TypeError
+        raise error(f"{where} must be {rule}, got {value!r:.200}")
 
 
 def _check_url(where: str, value: object, *, optional: bool = True) -> None:
@@ -168,7 +169,8 @@ def _check_url(where: str, value: object, *, optional: bool = True) -> None:
         return
     parts = urlsplit(value) if isinstance(value, str) else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{where} must be an http(s) URL, got {value!r}")
+        error = ValueError if isinstance(value, str) else TypeError
+        raise error(f"{where} must be an http(s) URL, got {value!r:.200}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -225,7 +227,10 @@ class McpOAuthClientCredentials:
         _check_text(f"{owner}.client_id", self.client_id, optional=False)
         _check_text(f"{owner}.client_secret", self.client_secret)
         if (self.client_secret is None) == (self.assertion is None):
-            raise ValueError(f"{owner}: give exactly one of client_secret and assertion")
+            raise ValueError(
+                f"{owner}.assertion must be given exactly when client_secret is not (give exactly "
+                f"one of client_secret and assertion), got {self.assertion!r:.200}"
+            )
         check_callable(f"{owner}.assertion", self.assertion, optional=True)
         check_choice(
             f"{owner}.token_endpoint_auth_method",
@@ -287,13 +292,17 @@ def _callback_result(url: object, book: SecretBook) -> Any:
     from mcp.shared.auth import AuthorizationCodeResult
 
     if not isinstance(url, str):
-        raise OAuthFlowError("the OAuth callback handler must return the redirect URL (a str)")
+        raise OAuthFlowError(
+            f"OAuth callback handler: returned a {type(url).__name__}, not the redirect URL (a str)"
+        )
     query = parse_qs(urlsplit(url).query)
     code = query.get("code", [None])[0]
     book.add(code)
     if code is None:
         error = query.get("error", ["no code"])[0]
-        raise OAuthFlowError(f"the authorization server did not grant access ({error[:200]})")
+        raise OAuthFlowError(
+            f"OAuth authorization: the server did not grant access ({error[:200]})"
+        )
     state = query.get("state", [None])[0]
     iss = query.get("iss", [None])[0]
     return AuthorizationCodeResult(code=code, state=state, iss=iss)
@@ -311,7 +320,7 @@ def _code_provider(config: McpOAuthAuthorizationCode, server_url: str) -> Any:
     async def callback() -> Any:
         url = pending.pop() if pending else None
         if url is None:
-            raise OAuthFlowError("no authorization URL to send the user to")
+            raise OAuthFlowError("OAuth authorization: no authorization URL to send the user to")
         with anyio.fail_after(config.handler_timeout_seconds):
             await config.redirect_handler(url)
             answer = await config.callback_handler()

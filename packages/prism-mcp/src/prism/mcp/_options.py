@@ -92,8 +92,8 @@ class McpBridgeOptions:
         prefix = self.name_prefix
         if prefix is not None and (not isinstance(prefix, str) or not _PREFIX.fullmatch(prefix)):
             raise (ValueError if isinstance(prefix, str) else TypeError)(
-                "McpBridgeOptions.name_prefix must match ^[A-Za-z0-9_.:-]{0,64}$ or be None, "
-                f"got {prefix!r}"
+                "McpBridgeOptions.name_prefix must be a str matching ^[A-Za-z0-9_.:-]{0,64}$ "
+                f"or None, got {prefix!r:.200}"
             )
         check_callable("McpBridgeOptions.on_tools_changed", self.on_tools_changed, optional=True)
         features = self.client_features

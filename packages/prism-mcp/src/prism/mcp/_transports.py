@@ -35,9 +35,9 @@ _RESERVED_HEADERS = frozenset(
 
 def _no_nul(what: str, value: object) -> str:
     if not isinstance(value, str):
-        raise ValueError(f"{what} must be a str, got {value!r}")
+        raise TypeError(f"{what} must be a str, got a {type(value).__name__} (not shown)")
     if "\x00" in value:
-        raise ValueError(f"{what} must not contain NUL characters")
+        raise ValueError(f"{what} must be a str without NUL, got one with NUL (not shown)")
     return value
 
 
@@ -47,29 +47,33 @@ def _str_mapping(
     """A read-only copy of ``value`` once ``key_ok`` (a problem or ``None``) passes every key;
     values are str without NUL (and, for a ``line``, without CR or LF)."""
     if not isinstance(value, Mapping):
-        raise ValueError(f"{where} must be a mapping of str to str, got {type(value).__name__}")
+        raise TypeError(f"{where} must be a mapping of str to str, got a {type(value).__name__}")
     out: dict[str, str] = {}
     for key, item in value.items():
         problem = key_ok(key)
         if problem is not None:
-            raise ValueError(f"{where}: {problem}")
+            error = ValueError if isinstance(key, str) else TypeError
+            raise error(f"{where} must be a mapping whose {problem}, got the key {key!r:.200}")
         out[key] = _no_nul(f"{where}[{key!r}]", item)
         if line and ("\r" in item or "\n" in item):
-            raise ValueError(f"{where}[{key!r}] must be a str without CR, LF or NUL")
+            raise ValueError(
+                f"{where}[{key!r}] must be a str without CR, LF or NUL, got one with CR or LF "
+                "(not shown)"
+            )
     return MappingProxyType(out)
 
 
 def _env_key(key: object) -> str | None:
     if isinstance(key, str) and _ENV_NAME.fullmatch(key) is not None:
         return None
-    return f"names must be non-empty str without '=' or NUL, got {key!r}"
+    return "names are non-empty str without '=' or NUL"
 
 
 def _cwd(value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, (str, os.PathLike)):
-        raise ValueError(f"StdioTransport.cwd must be a str or os.PathLike, got {value!r}")
+        raise TypeError(f"StdioTransport.cwd must be a str or os.PathLike, got {value!r:.200}")
     text = os.fspath(value) if isinstance(value, os.PathLike) else value
     return _no_nul("StdioTransport.cwd", text)
 
@@ -91,12 +95,12 @@ class StdioTransport:
     def __post_init__(self) -> None:
         command = _no_nul("StdioTransport.command", self.command)
         if not command:
-            raise ValueError("StdioTransport.command must not be empty")
+            raise ValueError("StdioTransport.command must be a non-empty str, got ''")
         args = self.args
         if isinstance(args, (str, bytes)) or not isinstance(args, Sequence):
-            raise ValueError(f"StdioTransport.args must be a sequence of str, got {args!r}")
+            raise TypeError(f"StdioTransport.args must be a sequence of str, got {args!r:.200}")
         object.__setattr__(
-            self, "args", tuple(_no_nul("each of StdioTransport.args", a) for a in args)
+            self, "args", tuple(_no_nul(f"StdioTransport.args[{i}]", a) for i, a in enumerate(args))
         )
         if self.env is not None:
             env = _str_mapping("StdioTransport.env", self.env, _env_key)
@@ -115,24 +119,28 @@ def _url(value: object) -> str:
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https"):
         raise ValueError(
-            f"StreamableHttpTransport.url must use http or https, got {parts.scheme or 'no'} scheme"
+            "StreamableHttpTransport.url must be an http or https URL, got the scheme "
+            f"{parts.scheme!r}"
         )
     if not parts.hostname:
-        raise ValueError("StreamableHttpTransport.url must name a host")
+        raise ValueError("StreamableHttpTransport.url must be a URL naming a host, got no host")
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
         raise ValueError(
-            "StreamableHttpTransport.url must not carry credentials; pass them in headers instead"
+            "StreamableHttpTransport.url must be a URL without credentials (pass them in headers), "
+            "got one with credentials (not shown)"
         )
     if any(ch in text for ch in "\r\n\t "):
-        raise ValueError("StreamableHttpTransport.url must not contain whitespace")
+        raise ValueError(
+            "StreamableHttpTransport.url must be a URL without whitespace, got one with whitespace"
+        )
     return text
 
 
 def _header_key(key: object) -> str | None:
     if not isinstance(key, str) or _HEADER_NAME.fullmatch(key) is None:
-        return f"invalid header name {key!r}"
+        return "names are valid header names"
     if key.lower() in _RESERVED_HEADERS:
-        return f"header {key!r} is set by the MCP transport and cannot be configured"
+        return "names are not set by the MCP transport itself"
     return None
 
 
@@ -167,13 +175,15 @@ class StreamableHttpTransport:
         if oauth is not None and not isinstance(
             oauth, (McpOAuthAuthorizationCode, McpOAuthClientCredentials)
         ):
-            raise ValueError(
+            raise TypeError(
                 "StreamableHttpTransport.oauth must be an McpOAuthAuthorizationCode or "
-                f"McpOAuthClientCredentials, got {type(oauth).__name__}"
+                f"McpOAuthClientCredentials, got a {type(oauth).__name__} (not shown)"
             )
         if oauth is not None and any(k.lower() == "authorization" for k in headers):
             raise ValueError(
-                "StreamableHttpTransport.headers must not set Authorization when oauth is given"
+                "StreamableHttpTransport.headers must be free of Authorization when oauth is "
+                "given, "
+                "got an Authorization header (not shown)"
             )
 
     def __repr__(self) -> str:

@@ -36,7 +36,8 @@ def _text_schema(field: str) -> dict[str, Any]:
 def demo_tools(label: str = "demo") -> ToolRegistry:
     """The demo's tools: ``echo``, ``search`` (answers ``"<label>:<query>"``) and ``add_tool``."""
     if not isinstance(label, str) or not _LABEL.match(label):
-        raise ValueError(f"label must match {_LABEL.pattern}, got {label!r}")
+        error = ValueError if isinstance(label, str) else TypeError
+        raise error(f"demo_tools.label must be a str matching {_LABEL.pattern}, got {label!r:.200}")
 
     def echo(args: Any, ctx: ToolExecutionContext) -> str:
         return str(args["text"])
@@ -49,9 +50,12 @@ def demo_tools(label: str = "demo") -> ToolRegistry:
     def add_tool(args: Any, ctx: ToolExecutionContext) -> str:
         name = str(args["name"])
         if not _LABEL.match(name) or name in registry:
-            raise ValueError(f"name must be a new tool name matching {_LABEL.pattern}")
+            raise ValueError(
+                f"add_tool.name must be a new tool name matching {_LABEL.pattern}, got "
+                f"{name!r:.200}"
+            )
         if len(registry) >= _MAX_TOOLS:
-            raise ValueError(f"the demo server holds at most {_MAX_TOOLS} tools")
+            raise ValueError(f"demo server {label!r}: holds at most {_MAX_TOOLS} tools")
         registry.register(
             ToolDefinition(
                 name=name,

@@ -53,7 +53,7 @@ class TracedTools:
         """Every inner tool, wrapped (needs an inner lookup that can list)."""
         lister = getattr(self._inner, "list", None)
         if lister is None:
-            raise TypeError(f"{type(self._inner).__name__} cannot list its tools")
+            raise TypeError(f"tool lookup {type(self._inner).__name__}: cannot list its tools")
         return tuple(t for t in (self.get(tool.name) for tool in lister()) if t is not None)
 
     def __iter__(self) -> Iterator[ToolDefinition]:

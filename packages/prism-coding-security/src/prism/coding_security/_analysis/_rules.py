@@ -67,19 +67,21 @@ def _check_pattern(value: object) -> None:
         rule = "a str glob or a compiled re.Pattern"
         raise TypeError(f"{where} must be {rule}, got {value!r:.200}")
     if not value.strip():
-        raise ValueError(f"{where} must not be empty, got {value!r}")
+        raise ValueError(f"{where} must be a non-blank str, got {value!r}")
     if len(value) > MAX_PATTERN_CHARS:
         raise ValueError(
-            f"{where} must be at most {MAX_PATTERN_CHARS} characters, got {len(value)}"
+            f"{where} must be at most {MAX_PATTERN_CHARS} characters, got {value!r:.200}"
         )
     if any(ch in value for ch in "\x00\n\r"):
-        raise ValueError(f"{where} must not contain NUL, newline or carriage return, got {value!r}")
+        raise ValueError(
+            f"{where} must be a str without NUL, newline or carriage return, got {value!r}"
+        )
     try:
         words = shlex.split(value)
     except ValueError as error:
-        raise ValueError(f"{where} must split into shell words, got {value!r} ({error})") from None
+        raise ValueError(f"{where} must be shell words ({error}), got {value!r}") from None
     if not words:
-        raise ValueError(f"{where} must contain at least one word, got {value!r}")
+        raise ValueError(f"{where} must be at least one shell word, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -263,7 +263,9 @@ class BubblewrapSandbox(Sandbox):
         """Run the command sandboxed; raise ``SandboxUnavailableError`` if isolation fails."""
         cwd = request.cwd
         if not isinstance(cwd, str) or not os.path.isabs(cwd):
-            raise SandboxUnavailableError(f"sandbox cwd must be an absolute path, got {cwd!r}")
+            raise SandboxUnavailableError(
+                f"BubblewrapSandbox.run.request.cwd must be an absolute path, got {cwd!r:.200}"
+            )
         binary = self._binary()
         await anyio.to_thread.run_sync(self._check_required)  # probes run bwrap once
         program = self._filter()

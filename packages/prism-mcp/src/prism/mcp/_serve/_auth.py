@@ -60,17 +60,23 @@ class BearerTokens:
     def __init__(self, tokens: Sequence[str], *, approver_tokens: Sequence[str] = ()) -> None:
         for where, group in (("tokens", tokens), ("approver_tokens", approver_tokens)):
             if isinstance(group, str | bytes):
-                raise TypeError(f"BearerTokens.{where} must be a sequence of strings, not one")
+                raise TypeError(
+                    f"BearerTokens.{where} must be a sequence of strings, got one (not shown)"
+                )
         known = [(_check_token("BearerTokens.tokens", t), _CALLER) for t in tokens]
         known += [
             (_check_token("BearerTokens.approver_tokens", t), _APPROVER) for t in approver_tokens
         ]
         if not known:
-            raise ValueError("BearerTokens needs at least one token, got none")
+            raise ValueError(
+                "BearerTokens.tokens must be at least one token (counting approver_tokens), got "
+                "none"
+            )
         if set(tokens) & set(approver_tokens):
             raise ValueError(
-                "BearerTokens.approver_tokens must differ from tokens (a shared token would let "
-                "every caller approve its own calls)"
+                "BearerTokens.approver_tokens must be different from tokens (a shared token would "
+                "let "
+                "every caller approve its own calls), got a token in both (not shown)"
             )
         self._known = tuple(known)
 
@@ -152,23 +158,23 @@ def read_token_file(path: str) -> str:
     with os.fdopen(descriptor, "rb") as file:
         info = os.fstat(file.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"token file {path!r} is not a regular file")
+            raise ValueError(f"token file {path!r}: not a regular file")
         if info.st_uid != os.geteuid():
             raise ValueError(
-                f"token file {path!r} is owned by uid {info.st_uid}, not by this server's user "
+                f"token file {path!r}: owned by uid {info.st_uid}, not by this server's user "
                 f"(uid {os.geteuid()}); that user knows or chose the token"
             )
         mode = stat.S_IMODE(info.st_mode)
         if mode & 0o077:
             raise ValueError(
-                f"token file {path!r} may be read by other users (mode {mode:04o}); "
+                f"token file {path!r}: may be read by other users (mode {mode:04o}); "
                 f"run: chmod 600 {path}"
             )
         raw = file.read(MAX_TOKEN_BYTES + 2)
     try:
         token = raw.decode().strip()
     except UnicodeDecodeError:
-        raise ValueError(f"token file {path!r} is not UTF-8 text") from None
+        raise ValueError(f"token file {path!r}: not UTF-8 text") from None
     _check_token(f"the token in {path!r}", token)
     return token
 

@@ -54,7 +54,9 @@ async def log_to_client(level: LogLevel, data: Any, *, logger: str | None = None
     below the client's level, or when the client went away (a log never fails the tool).
     """
     if level not in _ORDER:
-        raise ValueError(f"log_to_client: level must be one of {', '.join(_ORDER)}, got {level!r}")
+        raise ValueError(
+            f"log_to_client.level must be one of {', '.join(_ORDER)}, got {level!r:.200}"
+        )
     ctx = CURRENT_REQUEST.get()
     if ctx is None or not _wanted(ctx, level):
         return False
@@ -77,7 +79,9 @@ async def ask_client(
     connection with no channel for server requests (2026-07-28), or no answer in time.
     """
     if not 0 < timeout_seconds <= 3600:
-        raise ValueError(f"ask_client: timeout_seconds must be in (0, 3600], got {timeout_seconds}")
+        raise ValueError(
+            f"ask_client.timeout_seconds must be in (0, 3600], got {timeout_seconds!r:.200}"
+        )
     ctx = CURRENT_REQUEST.get()
     if ctx is None or not _can_elicit(ctx):
         return None

@@ -169,28 +169,35 @@ def _check_auth(options: HttpOptions) -> None:
     verifier = options.token_verifier
     if verifier is not None and not callable(getattr(verifier, "verify_token", None)):
         raise TypeError(
-            f"HttpOptions.token_verifier must have an async verify_token(token), got {verifier!r}"
+            "HttpOptions.token_verifier must be a TokenVerifier (an async verify_token(token)) "
+            f"or None, got {verifier!r:.200}"
         )
     ways = (options.authorize is not None) + (verifier is not None)
     if ways > 1:
-        raise ValueError("HttpOptions: give token_verifier or authorize, not both")
+        raise ValueError(
+            "HttpOptions.authorize must be None when token_verifier is given (one, not both), "
+            f"got {options.authorize!r:.200}"
+        )
     if ways and options.allow_unauthenticated:
-        raise ValueError("HttpOptions: allow_unauthenticated=True contradicts the given auth")
+        raise ValueError(
+            "HttpOptions.allow_unauthenticated must be False when auth is given (True "
+            "contradicts the given auth), got True"
+        )
     if options.resource_url is not None:
         if verifier is None or not options.authorization_servers:
             raise ValueError(
-                "HttpOptions.resource_url must come with a token_verifier and "
-                f"authorization_servers, got {options.resource_url!r:.200}"
+                "HttpOptions.resource_url must be None unless it can come with a token_verifier "
+                f"and authorization_servers, got {options.resource_url!r:.200}"
             )
-        for url in (options.resource_url, *options.authorization_servers):
+        servers = [("authorization_servers", server) for server in options.authorization_servers]
+        for name, url in [("resource_url", options.resource_url), *servers]:
             if not url.startswith(("https://", "http://127.0.0.1", "http://localhost")):
                 raise ValueError(
-                    f"HttpOptions.resource_url and authorization_servers must be https URLs "
-                    f"(or loopback http), got {url!r:.200}"
+                    f"HttpOptions.{name} must be https URLs (or loopback http), got {url!r:.200}"
                 )
     if not ways and not options.allow_unauthenticated:
         raise ValueError(
-            "HttpOptions needs authentication: token_verifier=BearerTokens([...]) (or "
-            "authorize=...), or allow_unauthenticated=True to let anyone who can connect "
-            "call the tools"
+            "HttpOptions.token_verifier must be set for authentication "
+            "(token_verifier=BearerTokens([...]) or authorize=...), or allow_unauthenticated=True "
+            "to let anyone who can connect call the tools, got None"
         )
