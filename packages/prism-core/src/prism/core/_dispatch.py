@@ -74,64 +74,64 @@ async def run_dispatch(
     """The pipeline for one call with a caller-owned reporter (batch dispatch shares it).
 
     Never raises for anything inside ``call``: whatever its contents raise while being read
-    blocks the call with ``invalid_arguments``.
+    blocks the call with ``invalid_arguments``. One coroutine awaits each step directly (sync
+    steps answer at once; only async gates and sinks cost an awaitable).
     """
     if type(call) is not ToolCall and not isinstance(call, ToolCall):
         raise TypeError(f"dispatch expects a ToolCall, got {type(call).__name__}")
+    given = call
     try:
-        call = read_call(call)
-        return await _pipeline(call, opts, report, context, call_middleware_done)
+        call = given = read_call(call)
+        middleware = opts.middleware
+        if not call_middleware_done and middleware is not None and middleware.has("tool_call"):
+            try:
+                applied = middleware.apply("tool_call", call, ToolCall)
+                call = applied if isinstance(applied, ToolCall) else await applied
+            except Exception as exc:
+                return await middleware_failed_outcome(report, call, exc)
+            call = read_call(call)
+        checked = _precheck(call, opts)
+        if len(checked) == 2:  # refused: (reason, message)
+            return await _refused(report, call, checked)
+        tool, decoded = checked[1], checked[2]
+        if decoded is None:  # too large to decode on the loop: in a worker thread
+            off_loop = await _decode_off_loop(call, opts)
+            if isinstance(off_loop, str):
+                return await blocked_outcome(report, safe_call(call), "invalid_arguments", off_loop)
+            decoded = off_loop
+        call = decoded
+        if report.redactor is not None:
+            report.weigh_arguments(call)
+        if opts.permission is not None:
+            denial = _permission_denial(call, opts.permission, report, context)
+            if denial is not None and not isinstance(denial, str):  # an async policy's answer
+                denial = await denial
+            if denial is not None:
+                return await blocked_outcome(report, call, "permission_denied", denial)
+        ctx = _call_context(context, call, report)
+        if opts.validator is not None:
+            why = _run_validator(opts.validator, tool, call, ctx)
+            if why is not None and not isinstance(why, ErrorInfo):  # an async validator's answer
+                why = await why
+            if why is not None:
+                return await blocked_outcome(
+                    report, call, "validation_failed", why.message, why.details
+                )
+        if ctx.signal.aborted:
+            return await aborted_outcome(report, call, ctx.signal.reason)
+        return await executed_outcome(report, call, tool, ctx, middleware)
     except Exception as exc:
-        return await unprocessable_outcome(report, call, exc)
+        return await unprocessable_outcome(report, given, exc)
 
 
-async def _pipeline(
-    call: ToolCall,
-    opts: DispatchOptions,
-    report: CallReporter,
-    context: ToolExecutionContext | None,
-    call_middleware_done: bool,
+async def _refused(
+    report: CallReporter, call: ToolCall, refusal: tuple[BlockedReason, str]
 ) -> ToolResult:
-    middleware = opts.middleware
-    if not call_middleware_done and middleware is not None and middleware.has("tool_call"):
-        try:
-            applied = middleware.apply("tool_call", call, ToolCall)
-            call = applied if isinstance(applied, ToolCall) else await applied
-        except Exception as exc:
-            return await middleware_failed_outcome(report, call, exc)
-        call = read_call(call)
-    checked = _precheck(call, opts)
-    if len(checked) == 2:  # refused: (reason, message)
-        if checked[0] == "invalid_arguments" or type(call.name) is not str:
-            call = safe_call(call)  # arguments that are not JSON are never reported onward
-        return await blocked_outcome(report, call, *checked)
-    tool, decoded = checked[1], checked[2]
-    if decoded is None:  # too large to decode on the loop: in a worker thread
-        off_loop = await _decode_off_loop(call, opts)
-        if isinstance(off_loop, str):
-            return await blocked_outcome(report, safe_call(call), "invalid_arguments", off_loop)
-        decoded = off_loop
-    call = decoded
-    if report.redactor is not None:
-        report.weigh_arguments(call)
-    if opts.permission is not None:
-        denial = _permission_denial(call, opts.permission, report, context)
-        if denial is not None and not isinstance(denial, str):  # an async policy's answer
-            denial = await denial
-        if denial is not None:
-            return await blocked_outcome(report, call, "permission_denied", denial)
-    ctx = _call_context(context, call, report)
-    if opts.validator is not None:
-        why = _run_validator(opts.validator, tool, call, ctx)
-        if why is not None and not isinstance(why, ErrorInfo):  # an async validator's answer
-            why = await why
-        if why is not None:
-            return await blocked_outcome(
-                report, call, "validation_failed", why.message, why.details
-            )
-    if ctx.signal.aborted:
-        return await aborted_outcome(report, call, ctx.signal.reason)
-    return await executed_outcome(report, call, tool, ctx, middleware)
+    """Step 2 refused ``call``: blocked, with arguments that are not JSON never reported."""
+    reason, message = refusal
+    if reason == "invalid_arguments" or type(call.name) is not str:
+        call = safe_call(call)
+    return await blocked_outcome(report, call, reason, message)
 
 
 def _kind(value: object) -> str:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Required, TypedDict
+from typing import Required, TypedDict
 
 from ._gates import NO_GATES, ToolGates
 from ._registry import ToolLookup
 from ._reporting import CallReporter
 from ._types import ToolExecutionContext
 from .events import EventSink
-
-if TYPE_CHECKING:  # names for annotations only: first use loads neither module
-    pass
 
 __all__ = ["DispatchOptions", "DispatchSettings"]
 
@@ -56,9 +53,30 @@ class DispatchOptions:
             gates = NO_GATES
         if type(gates) is not ToolGates and not isinstance(gates, ToolGates):
             raise TypeError(f"dispatch gates must be a ToolGates, got {type(gates).__name__}")
+        self._unpack(registry, gates, settings.get("context"), settings.get("emit"))
+
+    @classmethod
+    def held(
+        cls, registry: ToolLookup, gates: ToolGates, emit: EventSink | None
+    ) -> DispatchOptions:
+        """Options a holder checked once (``ToolPipeline``: ``gates`` and ``emit``), for every
+        call it makes without a settings dict; only ``registry`` is checked here."""
+        if not callable(getattr(registry, "get", None)):
+            raise TypeError("registry must have a get(name) method (see ToolRegistry)")
+        options = cls.__new__(cls)
+        options._unpack(registry, gates, None, emit)
+        return options
+
+    def _unpack(
+        self,
+        registry: ToolLookup,
+        gates: ToolGates,
+        context: ToolExecutionContext | None,
+        emit: EventSink | None,
+    ) -> None:
         self.registry = registry
-        self.context = settings.get("context")
-        self.emit = settings.get("emit")
+        self.context = context
+        self.emit = emit
         self.tool_filter = gates.tool_filter
         self.middleware = gates.middleware
         self.permission = gates.permission

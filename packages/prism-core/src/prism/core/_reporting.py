@@ -3,51 +3,29 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from . import _backend
-from ._fastinit import positional_factory
-from ._ledger import RecordStatus, RunLedger, ToolCallRecord, new_record_id
+from ._ledger import (
+    InMemoryRunLedger,
+    RecordStatus,
+    RunLedger,
+    ToolCallRecord,
+    next_row_number,
+    row_from_fields,
+)
 from ._types import ToolCall, ToolResult, _no_progress
 from ._weight import LOOP_WEIGHT, heavier_than
 from .events import AgentEvent, EventSink, ToolExecutionProgress
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from ._redact import Redactor
 
 ProgressCallback = Callable[[float | None, str | None], Awaitable[None]]
 
 __all__ = ["CallReporter"]
-
-_make_record = positional_factory(
-    ToolCallRecord,
-    ("id", "session_id", "run_id", "tool_call_id", "name", "arguments", "status", "reason",
-     "result", "started_at", "finished_at"),
-)  # fmt: skip
-
-
-class _UtcClock:
-    """``now()`` is ``datetime.now(UTC)``; ``datetime`` is imported by the first call (the first
-    ledger row), not by ``import prism.core``."""
-
-    __slots__ = ("now",)
-
-    def __init__(self) -> None:
-        self.now: Callable[[], datetime] = self._first
-
-    def _first(self) -> datetime:
-        from datetime import UTC, datetime
-
-        self.now = functools.partial(datetime.now, UTC)
-        return self.now()
-
-
-_CLOCK = _UtcClock()
 
 
 def _warn(message: str, *args: object) -> None:
@@ -84,7 +62,7 @@ class CallReporter:
         self.emit = emit
         self.ledger = ledger
         self.redactor = redactor
-        self.started_at: datetime | None = _CLOCK.now() if ledger is not None else None
+        self.started_at = time.time() if ledger is not None else 0.0
         self.started = time.perf_counter()
         self.started_execution = False
         self.progress_call: ToolCall | None = None
@@ -192,14 +170,17 @@ class CallReporter:
         awaitable only when the row must be redacted off the loop (``heavy``)."""
         if status == "started":
             self.started_execution = True
-        if self.ledger is None:
+        ledger = self.ledger
+        if ledger is None:
             return None
-        assert self.started_at is not None
-        finished_at = None if status == "started" else _CLOCK.now()
-        row = _make_record(
-            new_record_id(), self.session_id, self.run_id, call.id, call.name, call.arguments,
-            status, reason, result, self.started_at, finished_at,
+        fields = (
+            next_row_number(), self.session_id, self.run_id, call.id, call.name, call.arguments,
+            status, reason, result, self.started_at, None if status == "started" else time.time(),
         )  # fmt: skip
+        if self.redactor is None and type(ledger) is InMemoryRunLedger:
+            ledger.append_fields(fields)  # the record is built when read
+            return None
+        row = row_from_fields(fields)
         if self.redactor is not None:
             if self.heavy:
                 return self._append_heavy(row, call)
