@@ -20,7 +20,13 @@ from ._outcomes import (
     middleware_failed_outcome,
     unprocessable_outcome,
 )
-from ._permission import PermissionDecision, PermissionPolicy, PermissionRequest, ask_permission
+from ._permission import (
+    PermissionDecision,
+    PermissionPolicy,
+    PermissionRequest,
+    ask_permission,
+    decides_by_key,
+)
 from ._reporting import CallReporter
 from ._types import (
     EMPTY_MAPPING,
@@ -81,7 +87,8 @@ async def run_dispatch(
         raise TypeError(f"dispatch expects a ToolCall, got {type(call).__name__}")
     given = call
     try:
-        call = given = read_call(call)
+        if type(call) is not ToolCall:
+            call = given = read_call(call)
         middleware = opts.middleware
         if not call_middleware_done and middleware is not None and middleware.has("tool_call"):
             try:
@@ -89,7 +96,8 @@ async def run_dispatch(
                 call = applied if isinstance(applied, ToolCall) else await applied
             except Exception as exc:
                 return await middleware_failed_outcome(report, call, exc)
-            call = read_call(call)
+            if type(call) is not ToolCall:
+                call = read_call(call)
         checked = _precheck(call, opts)
         if len(checked) == 2:  # refused: (reason, message)
             return await _refused(report, call, checked)
@@ -196,7 +204,13 @@ def _permission_denial(
     context: ToolExecutionContext | None,
 ) -> str | None | Awaitable[str | None]:
     """Step 3: ``tool:<name>:execute``; the denial reason or ``None`` (an awaitable of either
-    only for an async policy, so a sync policy costs no coroutine)."""
+    only for an async policy, so a sync policy costs no coroutine). A policy that reads only
+    the key (the static one) is asked by key: no request is built for it."""
+    by_key = decides_by_key(permission)
+    if by_key is not None:
+        key = f"tool:{call.name}:execute"
+        verdict = by_key(key)
+        return None if verdict.allowed is True else _denial(verdict, key)
     metadata: dict[str, object] = {
         "session_id": report.session_id,
         "run_id": report.run_id,
@@ -208,21 +222,19 @@ def _permission_denial(
     request = _make_request("tool", call.name, "execute", metadata)
     decision = ask_permission(permission, request)
     if isinstance(decision, PermissionDecision):
-        return _denial(decision, request)
-    return _awaited_denial(decision, request)
+        return _denial(decision, request.key)
+    return _awaited_denial(decision, request.key)
 
 
-def _denial(decision: PermissionDecision, request: PermissionRequest) -> str | None:
+def _denial(decision: PermissionDecision, key: str) -> str | None:
     if decision.allowed:
         return None
     reason = decision.reason
-    return reason if isinstance(reason, str) and reason else f"Permission denied: {request.key}"
+    return reason if isinstance(reason, str) and reason else f"Permission denied: {key}"
 
 
-async def _awaited_denial(
-    decision: Awaitable[PermissionDecision], request: PermissionRequest
-) -> str | None:
-    return _denial(await decision, request)
+async def _awaited_denial(decision: Awaitable[PermissionDecision], key: str) -> str | None:
+    return _denial(await decision, key)
 
 
 def _call_context(

@@ -104,18 +104,16 @@ class InMemoryRunLedger:
     gets, at a fraction of the cost per call.
     """
 
-    __slots__ = ("_records",)
+    __slots__ = ("_records", "append_fields")
 
     def __init__(self) -> None:
         self._records: list[ToolCallRecord | RowFields] = []
+        self.append_fields: Callable[[RowFields], None] = self._records.append
+        """Store a row given as its compact fields (built into a record when read)."""
 
     def append(self, record: ToolCallRecord) -> None:
         """Store ``record`` (``list.append`` is atomic, so threads may append concurrently)."""
         self._records.append(record)
-
-    def append_fields(self, fields: RowFields) -> None:
-        """Store a row given as its compact fields (built into a record when read)."""
-        self._records.append(fields)
 
     @property
     def records(self) -> tuple[ToolCallRecord, ...]:

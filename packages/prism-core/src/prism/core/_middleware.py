@@ -52,9 +52,14 @@ class MiddlewareRegistry:
         hooks = self._hooks[hook]
         for index, fn in enumerate(hooks):
             out = fn(value)
-            if hasattr(out, "__await__"):
+            if out is None:  # keeps the value
+                pass
+            elif type(out) is expected:  # the value types define no ``__await__``
+                value = out
+            elif hasattr(out, "__await__"):
                 return self._resume(hook, hooks[index:], out, value, expected)
-            value = _checked(hook, fn, out, value, expected)
+            else:
+                value = _checked(hook, fn, out, value, expected)
         return value
 
     async def _resume(
