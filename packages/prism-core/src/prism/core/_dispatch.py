@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Unpack
 
 from . import _backend
@@ -25,7 +25,6 @@ from ._permission import (
     PermissionPolicy,
     PermissionRequest,
     ask_permission,
-    decides_by_key,
 )
 from ._reporting import CallReporter
 from ._types import (
@@ -111,7 +110,9 @@ async def run_dispatch(
         if report.redactor is not None:
             report.weigh_arguments(call)
         if opts.permission is not None:
-            denial = _permission_denial(call, opts.permission, report, context)
+            denial = _permission_denial(
+                call, opts.permission, opts.permission_by_key, report, context
+            )
             if denial is not None and not isinstance(denial, str):  # an async policy's answer
                 denial = await denial
             if denial is not None:
@@ -176,7 +177,7 @@ def _precheck(
         if refused is None:
             return (None, tool, None)
         return ("invalid_arguments", f"Tool arguments must be a JSON object: {refused}")
-    return (None, tool, _with_arguments(call, arguments))
+    return (None, tool, _make_call(call.id, call.name, arguments, None))
 
 
 async def _decode_off_loop(call: ToolCall, opts: DispatchOptions) -> ToolCall | str:
@@ -186,27 +187,23 @@ async def _decode_off_loop(call: ToolCall, opts: DispatchOptions) -> ToolCall | 
     arguments, refused = await _backend.to_thread(lambda: decode_in_worker(raw, limit))
     if arguments is None:
         return f"Tool arguments must be a JSON object: {refused}"
-    return _with_arguments(call, arguments)
+    return _make_call(call.id, call.name, arguments, None)
 
 
 _make_call = positional_factory(ToolCall, ("id", "name", "arguments", "arguments_error"))
 _make_request = positional_factory(PermissionRequest, ("kind", "target", "action", "metadata"))
 
 
-def _with_arguments(call: ToolCall, arguments: dict[str, object]) -> ToolCall:
-    return _make_call(call.id, call.name, arguments, None)
-
-
 def _permission_denial(
     call: ToolCall,
     permission: PermissionPolicy,
+    by_key: Callable[[str], PermissionDecision] | None,
     report: CallReporter,
     context: ToolExecutionContext | None,
 ) -> str | None | Awaitable[str | None]:
     """Step 3: ``tool:<name>:execute``; the denial reason or ``None`` (an awaitable of either
     only for an async policy, so a sync policy costs no coroutine). A policy that reads only
-    the key (the static one) is asked by key: no request is built for it."""
-    by_key = decides_by_key(permission)
+    the key (the static one, ``by_key``) is asked by key: no request is built for it."""
     if by_key is not None:
         key = f"tool:{call.name}:execute"
         verdict = by_key(key)

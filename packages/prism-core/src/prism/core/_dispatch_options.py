@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Required, TypedDict
 
 from ._gates import NO_GATES, ToolGates
+from ._permission import decides_by_key
 from ._registry import ToolLookup
 from ._reporting import CallReporter
 from ._types import ToolExecutionContext
@@ -36,7 +37,7 @@ class DispatchOptions:
 
     __slots__ = (
         "context", "emit", "ledger", "max_argument_bytes", "middleware", "permission",
-        "redactor", "registry", "tool_filter", "validator",
+        "permission_by_key", "redactor", "registry", "tool_filter", "validator",
     )  # fmt: skip
 
     def __init__(self, settings: DispatchSettings) -> None:
@@ -80,6 +81,9 @@ class DispatchOptions:
         self.tool_filter = gates.tool_filter
         self.middleware = gates.middleware
         self.permission = gates.permission
+        self.permission_by_key = (
+            None if gates.permission is None else decides_by_key(gates.permission)
+        )
         self.validator = gates.validator
         self.ledger = gates.ledger
         self.redactor = gates.redactor
