@@ -51,7 +51,10 @@ async def executed_outcome(
             raw = await execute(call.arguments, ctx)  # type: ignore[misc]
         else:
             raw = await _invoke_sync(tool, call, ctx)
-        result = normalize_result(raw, call)
+        if type(raw) is ToolResult and raw.tool_call_id == call.id and raw.name == call.name:
+            result = raw  # already this call's result (what normalize_result returns for it)
+        else:
+            result = normalize_result(raw, call)
         if middleware is not None and middleware.has("tool_result"):
             applied = middleware.apply("tool_result", result, ToolResult)
             result = applied if isinstance(applied, ToolResult) else await applied

@@ -74,25 +74,21 @@ class CallReporter:
         """Seconds since the reporter was made."""
         return time.perf_counter() - self.started
 
-    def send(self, event: AgentEvent) -> Awaitable[None] | None:
-        """Send ``event`` (redacted) to the sink; returns an awaitable only for async sinks.
-
-        A raising sink is logged and ignored. Sync-first so the common path makes no coroutine.
-        """
-        if self.redactor is not None:
+    def send(self, event: AgentEvent, *, redacted: bool = False) -> Awaitable[None] | None:
+        """Send ``event`` (redacted unless it already is) to the sink; returns an awaitable only
+        for async sinks. A raising sink is logged and ignored. Sync-first so the common path
+        makes no coroutine."""
+        if self.redactor is not None and not redacted:
             if self.heavy:
                 return self._send_heavy(event)
             event = self.redactor.redact(event)
-        return self._emit(event)
-
-    def _emit(self, event: AgentEvent) -> Awaitable[None] | None:
         try:
             outcome = self.emit(event)  # type: ignore[misc]
         except Exception:
             _warn("event sink raised on %s; ignored", event.type)
             return None
-        if hasattr(outcome, "__await__"):
-            return _await_sink(outcome, event)  # type: ignore[arg-type]
+        if outcome is not None and hasattr(outcome, "__await__"):
+            return _await_sink(outcome, event)
         return None
 
     async def _send_heavy(self, event: AgentEvent) -> None:
@@ -100,7 +96,7 @@ class CallReporter:
         if type(call) is ToolCall:
             event = dataclasses.replace(event, call=await self._shown(call))
         redact = self.redactor.redact  # type: ignore[union-attr]
-        pending = self._emit(await _backend.to_thread(lambda: redact(event)))
+        pending = self.send(await _backend.to_thread(lambda: redact(event)), redacted=True)
         if pending is not None:
             await pending
 
