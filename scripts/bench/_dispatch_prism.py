@@ -7,6 +7,7 @@ first), so a rename is a one-line edit here.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import time
 from collections.abc import Awaitable, Callable, Collection
@@ -221,8 +222,7 @@ def prism_subject(
 def held_call(kw: dict[str, Any]) -> Callable[[], Awaitable[ToolResult]]:
     """``dispatch_tool_call``'s keyword settings as a held ``ToolPipeline``, one call of it."""
     pipeline = ToolPipeline(registry=kw["registry"], gates=kw["gates"], emit=kw.get("emit"))
-    context = kw.get("context")
-    return lambda: pipeline.dispatch(CALL, context)
+    return functools.partial(pipeline.dispatch, CALL, kw.get("context"))
 
 
 def full_pipeline_call() -> Callable[[], Awaitable[ToolResult]]:

@@ -89,7 +89,7 @@ async def run_dispatch(
         if type(call) is not ToolCall:
             call = given = read_call(call)
         middleware = opts.middleware
-        if not call_middleware_done and middleware is not None and middleware.has("tool_call"):
+        if not call_middleware_done and middleware is not None:  # no hooks: the call as is
             try:
                 applied = middleware.apply("tool_call", call, ToolCall)
                 call = applied if isinstance(applied, ToolCall) else await applied
