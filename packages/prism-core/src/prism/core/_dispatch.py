@@ -10,7 +10,6 @@ from ._abort import NEVER_ABORTED
 from ._arguments import LOOP_NODES, canonical_json_object, decode_in_worker
 from ._dispatch_options import DispatchOptions, DispatchSettings
 from ._fastinit import positional_factory
-from ._filter import tool_allowed
 from ._handler import executed_outcome
 from ._hostile import exception_text, read_call, safe_call
 from ._middleware import MiddlewareRegistry
@@ -166,8 +165,8 @@ def _precheck(
     tool = opts.registry.get(call.name)
     if tool is None:
         return ("unknown_tool", f"Unknown tool: {call.name}")
-    tool_filter = opts.tool_filter
-    if tool_filter is not None and not tool_allowed(call.name, tool_filter):
+    admits = opts.admits
+    if admits is not None and not admits(call.name):
         return ("tool_denied", f"Tool denied: {call.name}")
     if call.arguments_error is not None:
         why = call.arguments_error.message or "the arguments could not be parsed"

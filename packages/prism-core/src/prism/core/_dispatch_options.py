@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Required, TypedDict
 
+from ._filter import admission
 from ._gates import NO_GATES, ToolGates
 from ._permission import decides_by_key
 from ._registry import ToolLookup
@@ -36,8 +37,8 @@ class DispatchOptions:
     """
 
     __slots__ = (
-        "context", "emit", "ledger", "max_argument_bytes", "middleware", "permission",
-        "permission_by_key", "redactor", "registry", "tool_filter", "validator",
+        "admits", "context", "emit", "ledger", "max_argument_bytes", "middleware", "permission",
+        "permission_by_key", "redactor", "registry", "validator",
     )  # fmt: skip
 
     def __init__(self, settings: DispatchSettings) -> None:
@@ -78,7 +79,7 @@ class DispatchOptions:
         self.registry = registry
         self.context = context
         self.emit = emit
-        self.tool_filter = gates.tool_filter
+        self.admits = admission(gates.tool_filter)
         self.middleware = gates.middleware
         self.permission = gates.permission
         self.permission_by_key = (
