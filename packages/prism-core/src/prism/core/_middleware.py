@@ -50,7 +50,8 @@ class MiddlewareRegistry:
         """``run`` without a coroutine while the middleware are sync: the value, or an awaitable
         of it from the first middleware that returns one."""
         hooks = self._hooks[hook]
-        for index, fn in enumerate(hooks):
+        for index in range(len(hooks)):  # no enumerate object: one hook is the common case
+            fn = hooks[index]
             out = fn(value)
             if out is None:  # keeps the value
                 pass
