@@ -75,12 +75,9 @@ async def run_dispatch(
     *,
     call_middleware_done: bool = False,
 ) -> ToolResult:
-    """The pipeline for one call with a caller-owned reporter (batch dispatch shares it).
-
-    Never raises for anything inside ``call``: whatever its contents raise while being read
-    blocks the call with ``invalid_arguments``. One coroutine awaits each step directly (sync
-    steps answer at once; only async gates and sinks cost an awaitable).
-    """
+    """The pipeline for one call with a caller-owned reporter (batch dispatch shares it), each
+    step awaited directly. Never raises for anything inside ``call``: whatever its contents
+    raise while being read blocks the call with ``invalid_arguments``."""
     if type(call) is not ToolCall and not isinstance(call, ToolCall):
         raise TypeError(f"dispatch expects a ToolCall, got {type(call).__name__}")
     given = call
@@ -101,9 +98,9 @@ async def run_dispatch(
             return await _refused(report, call, checked)
         tool, decoded = checked[1], checked[2]
         if decoded is None:  # too large to decode on the loop: in a worker thread
-            off_loop = await _decode_off_loop(call, opts)
-            if isinstance(off_loop, str):
-                return await blocked_outcome(report, safe_call(call), "invalid_arguments", off_loop)
+            off_loop = await _decode_off_loop(call, opts, report)
+            if isinstance(off_loop, ToolResult):  # refused
+                return off_loop
             decoded = off_loop
         call = decoded
         if report.redactor is not None:
@@ -179,13 +176,16 @@ def _precheck(
     return (None, tool, _make_call(call.id, call.name, arguments, None))
 
 
-async def _decode_off_loop(call: ToolCall, opts: DispatchOptions) -> ToolCall | str:
+async def _decode_off_loop(
+    call: ToolCall, opts: DispatchOptions, report: CallReporter
+) -> ToolCall | ToolResult:
     """Decode large arguments in a worker thread (the loop keeps running): the call with its
-    canonical arguments, or the message refusing them."""
+    canonical arguments, or the blocked result refusing them."""
     raw, limit = call.arguments, opts.max_argument_bytes
     arguments, refused = await _backend.to_thread(lambda: decode_in_worker(raw, limit))
     if arguments is None:
-        return f"Tool arguments must be a JSON object: {refused}"
+        why = f"Tool arguments must be a JSON object: {refused}"
+        return await blocked_outcome(report, safe_call(call), "invalid_arguments", why)
     return _make_call(call.id, call.name, arguments, None)
 
 
