@@ -34,7 +34,8 @@ from _dispatch_prism import (
 BARE = "Prism `dispatch_tool_call`, bare (registry only)"
 FULL_PIPELINE = "Prism `dispatch_tool_call`, full pipeline, no argument validation"
 STUB = "Prism full pipeline + validator seam (stub validator)"
-JUDGED = "Prism full pipeline + `prism.jsonschema` argument validation"
+JUDGED = "Prism `ToolPipeline.dispatch`, full pipeline + `prism.jsonschema` argument validation"
+KEYWORDS = "Prism `dispatch_tool_call` (keyword settings), full pipeline + `prism.jsonschema`"
 PAI_FTS = "pydantic-ai `ToolManager.handle_call` (FunctionToolset)"
 PAI_AGENT = "pydantic-ai `ToolManager.handle_call` (built by `Agent.run`)"
 OPENAI = "openai-agents `FunctionTool.on_invoke_tool`"
@@ -44,6 +45,7 @@ ROLES = {
     FULL_PIPELINE: "context",
     STUB: "context",
     JUDGED: "**judged**",
+    KEYWORDS: "context",
 }
 """Each Prism row's role; peer rows are marked ``peer (validates)``."""
 
@@ -54,7 +56,8 @@ async def measure_dispatch(plan: Plan) -> dict[str, Figures]:
         BARE: prism_subject(plan, (), None),
         FULL_PIPELINE: prism_subject(plan, GATES, None),
         STUB: prism_subject(plan, GATES, stub_validator()),
-        JUDGED: prism_subject(plan, GATES, json_schema_validator()),
+        JUDGED: prism_subject(plan, GATES, json_schema_validator(), held=True),
+        KEYWORDS: prism_subject(plan, GATES, json_schema_validator()),
         PAI_FTS: await pai_function_toolset_subject(plan),
         PAI_AGENT: pai_agent_subject(plan),
         OPENAI: openai_agents_subject(plan, per_call_context=False),

@@ -7,6 +7,7 @@ first), so a rename is a one-line edit here.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import time
 from collections.abc import Awaitable, Callable, Collection
@@ -28,6 +29,7 @@ from prism.core import (
     ToolExecutionContext,
     ToolFilter,
     ToolGates,
+    ToolPipeline,
     ToolRegistry,
     ToolResult,
     ToolValidator,
@@ -197,25 +199,35 @@ def _check_gates_ran(gates: Gates, which: Collection[str]) -> None:
         assert kinds == ["tool_execution_started", "tool_execution_finished"], kinds
 
 
-def prism_subject(plan: Plan, which: Collection[str], validator: ToolValidator | None) -> Batch:
-    """Timed batches of ``dispatch_tool_call`` through the gates in ``which``."""
+def prism_subject(
+    plan: Plan, which: Collection[str], validator: ToolValidator | None, *, held: bool = False
+) -> Batch:
+    """Timed batches of ``dispatch_tool_call`` through the gates in ``which`` (its keyword
+    settings checked on every call), or with ``held`` of ``ToolPipeline.dispatch`` (the same
+    gates held and checked once, as an integration holds them; the context passed per call)."""
     registry = ToolRegistry([NOOP])
 
     async def batch() -> float:
         gates = Gates()
         kw: dict[str, Any] = {"registry": registry, **gates.options(which, validator)}
-        result = await dispatch_tool_call(CALL, **kw)
+        one = held_call(kw) if held else (lambda: dispatch_tool_call(CALL, **kw))
+        result = await one()
         assert not result.is_error, result
         _check_gates_ran(gates, which)
-        return await time_async_calls(lambda: dispatch_tool_call(CALL, **kw), plan.calls)
+        return await time_async_calls(one, plan.calls)
 
     return batch
 
 
+def held_call(kw: dict[str, Any]) -> Callable[[], Awaitable[ToolResult]]:
+    """``dispatch_tool_call``'s keyword settings as a held ``ToolPipeline``, one call of it."""
+    pipeline = ToolPipeline(registry=kw["registry"], gates=kw["gates"], emit=kw.get("emit"))
+    return functools.partial(pipeline.dispatch, CALL, kw.get("context"))
+
+
 def full_pipeline_call() -> Callable[[], Awaitable[ToolResult]]:
-    """One ``dispatch_tool_call`` of the no-op tool through every gate (for the profile)."""
-    kw: dict[str, Any] = {"registry": ToolRegistry([NOOP]), **Gates().options()}
-    return lambda: dispatch_tool_call(CALL, **kw)
+    """One judged-row call of the no-op tool through every gate (for the profile)."""
+    return held_call({"registry": ToolRegistry([NOOP]), **Gates().options()})
 
 
 def prism_loop_subject(k: int, concurrency: int, gated: bool, runs: int) -> Batch:

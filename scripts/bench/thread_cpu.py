@@ -6,9 +6,11 @@ either checkout with each one's environment: base, this, base, this), and compar
 each figure. Prints one JSON object of µs per call:
 - ``validation``: a cache-hit validation of table 1's small/medium/large instances, valid and
   invalid, on both engines;
-- ``dispatch``: the bare row and the judged dispatch row (full pipeline + ``prism.jsonschema``);
-  with ``--no-copy`` also the judged row with core's canonical copy replaced by the bare check
-  (what the copy itself costs).
+- ``dispatch``: the bare row, the judged dispatch row (full pipeline + ``prism.jsonschema``
+  through a held ``ToolPipeline``), the same through ``dispatch_tool_call``'s keyword settings
+  and openai-agents' runner path, interleaved batch by batch, with judged ÷ runner path; with
+  ``--no-copy`` also the judged row with core's canonical copy replaced by the bare check
+  (what the copy itself costs). ``--dispatch-only`` skips ``validation``.
 Each figure is the fastest of several rounds of the mean per call, timed with the calling
 thread's CPU time, which other processes' load inflates far less than wall time.
 """
@@ -18,13 +20,19 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import os
+import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from _dispatch_prism import CALL, GATES, NOOP, Gates, json_schema_validator
+from _dispatch_peers import oa_noop
+from _dispatch_prism import CALL, GATES, NOOP, Gates, held_call, json_schema_validator
 from _validation_cases import SIZES
+from agents import RunContextWrapper
+from agents.tool_context import ToolContext
+from openai.types.responses import ResponseFunctionToolCall
 
 from prism.core import ToolRegistry, dispatch_tool_call
 from prism.core import _dispatch as core_dispatch
@@ -61,19 +69,51 @@ def validation() -> dict[str, float]:
     return out
 
 
-async def _dispatch_row(which: tuple[str, ...], validate: Any) -> float:
+Thunk = Callable[[], Awaitable[object]]
+
+
+def _prism_batch(which: tuple[str, ...], validator: Any, held: bool = False) -> Callable[[], Thunk]:
+    """A fresh set of gates (empty sink and ledger) per batch; one call of it per thunk."""
     registry = ToolRegistry([NOOP])
-    best = float("inf")
+
+    def make() -> Thunk:
+        kw: dict[str, Any] = {"registry": registry, **Gates().options(which, validator)}
+        return held_call(kw) if held else functools.partial(dispatch_tool_call, CALL, **kw)
+
+    return make
+
+
+def _runner_path_batch() -> Thunk:
+    """openai-agents' runner path: a ``ToolContext`` per call, then ``on_invoke_tool``."""
+    wrapper: RunContextWrapper[None] = RunContextWrapper(context=None)
+    raw = ResponseFunctionToolCall(
+        arguments="{}", call_id="call_1", name="oa_noop", type="function_call"
+    )
+
+    async def fresh() -> object:
+        ctx = ToolContext.from_agent_context(wrapper, raw.call_id, tool_call=raw)
+        return await oa_noop.on_invoke_tool(ctx, raw.arguments)
+
+    return fresh
+
+
+async def _interleaved(subjects: dict[str, Callable[[], Thunk]]) -> dict[str, float]:
+    """µs per call, median and best of ``2 * ROUNDS`` batches of 2,000 calls, subjects taking
+    turns batch by batch (so load drift hits each alike)."""
+    batches: dict[str, list[float]] = {name: [] for name in subjects}
     for _ in range(2 * ROUNDS):
-        kw: dict[str, Any] = {"registry": registry, **Gates().options(which)}
-        if validate is not None:
-            kw["validate"] = validate
-        await dispatch_tool_call(CALL, **kw)
-        started = time.thread_time()
-        for _ in range(2_000):
-            await dispatch_tool_call(CALL, **kw)
-        best = min(best, (time.thread_time() - started) / 2_000)
-    return best * 1e6
+        for name, make in subjects.items():
+            one = make()
+            await one()
+            started = time.thread_time()
+            for _ in range(2_000):
+                await one()
+            batches[name].append((time.thread_time() - started) / 2_000 * 1e6)
+    out: dict[str, float] = {}
+    for name, figures in batches.items():
+        out[name] = statistics.median(figures)
+        out[f"{name} (best)"] = min(figures)
+    return out
 
 
 def _check_only(arguments: object, max_bytes: int, max_nodes: int | None = None) -> Any:
@@ -83,26 +123,36 @@ def _check_only(arguments: object, max_bytes: int, max_nodes: int | None = None)
 
 
 async def dispatch(no_copy: bool) -> dict[str, float]:
-    """µs per call: the bare row, the judged row, and optionally the judged row without copy."""
-    out = {
-        "bare": await _dispatch_row((), None),
-        "judged": await _dispatch_row(GATES, json_schema_validator()),
+    """µs per call: the bare row, the judged row (a held ``ToolPipeline``), the same gates
+    through ``dispatch_tool_call``'s keyword settings, openai-agents' runner path, and
+    optionally the judged row without the canonical copy; then judged ÷ runner path."""
+    validator = json_schema_validator()
+    subjects = {
+        "bare": _prism_batch((), None),
+        "judged": _prism_batch(GATES, validator, held=True),
+        "judged, keyword settings": _prism_batch(GATES, validator),
+        "openai-agents runner path": _runner_path_batch,  # a new ToolContext per call already
     }
+    out = await _interleaved(subjects)
+    for kind in ("", " (best)"):
+        out[f"judged ÷ runner path{kind}"] = (
+            out[f"judged{kind}"] / out[f"openai-agents runner path{kind}"]
+        )
     if no_copy:
         real = core_dispatch.canonical_json_object
         core_dispatch.canonical_json_object = _check_only  # type: ignore[assignment]
         try:
-            out["judged, check without copy"] = await _dispatch_row(GATES, json_schema_validator())
+            judged = {"judged, check without copy": _prism_batch(GATES, validator, held=True)}
+            out.update(await _interleaved(judged))
         finally:
             core_dispatch.canonical_json_object = real
     return out
 
 
 def main() -> None:
-    figures = {
-        "validation": validation(),
-        "dispatch": asyncio.run(dispatch("--no-copy" in sys.argv)),
-    }
+    figures = {} if "--dispatch-only" in sys.argv else {"validation": validation()}
+    figures["dispatch"] = asyncio.run(dispatch("--no-copy" in sys.argv))
+    figures["load average"] = list(os.getloadavg())  # type: ignore[assignment]
     print(json.dumps(figures, indent=1))
 
 

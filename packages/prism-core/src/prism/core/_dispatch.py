@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Unpack
 
 from . import _on_demand
@@ -31,7 +31,7 @@ from ._types import (
 
 if TYPE_CHECKING:  # for annotations only: a dispatch without gates loads none of them
     from ._middleware import MiddlewareRegistry
-    from ._permission import PermissionDecision, PermissionPolicy, PermissionRequest
+    from ._permission import PermissionDecision, PermissionPolicy
     from ._validation import ToolValidator
     from .events import BlockedReason
 
@@ -70,67 +70,68 @@ async def run_dispatch(
     *,
     call_middleware_done: bool = False,
 ) -> ToolResult:
-    """The pipeline for one call with a caller-owned reporter (batch dispatch shares it).
-
-    Never raises for anything inside ``call``: whatever its contents raise while being read
-    blocks the call with ``invalid_arguments``.
-    """
+    """The pipeline for one call with a caller-owned reporter (batch dispatch shares it), each
+    step awaited directly. Never raises for anything inside ``call``: whatever its contents
+    raise while being read blocks the call with ``invalid_arguments``."""
     if type(call) is not ToolCall and not isinstance(call, ToolCall):
         raise TypeError(f"dispatch.call must be a ToolCall, got {call!r:.200}")
+    given = call
     try:
-        call = read_call(call)
-        return await _pipeline(call, opts, report, context, call_middleware_done)
-    except Exception as exc:
-        return await unprocessable_outcome(report, call, exc)
-
-
-async def _pipeline(
-    call: ToolCall,
-    opts: DispatchOptions,
-    report: CallReporter,
-    context: ToolExecutionContext | None,
-    call_middleware_done: bool,
-) -> ToolResult:
-    middleware = opts.middleware
-    if not call_middleware_done and middleware is not None and middleware.has("tool_call"):
-        try:
-            applied = middleware.apply("tool_call", call, ToolCall)
-            call = applied if isinstance(applied, ToolCall) else await applied
-        except Exception as exc:
-            return await middleware_failed_outcome(report, call, exc)
-        call = read_call(call)
-    checked = _precheck(call, opts)
-    if len(checked) == 2:  # refused: (reason, message)
-        if checked[0] == "invalid_arguments" or type(call.name) is not str:
-            call = safe_call(call)  # arguments that are not JSON are never reported onward
-        return await blocked_outcome(report, call, *checked)
-    tool, decoded = checked[1], checked[2]
-    if decoded is None:  # too large to decode on the loop: in a worker thread
-        off_loop = await _decode_off_loop(call, opts)
-        if isinstance(off_loop, str):
-            return await blocked_outcome(report, safe_call(call), "invalid_arguments", off_loop)
-        decoded = off_loop
-    call = decoded
-    if report.redactor is not None:
-        report.weigh_arguments(call)
-    if opts.permission is not None:
-        denial = _permission_denial(call, opts.permission, report, context)
-        if denial is not None and not isinstance(denial, str):  # an async policy's answer
-            denial = await denial
-        if denial is not None:
-            return await blocked_outcome(report, call, "permission_denied", denial)
-    ctx = _call_context(context, call, report)
-    if opts.validator is not None:
-        why = _run_validator(opts.validator, tool, call, ctx)
-        if why is not None and not isinstance(why, ErrorInfo):  # an async validator's answer
-            why = await why
-        if why is not None:
-            return await blocked_outcome(
-                report, call, "validation_failed", why.message, why.details
+        if type(call) is not ToolCall:
+            call = given = read_call(call)
+        middleware = opts.middleware
+        if not call_middleware_done and middleware is not None:  # no hooks: the call as is
+            try:
+                applied = middleware.apply("tool_call", call, ToolCall)
+                call = applied if isinstance(applied, ToolCall) else await applied
+            except Exception as exc:
+                return await middleware_failed_outcome(report, call, exc)
+            if type(call) is not ToolCall:
+                call = read_call(call)
+        checked = _precheck(call, opts)
+        if len(checked) == 2:  # refused: (reason, message)
+            return await _refused(report, call, checked)
+        tool, decoded = checked[1], checked[2]
+        if decoded is None:  # too large to decode on the loop: in a worker thread
+            off_loop = await _decode_off_loop(call, opts, report)
+            if isinstance(off_loop, ToolResult):  # refused
+                return off_loop
+            decoded = off_loop
+        call = decoded
+        if report.redactor is not None:
+            report.weigh_arguments(call)
+        if opts.permission is not None:
+            denial = _permission_denial(
+                call, opts.permission, opts.permission_by_key, report, context
             )
-    if ctx.signal.aborted:
-        return await aborted_outcome(report, call, ctx.signal.reason)
-    return await executed_outcome(report, call, tool, ctx, middleware)
+            if denial is not None and not isinstance(denial, str):  # an async policy's answer
+                denial = await denial
+            if denial is not None:
+                return await blocked_outcome(report, call, "permission_denied", denial)
+        ctx = _call_context(context, call, report)
+        if opts.validator is not None:
+            why = _run_validator(opts.validator, tool, call, ctx)
+            if why is not None and not isinstance(why, ErrorInfo):  # an async validator's answer
+                why = await why
+            if why is not None:
+                return await blocked_outcome(
+                    report, call, "validation_failed", why.message, why.details
+                )
+        if ctx.signal.aborted:
+            return await aborted_outcome(report, call, ctx.signal.reason)
+        return await executed_outcome(report, call, tool, ctx, middleware)
+    except Exception as exc:
+        return await unprocessable_outcome(report, given, exc)
+
+
+async def _refused(
+    report: CallReporter, call: ToolCall, refusal: tuple[BlockedReason, str]
+) -> ToolResult:
+    """Step 2 refused ``call``: blocked, with arguments that are not JSON never reported."""
+    reason, message = refusal
+    if reason == "invalid_arguments" or type(call.name) is not str:
+        call = safe_call(call)
+    return await blocked_outcome(report, call, reason, message)
 
 
 def _kind(value: object) -> str:
@@ -156,8 +157,8 @@ def _precheck(
     tool = opts.registry.get(call.name)
     if tool is None:
         return ("unknown_tool", f"Unknown tool: {call.name}")
-    tool_filter = opts.tool_filter
-    if tool_filter is not None and not _on_demand.tool_allowed(call.name, tool_filter):
+    admits = opts.admits
+    if admits is not None and not admits(call.name):
         return ("tool_denied", f"Tool denied: {call.name}")
     if call.arguments_error is not None:
         why = call.arguments_error.message or "the arguments could not be parsed"
@@ -167,36 +168,41 @@ def _precheck(
         if refused is None:
             return (None, tool, None)
         return ("invalid_arguments", f"Tool arguments must be a JSON object: {refused}")
-    return (None, tool, _with_arguments(call, arguments))
+    return (None, tool, _make_call(call.id, call.name, arguments, None))
 
 
-async def _decode_off_loop(call: ToolCall, opts: DispatchOptions) -> ToolCall | str:
+async def _decode_off_loop(
+    call: ToolCall, opts: DispatchOptions, report: CallReporter
+) -> ToolCall | ToolResult:
     """Decode large arguments in a worker thread (the loop keeps running): the call with its
-    canonical arguments, or the message refusing them."""
+    canonical arguments, or the blocked result refusing them."""
     from . import _backend  # loaded by the first call this large
 
     raw, limit = call.arguments, opts.max_argument_bytes
     arguments, refused = await _backend.to_thread(lambda: decode_in_worker(raw, limit))
     if arguments is None:
-        return f"Tool arguments must be a JSON object: {refused}"
-    return _with_arguments(call, arguments)
+        why = f"Tool arguments must be a JSON object: {refused}"
+        return await blocked_outcome(report, safe_call(call), "invalid_arguments", why)
+    return _make_call(call.id, call.name, arguments, None)
 
 
 _make_call = positional_factory(ToolCall, ("id", "name", "arguments", "arguments_error"))
 
 
-def _with_arguments(call: ToolCall, arguments: dict[str, object]) -> ToolCall:
-    return _make_call(call.id, call.name, arguments, None)
-
-
 def _permission_denial(
     call: ToolCall,
     permission: PermissionPolicy,
+    by_key: Callable[[str], PermissionDecision] | None,
     report: CallReporter,
     context: ToolExecutionContext | None,
 ) -> str | None | Awaitable[str | None]:
     """Step 3: ``tool:<name>:execute``; the denial reason or ``None`` (an awaitable of either
-    only for an async policy, so a sync policy costs no coroutine)."""
+    only for an async policy, so a sync policy costs no coroutine). A policy that reads only
+    the key (the static one, ``by_key``) is asked by key: no request is built for it."""
+    if by_key is not None:
+        key = f"tool:{call.name}:execute"
+        verdict = by_key(key)
+        return None if verdict.allowed is True else _denial(verdict, key)
     metadata: dict[str, object] = {
         "session_id": report.session_id,
         "run_id": report.run_id,
@@ -208,21 +214,19 @@ def _permission_denial(
     request = _on_demand.make_request("tool", call.name, "execute", metadata)
     decision = _on_demand.ask_permission(permission, request)
     if isinstance(decision, _on_demand.PermissionDecision):
-        return _denial(decision, request)
-    return _awaited_denial(decision, request)
+        return _denial(decision, request.key)
+    return _awaited_denial(decision, request.key)
 
 
-def _denial(decision: PermissionDecision, request: PermissionRequest) -> str | None:
+def _denial(decision: PermissionDecision, key: str) -> str | None:
     if decision.allowed:
         return None
     reason = decision.reason
-    return reason if isinstance(reason, str) and reason else f"Permission denied: {request.key}"
+    return reason if isinstance(reason, str) and reason else f"Permission denied: {key}"
 
 
-async def _awaited_denial(
-    decision: Awaitable[PermissionDecision], request: PermissionRequest
-) -> str | None:
-    return _denial(await decision, request)
+async def _awaited_denial(decision: Awaitable[PermissionDecision], key: str) -> str | None:
+    return _denial(await decision, key)
 
 
 def _call_context(

@@ -39,8 +39,8 @@ class DispatchOptions:
     """
 
     __slots__ = (
-        "context", "emit", "ledger", "max_argument_bytes", "middleware", "permission",
-        "redactor", "registry", "tool_filter", "validator",
+        "admits", "context", "emit", "ledger", "max_argument_bytes", "middleware", "permission",
+        "permission_by_key", "redactor", "registry", "validator",
     )  # fmt: skip
 
     def __init__(self, settings: DispatchSettings) -> None:
@@ -58,25 +58,60 @@ class DispatchOptions:
             raise TypeError(
                 f"dispatch.registry must be a ToolLookup with get(name), got {registry!r:.200}"
             )
-        self.registry = registry
-        self.context = settings.get("context")
-        self.emit = settings.get("emit")
         gates = settings.get("gates")
-        if gates is not None:
-            gates_type = _on_demand.ToolGates  # loaded with the gates themselves
-            if type(gates) is not gates_type and not isinstance(gates, gates_type):
-                raise TypeError(f"dispatch.gates must be a ToolGates, got {gates!r:.200}")
-            self.tool_filter = gates.tool_filter
-            self.middleware = gates.middleware
-            self.permission = gates.permission
-            self.validator = gates.validator
-            self.ledger = gates.ledger
-            self.redactor = gates.redactor
-            self.max_argument_bytes = gates.max_argument_bytes
-        else:  # what ``ToolGates()`` holds, without loading the gate modules
-            self.tool_filter = self.middleware = self.permission = self.validator = None
-            self.ledger = self.redactor = None
-            self.max_argument_bytes = DEFAULT_MAX_ARGUMENT_BYTES
+        if gates is None:
+            self._unpack_no_gates(registry, settings.get("context"), settings.get("emit"))
+            return
+        gates_type = _on_demand.ToolGates  # loaded with the gates themselves
+        if type(gates) is not gates_type and not isinstance(gates, gates_type):
+            raise TypeError(f"dispatch.gates must be a ToolGates, got {gates!r:.200}")
+        self._unpack(registry, gates, settings.get("context"), settings.get("emit"))
+
+    @classmethod
+    def held(
+        cls, registry: ToolLookup, gates: ToolGates, emit: EventSink | None
+    ) -> DispatchOptions:
+        """Options a holder checked once (``ToolPipeline``: ``gates`` and ``emit``), for every
+        call it makes without a settings dict; only ``registry`` is checked here."""
+        if not callable(getattr(registry, "get", None)):
+            raise TypeError(
+                f"dispatch.registry must be a ToolLookup with get(name), got {registry!r:.200}"
+            )
+        options = cls.__new__(cls)
+        options._unpack(registry, gates, None, emit)
+        return options
+
+    def _unpack(
+        self,
+        registry: ToolLookup,
+        gates: ToolGates,
+        context: ToolExecutionContext | None,
+        emit: EventSink | None,
+    ) -> None:
+        self.registry = registry
+        self.context = context
+        self.emit = emit
+        self.admits = _on_demand.admission(gates.tool_filter)
+        self.middleware = gates.middleware
+        self.permission = gates.permission
+        self.permission_by_key = (
+            None if gates.permission is None else _on_demand.decides_by_key(gates.permission)
+        )
+        self.validator = gates.validator
+        self.ledger = gates.ledger
+        self.redactor = gates.redactor
+        self.max_argument_bytes = gates.max_argument_bytes
+
+    def _unpack_no_gates(
+        self, registry: ToolLookup, context: ToolExecutionContext | None, emit: EventSink | None
+    ) -> None:
+        """What ``_unpack`` makes of ``ToolGates()``, without loading the gate modules."""
+        self.registry = registry
+        self.context = context
+        self.emit = emit
+        self.admits = self.middleware = self.permission = self.permission_by_key = None
+        self.validator = self.ledger = self.redactor = None
+        self.max_argument_bytes = DEFAULT_MAX_ARGUMENT_BYTES
 
     def reporter(self, context: ToolExecutionContext | None) -> CallReporter:
         """A fresh reporter for one call made under ``context``."""

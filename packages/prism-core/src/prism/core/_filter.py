@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+import functools
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ._globs import GlobSet
 from ._types import ToolDefinition
 
-__all__ = ["ToolFilter", "filter_tools", "tool_allowed"]
+__all__ = ["ToolFilter", "admission", "filter_tools", "tool_allowed"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,6 +48,18 @@ def tool_allowed(name: str, tool_filter: ToolFilter | Sequence[ToolFilter] | Non
     if isinstance(tool_filter, ToolFilter):
         return tool_filter.admits(name)
     return all(f.admits(name) for f in tool_filter)
+
+
+def admission(
+    tool_filter: ToolFilter | Sequence[ToolFilter] | None,
+) -> Callable[[str], bool] | None:
+    """``tool_allowed`` for this filter as one callable (``None``: no filter), resolved once by
+    whoever holds the filter rather than on every call."""
+    if tool_filter is None:
+        return None
+    if isinstance(tool_filter, ToolFilter):
+        return tool_filter.admits
+    return functools.partial(tool_allowed, tool_filter=tool_filter)
 
 
 def filter_tools(

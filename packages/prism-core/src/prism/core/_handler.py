@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import time
 from typing import TYPE_CHECKING
 
 from . import _on_demand
@@ -49,8 +50,11 @@ async def executed_outcome(
             raw = await execute(call.arguments, ctx)  # type: ignore[misc]
         else:
             raw = await _invoke_sync(tool, call, ctx)
-        result = normalize_result(raw, call)
-        if middleware is not None and middleware.has("tool_result"):
+        if type(raw) is ToolResult and raw.tool_call_id == call.id and raw.name == call.name:
+            result = raw  # already this call's result (what normalize_result returns for it)
+        else:
+            result = normalize_result(raw, call)
+        if middleware is not None:  # without tool_result hooks, apply returns the result
             applied = middleware.apply("tool_result", result, ToolResult)
             result = applied if isinstance(applied, ToolResult) else await applied
             if result.tool_call_id != call.id or result.name != call.name:
@@ -62,7 +66,7 @@ async def executed_outcome(
     if report.redactor is not None:
         result = await report.redacted(result)
     if report.emit is not None:
-        duration = report.elapsed()
+        duration = time.perf_counter() - report.started  # report.elapsed(), one call less
         event = _on_demand.make_finished(
             report.session_id, report.run_id, call, result, duration, "tool_execution_finished"
         )

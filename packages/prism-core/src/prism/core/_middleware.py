@@ -52,11 +52,17 @@ class MiddlewareRegistry:
         """``run`` without a coroutine while the middleware are sync: the value, or an awaitable
         of it from the first middleware that returns one."""
         hooks = self._hooks[hook]
-        for index, fn in enumerate(hooks):
+        for index in range(len(hooks)):  # no enumerate object: one hook is the common case
+            fn = hooks[index]
             out = fn(value)
-            if hasattr(out, "__await__"):
+            if out is None:  # keeps the value
+                pass
+            elif type(out) is expected:  # the value types define no ``__await__``
+                value = out
+            elif hasattr(out, "__await__"):
                 return self._resume(hook, hooks[index:], out, value, expected)
-            value = _checked(hook, fn, out, value, expected)
+            else:
+                value = _checked(hook, fn, out, value, expected)
         return value
 
     async def _resume(

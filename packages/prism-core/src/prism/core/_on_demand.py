@@ -4,7 +4,7 @@ A dispatch with no gates and no sink never touches them, so first use does not c
 gate modules' and the events' classes (each frozen dataclass is compiled from generated source
 when its module loads). The first access to any of them (PEP 562) loads them all, as a dispatch
 with any gate or sink needs most of them, binds each as a plain module global and removes the
-hook: from then on ``_on_demand.tool_allowed`` is an ordinary module attribute, which CPython
+hook: from then on ``_on_demand.admission`` is an ordinary module attribute, which CPython
 looks up as fast as a global (a module with ``__getattr__`` is looked up the slow way).
 """
 
@@ -19,10 +19,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ._backend import to_thread
-    from ._filter import tool_allowed
+    from ._filter import admission
     from ._gates import ToolGates
-    from ._ledger import ToolCallRecord, new_record_id
-    from ._permission import PermissionDecision, PermissionRequest, ask_permission
+    from ._ledger import InMemoryRunLedger, next_row_number, row_from_fields
+    from ._permission import (
+        PermissionDecision,
+        PermissionRequest,
+        ask_permission,
+        decides_by_key,
+    )
     from ._weight import LOOP_WEIGHT, heavier_than
     from .events import (
         ToolExecutionBlocked,
@@ -32,9 +37,6 @@ if TYPE_CHECKING:
         ToolExecutionStarted,
     )
 
-    make_record: Callable[..., ToolCallRecord]
-    """``ToolCallRecord`` from its fields in order (id, session_id, run_id, tool_call_id, name,
-    arguments, status, reason, result, started_at, finished_at)."""
     make_request: Callable[..., PermissionRequest]
     """``PermissionRequest`` from its fields in order (kind, target, action, metadata)."""
     make_started: Callable[..., ToolExecutionStarted]
@@ -45,44 +47,43 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LOOP_WEIGHT",
+    "InMemoryRunLedger",
     "PermissionDecision",
     "ToolExecutionBlocked",
     "ToolExecutionFailed",
     "ToolExecutionProgress",
     "ToolGates",
+    "admission",
     "ask_permission",
+    "decides_by_key",
     "heavier_than",
     "make_finished",
-    "make_record",
     "make_request",
     "make_started",
-    "new_record_id",
+    "next_row_number",
+    "row_from_fields",
     "to_thread",
-    "tool_allowed",
 ]
 
 _HOMES: dict[str, str] = {
+    "InMemoryRunLedger": "._ledger",
     "LOOP_WEIGHT": "._weight",
     "PermissionDecision": "._permission",
     "ToolExecutionBlocked": ".events",
     "ToolExecutionFailed": ".events",
     "ToolExecutionProgress": ".events",
     "ToolGates": "._gates",
+    "admission": "._filter",
     "ask_permission": "._permission",
+    "decides_by_key": "._permission",
     "heavier_than": "._weight",
-    "new_record_id": "._ledger",
+    "next_row_number": "._ledger",
+    "row_from_fields": "._ledger",
     "to_thread": "._backend",
-    "tool_allowed": "._filter",
 }
 """Where each plain name lives."""
 
 _FACTORIES: dict[str, tuple[str, str, str]] = {
-    "make_record": (
-        "._ledger",
-        "ToolCallRecord",
-        "id session_id run_id tool_call_id name arguments status reason result started_at"
-        " finished_at",
-    ),
     "make_request": ("._permission", "PermissionRequest", "kind target action metadata"),
     "make_started": (".events", "ToolExecutionStarted", "session_id run_id call type"),
     "make_finished": (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, final, runtime_checkable
 
@@ -17,6 +17,7 @@ __all__ = [
     "ask_permission",
     "check_permission",
     "create_static_permission_policy",
+    "decides_by_key",
 ]
 
 
@@ -71,6 +72,8 @@ def ask_permission(
         outcome = policy.check(request)
     except Exception as exc:
         return _failed(request, exc)
+    if outcome is _ALLOW:  # what as_decision returns for it
+        return _ALLOW
     if hasattr(outcome, "__await__"):
         return _await_decision(outcome, request)
     return as_decision(outcome, request)
@@ -125,7 +128,10 @@ class _StaticPolicy:
         self._cache: dict[str, PermissionDecision] = {}
 
     def check(self, request: PermissionRequest) -> PermissionDecision:
-        key = f"{request.kind}:{request.target}:{request.action}"
+        return self.decide(f"{request.kind}:{request.target}:{request.action}")
+
+    def decide(self, key: str) -> PermissionDecision:
+        """The decision on ``key`` (all this policy reads of a request)."""
         decision = self._cache.get(key)
         if decision is None:
             if len(self._cache) >= 4096:
@@ -141,6 +147,12 @@ class _StaticPolicy:
                 allowed=False, reason=f"Permission denied: {key} is not in the allow list"
             )
         return _ALLOW
+
+
+def decides_by_key(policy: PermissionPolicy) -> Callable[[str], PermissionDecision] | None:
+    """``policy``'s decision by request key when the key is all it reads (the static policy),
+    so a caller need not build the request; ``None`` for any other policy."""
+    return policy.decide if type(policy) is _StaticPolicy else None
 
 
 def create_static_permission_policy(

@@ -7,11 +7,12 @@ send every call through it, so they take one typed object instead of restating t
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ._abort import NEVER_ABORTED, AbortSignal
-from ._dispatch import dispatch_tool_call
+from ._dispatch import run_dispatch
+from ._dispatch_options import DispatchOptions
 from ._filter import filter_tools, tool_allowed
 from ._gates import NO_GATES, ToolGates
 from ._registry import ToolLookup
@@ -82,6 +83,8 @@ class ToolPipeline:
     registry: ToolLookup | None = None
     gates: ToolGates = NO_GATES
     emit: EventSink | None = None
+    _held: DispatchOptions | None = field(init=False, default=None, repr=False, compare=False)
+    """The fields above as dispatch takes them, checked once here rather than on every call."""
 
     def __post_init__(self) -> None:
         if self.registry is not None and not callable(getattr(self.registry, "get", None)):
@@ -92,6 +95,11 @@ class ToolPipeline:
         if not isinstance(self.gates, ToolGates):
             raise TypeError(f"ToolPipeline.gates must be a ToolGates, got {self.gates!r:.200}")
         check_callable("ToolPipeline.emit", self.emit, optional=True)
+        if self.registry is not None:
+            object.__setattr__(self, "_held", self._options(self.registry))
+
+    def _options(self, registry: ToolLookup) -> DispatchOptions:
+        return DispatchOptions.held(registry, self.gates, self.emit)
 
     def admits(self, name: str) -> bool:
         """Whether ``tool_filter`` lets a tool called ``name`` be offered and called."""
@@ -116,19 +124,13 @@ class ToolPipeline:
     ) -> ToolResult:
         """Run ``call`` through the pipeline (see ``dispatch_tool_call``); ``registry`` overrides
         the pipeline's own for this call."""
-        lookup = registry if registry is not None else self.registry
-        if lookup is None:
+        options = self._held if registry is None else self._options(registry)
+        if options is None:
             raise TypeError(
                 "ToolPipeline.dispatch.registry must be a ToolLookup when the pipeline has none, "
                 "got None"
             )
-        return await dispatch_tool_call(
-            call,
-            registry=lookup,
-            context=context,
-            gates=self.gates,
-            emit=self.emit,
-        )
+        return await run_dispatch(call, options, options.reporter(context), context)
 
     async def dispatch_external(
         self,

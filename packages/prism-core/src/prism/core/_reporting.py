@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -12,8 +11,6 @@ from . import _on_demand
 from ._types import ToolCall, ToolResult, _no_progress
 
 if TYPE_CHECKING:  # for annotations only: ledger and events load with the first row or event
-    from datetime import datetime
-
     from ._ledger import RecordStatus, RunLedger, ToolCallRecord
     from ._redact import Redactor
     from .events import AgentEvent, EventSink
@@ -21,25 +18,6 @@ if TYPE_CHECKING:  # for annotations only: ledger and events load with the first
 ProgressCallback = Callable[[float | None, str | None], Awaitable[None]]
 
 __all__ = ["CallReporter"]
-
-
-class _UtcClock:
-    """``now()`` is ``datetime.now(UTC)``; ``datetime`` is imported by the first call (the first
-    ledger row), not by ``import prism.core``."""
-
-    __slots__ = ("now",)
-
-    def __init__(self) -> None:
-        self.now: Callable[[], datetime] = self._first
-
-    def _first(self) -> datetime:
-        from datetime import UTC, datetime
-
-        self.now = functools.partial(datetime.now, UTC)
-        return self.now()
-
-
-_CLOCK = _UtcClock()
 
 
 def _warn(message: str, *args: object) -> None:
@@ -76,7 +54,7 @@ class CallReporter:
         self.emit = emit
         self.ledger = ledger
         self.redactor = redactor
-        self.started_at: datetime | None = _CLOCK.now() if ledger is not None else None
+        self.started_at = time.time() if ledger is not None else 0.0
         self.started = time.perf_counter()
         self.started_execution = False
         self.progress_call: ToolCall | None = None
@@ -88,25 +66,21 @@ class CallReporter:
         """Seconds since the reporter was made."""
         return time.perf_counter() - self.started
 
-    def send(self, event: AgentEvent) -> Awaitable[None] | None:
-        """Send ``event`` (redacted) to the sink; returns an awaitable only for async sinks.
-
-        A raising sink is logged and ignored. Sync-first so the common path makes no coroutine.
-        """
-        if self.redactor is not None:
+    def send(self, event: AgentEvent, *, redacted: bool = False) -> Awaitable[None] | None:
+        """Send ``event`` (redacted unless it already is) to the sink; returns an awaitable only
+        for async sinks. A raising sink is logged and ignored. Sync-first so the common path
+        makes no coroutine."""
+        if self.redactor is not None and not redacted:
             if self.heavy:
                 return self._send_heavy(event)
             event = self.redactor.redact(event)
-        return self._emit(event)
-
-    def _emit(self, event: AgentEvent) -> Awaitable[None] | None:
         try:
             outcome = self.emit(event)  # type: ignore[misc]
         except Exception:
             _warn("event sink raised on %s; ignored", event.type)
             return None
-        if hasattr(outcome, "__await__"):
-            return _await_sink(outcome, event)  # type: ignore[arg-type]
+        if outcome is not None and hasattr(outcome, "__await__"):
+            return _await_sink(outcome, event)
         return None
 
     async def _send_heavy(self, event: AgentEvent) -> None:
@@ -114,7 +88,7 @@ class CallReporter:
         if type(call) is ToolCall:
             event = dataclasses.replace(event, call=await self._shown(call))
         redact = self.redactor.redact  # type: ignore[union-attr]
-        pending = self._emit(await _on_demand.to_thread(lambda: redact(event)))
+        pending = self.send(await _on_demand.to_thread(lambda: redact(event)), redacted=True)
         if pending is not None:
             await pending
 
@@ -184,14 +158,18 @@ class CallReporter:
         awaitable only when the row must be redacted off the loop (``heavy``)."""
         if status == "started":
             self.started_execution = True
-        if self.ledger is None:
+        ledger = self.ledger
+        if ledger is None:
             return None
-        assert self.started_at is not None
-        finished_at = None if status == "started" else _CLOCK.now()
-        row = _on_demand.make_record(
-            _on_demand.new_record_id(), self.session_id, self.run_id, call.id, call.name,
-            call.arguments, status, reason, result, self.started_at, finished_at,
+        fields = (
+            _on_demand.next_row_number(), self.session_id, self.run_id, call.id, call.name,
+            call.arguments, status, reason, result, self.started_at,
+            None if status == "started" else time.time(),
         )  # fmt: skip
+        if self.redactor is None and type(ledger) is _on_demand.InMemoryRunLedger:
+            ledger.append_fields(fields)  # the record is built when read
+            return None
+        row = _on_demand.row_from_fields(fields)
         if self.redactor is not None:
             if self.heavy:
                 return self._append_heavy(row, call)

@@ -48,7 +48,8 @@ class _JsonSchemaToolValidator:
         work = validator.work(schema, arguments)
         if (work is None or work > LIGHT_WORK) and _in_event_loop():
             return self._off_loop(schema, arguments)
-        return validation_verdict(validator.validate(schema, arguments))
+        result = validator.validate(schema, arguments)
+        return None if result.ok else validation_verdict(result)  # passing: no verdict to build
 
     async def _off_loop(self, schema: JsonObject, arguments: JsonObject) -> ErrorInfo | None:
         validate = self.validator.validate
