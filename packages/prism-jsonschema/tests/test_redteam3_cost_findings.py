@@ -1,0 +1,138 @@
+"""Outside red team, round 3 (cost): documented bounds that legal inputs still break.
+
+Every test here fails today (strict xfail) and is the regression test for its fix: the fixer
+removes the mark. Budgets are the documented ones (docs/jsonschema.md): the heaviest legal
+schema/value pair costs at most 100 ms of CPU on either engine at the default options, and the
+event loop's heartbeat gap stays under 50 ms while a tool is dispatched. CPU is the calling
+thread's (``time.thread_time``), so other processes' load does not count.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anyio
+import pytest
+
+from prism.core import (
+    ToolCall,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
+    dispatch_tool_call,
+)
+from prism.core.testing import longest_loop_gap, scaled
+from prism.jsonschema import (
+    JsonSchemaArgumentValidator,
+    JsonSchemaValidatorOptions,
+    create_json_schema_tool_argument_validator,
+)
+
+CPU_BUDGET = 0.1  # seconds of CPU for the heaviest legal pair (docs/jsonschema.md)
+LOOP_GAP_BUDGET = 0.05  # seconds (docs/jsonschema.md, "Off the event loop")
+MERSENNE_61 = 2**61 - 1  # CPython hashes an int as its value modulo this prime
+
+
+def _cpu_of_cached_validation(
+    engine: str, schema: dict[str, Any], value: Any
+) -> tuple[bool, float]:
+    """Compile first, then the CPU seconds of one cached validation and its verdict."""
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
+    validator.validate(schema, value)
+    started = time.thread_time()
+    result = validator.validate(schema, value)
+    return result.ok, time.thread_time() - started
+
+
+# --- finding 1 -------------------------------------------------------------------------------
+# fastjsonschema's `uniqueItems` builds a Python `set` of the items; integers that are distinct
+# but hash alike (k * (2**61 - 1) + a shared 500-bit multiple of it: every hash is 0) make each
+# insertion compare against every earlier item: quadratic. The work bound counts 9,990 nodes.
+# Measured (thread CPU, cached call, default options, load ~1): 9,990 such items 790-805 ms;
+# with k * (2**61 - 1) alone 496-510 ms; three arrays of 9,990 2,000-bit items 9.6 s.
+# jsonschema-rs: 5 ms (held).
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 cost finding 1: uniqueItems on hash-colliding ints is quadratic "
+    "on fastjsonschema (~0.8 s CPU for 9,990 items, budget 100 ms)",
+)
+def test_unique_items_on_hash_colliding_integers_stays_within_the_cpu_budget() -> None:
+    shared = (2**500 // MERSENNE_61) * MERSENNE_61
+    schema = {"type": "object", "properties": {"a": {"type": "array", "uniqueItems": True}}}
+    value = {"a": [shared + k * MERSENNE_61 for k in range(9_990)]}
+    assert len({hash(item) for item in value["a"]}) == 1
+    ok, cpu = _cpu_of_cached_validation("fastjsonschema", schema, value)
+    assert ok
+    assert cpu <= scaled(CPU_BUDGET), f"{cpu * 1000:.0f} ms of CPU"
+
+
+# --- finding 2 -------------------------------------------------------------------------------
+# A first fastjsonschema compile runs "off the event loop", but a legal schema with one `enum`
+# of 9,990 integers (51 KiB, under max_schema_nodes, max_compile_cost and max_schema_bytes)
+# stalls the loop's heartbeat for 400-420 ms while it is compiled in the worker thread
+# (a single long C call holding the GIL); 9,990 short strings: 170 ms; 5,000 13-char strings:
+# 80-90 ms. Measured with longest_loop_gap (CPU-bounded gaps) through dispatch_tool_call,
+# asyncio, load ~1. jsonschema-rs: ~11 ms (held).
+
+
+async def _ran(args: Any, ctx: ToolExecutionContext) -> str:
+    return "ran"
+
+
+@pytest.mark.anyio
+@pytest.mark.alone  # a loop-gap bound
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 cost finding 2: first fastjsonschema compile of an enum of 9,990 ints "
+    "stalls the event loop ~400 ms (budget 50 ms)",
+)
+async def test_a_first_compile_of_a_large_enum_never_stalls_the_loop() -> None:
+    schema = {"type": "object", "properties": {"a": {"enum": list(range(9_990))}}}
+    tool = ToolDefinition(name="t", execute=_ran, parameters=schema)
+    registry = ToolRegistry([tool])
+    validate = create_json_schema_tool_argument_validator(
+        options=JsonSchemaValidatorOptions(engine="fastjsonschema")
+    )
+
+    async def work() -> Any:
+        return await dispatch_tool_call(
+            ToolCall(id="1", name="t", arguments={"a": 5}),
+            registry=registry,
+            gates=ToolGates(validator=validate),
+        )
+
+    with anyio.fail_after(scaled(60)):
+        result, gap = await longest_loop_gap(work)
+    assert result.error is None
+    assert gap < scaled(LOOP_GAP_BUDGET), f"the loop stalled for {gap * 1000:.0f} ms"
+
+
+# --- finding 3 -------------------------------------------------------------------------------
+# Prism's exact `multipleOf` (float division, then the decimal text) costs ~8 us per passing
+# number; the work bound admits ~90,000 numbers (nine arrays of 9,990 under one
+# additionalProperties), each a true multiple so nothing fails fast. Measured (thread CPU,
+# cached call, default options): 1.2345678901234567e-200 against multipleOf 1e-300, nine
+# arrays: fastjsonschema 84 ms per array (~750 ms); 1e308 against 1.0, nine arrays:
+# fastjsonschema 521-544 ms, jsonschema-rs 545-589 ms.
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 cost finding 3: exact multipleOf over ~90,000 passing numbers costs "
+    "~0.5-0.75 s CPU on both engines (budget 100 ms)",
+)
+def test_exact_multiple_of_over_the_largest_legal_value_stays_within_the_cpu_budget(
+    engine: str,
+) -> None:
+    schema = {
+        "type": "object",
+        "additionalProperties": {"type": "array", "items": {"multipleOf": 1e-300}},
+    }
+    value = {f"k{i}": [1.2345678901234567e-200] * 9_990 for i in range(9)}
+    ok, cpu = _cpu_of_cached_validation(engine, schema, value)
+    assert ok
+    assert cpu <= scaled(CPU_BUDGET), f"{cpu * 1000:.0f} ms of CPU"
