@@ -219,3 +219,37 @@ def test_aliases_of_dict_subclass_schemas_stay_within_the_cache_bound(engine: st
 
     held, counted = _held_by_the_cache(engine, make)
     assert held <= CACHE_BOUND, f"{held / 2**20:.1f} MiB held, cache_bytes()={counted}"
+
+
+# --- finding 6 -------------------------------------------------------------------------------
+# jsonschema-rs's first error (always built, even above the collection bound) quotes the whole
+# failing instance. An arguments object holding k references to one 1,000,000-character emoji
+# string (each within max_string_length; default options, no pattern so no scan work) failing
+# `maxProperties: 1` quotes k million emoji. Measured per validation (tracemalloc peak / RSS
+# growth / thread CPU): k=2 88 MiB / 42 MiB / 57 ms; k=4 172 MiB / 80 MiB / 106 ms; k=8
+# 340 MiB / 156 MiB / 205 ms; k=16 675 MiB / 309 MiB / 398 ms (max_instance_properties admits
+# 1,000). Same with `not` and `enum`. fastjsonschema: 0 MiB, 0.2 ms (held).
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 cost finding 6: jsonschema-rs's first error quotes the whole instance: "
+    "4 refs to a 1M-emoji string cost 172 MiB (budget 64 MiB)",
+)
+def test_the_first_error_never_quotes_a_huge_instance_on_jsonschema_rs() -> None:
+    emoji = "\U0001f600" * 1_000_000
+    value = {f"k{i}": emoji for i in range(4)}
+    schema = {"type": "object", "maxProperties": 1}
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine="jsonschema-rs")
+    )
+    validator.validate(schema, {"x": 1})
+    gc.collect()
+    tracemalloc.start()
+    try:
+        result = validator.validate(schema, value)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not result.ok
+    assert peak <= 64 << 20, f"{peak / 2**20:.0f} MiB peak"

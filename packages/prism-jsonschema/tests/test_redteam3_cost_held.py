@@ -5,6 +5,7 @@ for a legal pair, a 50 ms loop gap, abort within its grace) through ``scaled``."
 from __future__ import annotations
 
 import time
+import tracemalloc
 from typing import Any
 
 import anyio
@@ -271,3 +272,21 @@ async def test_a_call_whose_properties_raise_late_never_escapes_dispatch(attribu
             )
             assert len(results) == 2
             assert results[1].error is None
+
+
+def test_the_first_error_on_fastjsonschema_quotes_nothing_large() -> None:
+    """Finding 6's pair (4 references to a 1,000,000-emoji string failing maxProperties) on
+    fastjsonschema: its message names the rule only (measured 0 MiB, 0.2 ms)."""
+    emoji = "\U0001f600" * 1_000_000
+    value = {f"k{i}": emoji for i in range(4)}
+    schema = {"type": "object", "maxProperties": 1}
+    validator = _validator("fastjsonschema")
+    validator.validate(schema, {"x": 1})
+    tracemalloc.start()
+    try:
+        result = validator.validate(schema, value)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not result.ok
+    assert peak <= 8 << 20, f"{peak / 2**20:.0f} MiB peak"
