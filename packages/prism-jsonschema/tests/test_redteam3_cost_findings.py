@@ -18,12 +18,14 @@ import anyio
 import pytest
 
 from prism.core import (
+    AbortController,
     ToolCall,
     ToolDefinition,
     ToolExecutionContext,
     ToolGates,
     ToolRegistry,
     dispatch_tool_call,
+    dispatch_tool_calls_in_order,
 )
 from prism.core.testing import longest_loop_gap, scaled
 from prism.jsonschema import (
@@ -253,3 +255,54 @@ def test_the_first_error_never_quotes_a_huge_instance_on_jsonschema_rs() -> None
         tracemalloc.stop()
     assert not result.ok
     assert peak <= 64 << 20, f"{peak / 2**20:.0f} MiB peak"
+
+
+# --- finding 7 -------------------------------------------------------------------------------
+# Same cause as finding 2, the abort claim ("abort returns within the grace whatever the
+# validator does"): while a first fastjsonschema compile holds the GIL in the worker thread, the
+# host's abort task cannot run. Finding 2's schema at the defaults (enum of 9,990 ints), abort
+# due at 0.3 s, grace 0.05 s: the batch returned after 0.53-1.24 s (pytest, factor 1) and
+# 0.61-6.5 s (a script, reps in one process). The test takes 20,000 ints (options raised
+# toward the hard caps, so the stall is long enough to fail at time factor 4): measured
+# 1.7-4.9 s (30,000 ints: 1.6-6.8 s).
+BIG_ENUM_OPTIONS = JsonSchemaValidatorOptions(
+    max_schema_nodes=100_000, max_schema_bytes=1_048_576, max_compile_cost=16_777_216
+)
+
+
+@pytest.mark.anyio
+@pytest.mark.alone  # a wall-clock bound
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 cost finding 7: a first fastjsonschema compile holding the GIL delays "
+    "an abort due at 0.3 s (grace 0.05 s) by 0.2-6 s",
+)
+async def test_abort_returns_within_its_grace_during_a_first_compile() -> None:
+    schema = {"type": "object", "properties": {"a": {"enum": list(range(20_000))}}}
+    registry = ToolRegistry([ToolDefinition(name="t", execute=_ran, parameters=schema)])
+    validate: Any = create_json_schema_tool_argument_validator(options=BIG_ENUM_OPTIONS)
+    controller = AbortController()
+    started = time.perf_counter()
+    try:
+        with anyio.fail_after(scaled(60)):
+            async with anyio.create_task_group() as group:
+
+                async def abort_soon() -> None:
+                    await anyio.sleep(0.3)
+                    controller.abort("stop")
+
+                group.start_soon(abort_soon)
+                results = await dispatch_tool_calls_in_order(
+                    [ToolCall(id="1", name="t", arguments={"a": 1})],
+                    registry=registry,
+                    gates=ToolGates(validator=validate),
+                    signal=controller.signal,
+                    abort_grace_seconds=0.05,
+                )
+        elapsed = time.perf_counter() - started
+        assert len(results) == 1
+        assert elapsed < 0.35 + scaled(0.1), f"returned {elapsed:.2f} s after the start"
+    finally:  # let the abandoned compile finish before the next test measures anything
+        with anyio.fail_after(scaled(60)):
+            while validate.cache_info().compiles == 0:
+                await anyio.sleep(0.05)
