@@ -290,3 +290,23 @@ def test_the_first_error_on_fastjsonschema_quotes_nothing_large() -> None:
         tracemalloc.stop()
     assert not result.ok
     assert peak <= 8 << 20, f"{peak / 2**20:.0f} MiB peak"
+
+
+@pytest.mark.parametrize("leaf", [1, "s" * 1_000, {}], ids=["int", "string", "object"])
+def test_a_shared_object_dag_value_is_refused_without_unfolding(engine: str, leaf: Any) -> None:
+    """A value of depth 61 whose every level holds its child twice (2**60 leaves as a tree):
+    counted, shared sub-objects each time reached, and refused at the budget (~10 ms)."""
+    node: Any = leaf
+    for _ in range(60):
+        node = [node, node]
+    schemas = [
+        {"type": "object"},
+        {"type": "object", "properties": {"a": {"items": {"pattern": "^s"}}}},
+        {"type": "object", "additionalProperties": {"type": ["array", "object"]}},
+    ]
+    validator = _validator(engine)
+    for schema in schemas:
+        result, cpu = _cached_cpu(validator, schema, {"a": node})
+        assert not result.ok
+        assert "max_validation_work" in _messages(result)
+        assert cpu <= scaled(CPU_BUDGET), f"{cpu * 1000:.0f} ms"
