@@ -310,3 +310,32 @@ def test_a_shared_object_dag_value_is_refused_without_unfolding(engine: str, lea
         assert not result.ok
         assert "max_validation_work" in _messages(result)
         assert cpu <= scaled(CPU_BUDGET), f"{cpu * 1000:.0f} ms"
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        {"anyOf": [{"properties": {"c": {"$ref": "#/$defs/n"}}}, {"properties": {"x": {}}}]},
+        {"if": {"properties": {"c": {"$ref": "#/$defs/n"}}}, "then": {"properties": {"x": {}}}},
+        {
+            "oneOf": [
+                {"properties": {"c": {"$ref": "#/$defs/n"}}, "required": ["c"]},
+                {"required": ["x"], "not": {"required": ["c"]}},
+            ]
+        },
+        {"allOf": [{"properties": {"c": {"$ref": "#/$defs/n"}}, "unevaluatedProperties": False}]},
+    ],
+    ids=["anyOf", "if-then", "oneOf", "allOf-nested"],
+)
+def test_unevaluated_properties_through_recursion_stays_linear(node: dict[str, Any]) -> None:
+    """jsonschema-rs annotation collection through one recursive route, 60 levels deep: no
+    re-evaluation per ancestor (measured 0.0-6.4 ms); two routes are refused by name."""
+    schema = {
+        "$defs": {"n": {"type": "object", **node, "unevaluatedProperties": False}},
+        "$ref": "#/$defs/n",
+    }
+    value: dict[str, Any] = {"x": 1}
+    for _ in range(59):
+        value = {"c": value}
+    _result, cpu = _cached_cpu(_validator("jsonschema-rs"), schema, value)
+    assert cpu <= scaled(CPU_BUDGET), f"{cpu * 1000:.0f} ms"
