@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import time
 import tracemalloc
-from typing import Any
+from typing import Any, Literal, cast
 
 import anyio
 import pytest
@@ -34,6 +34,7 @@ from prism.jsonschema import (
     create_json_schema_tool_argument_validator,
 )
 
+Engine = Literal["fastjsonschema", "jsonschema-rs"]
 CPU_BUDGET = 0.1  # seconds of CPU for the heaviest legal pair (docs/jsonschema.md)
 LOOP_GAP_BUDGET = 0.05  # seconds (docs/jsonschema.md, "Off the event loop")
 MERSENNE_61 = 2**61 - 1  # CPython hashes an int as its value modulo this prime
@@ -43,7 +44,9 @@ def _cpu_of_cached_validation(
     engine: str, schema: dict[str, Any], value: Any
 ) -> tuple[bool, float]:
     """Compile first, then the CPU seconds of one cached validation and its verdict."""
-    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
+    validator = JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=cast(Engine, engine))
+    )
     validator.validate(schema, value)
     started = time.thread_time()
     result = validator.validate(schema, value)
@@ -66,7 +69,10 @@ def _cpu_of_cached_validation(
 )
 def test_unique_items_on_hash_colliding_integers_stays_within_the_cpu_budget() -> None:
     shared = (2**500 // MERSENNE_61) * MERSENNE_61
-    schema = {"type": "object", "properties": {"a": {"type": "array", "uniqueItems": True}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"a": {"type": "array", "uniqueItems": True}},
+    }
     value = {"a": [shared + k * MERSENNE_61 for k in range(9_990)]}
     assert len({hash(item) for item in value["a"]}) == 1
     ok, cpu = _cpu_of_cached_validation("fastjsonschema", schema, value)
@@ -95,7 +101,7 @@ async def _ran(args: Any, ctx: ToolExecutionContext) -> str:
     "stalls the event loop ~400 ms (budget 50 ms)",
 )
 async def test_a_first_compile_of_a_large_enum_never_stalls_the_loop() -> None:
-    schema = {"type": "object", "properties": {"a": {"enum": list(range(9_990))}}}
+    schema: dict[str, Any] = {"type": "object", "properties": {"a": {"enum": list(range(9_990))}}}
     tool = ToolDefinition(name="t", execute=_ran, parameters=schema)
     registry = ToolRegistry([tool])
     validate = create_json_schema_tool_argument_validator(
@@ -132,7 +138,7 @@ async def test_a_first_compile_of_a_large_enum_never_stalls_the_loop() -> None:
 def test_exact_multiple_of_over_the_largest_legal_value_stays_within_the_cpu_budget(
     engine: str,
 ) -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "additionalProperties": {"type": "array", "items": {"multipleOf": 1e-300}},
     }
@@ -155,7 +161,9 @@ def _held_by_the_cache(engine: str, make: Any) -> tuple[float, int]:
     tracemalloc.start()
     try:
         validator = JsonSchemaArgumentValidator(
-            options=JsonSchemaValidatorOptions(engine=engine, max_cache_bytes=CACHE_BOUND)
+            options=JsonSchemaValidatorOptions(
+                engine=cast(Engine, engine), max_cache_bytes=CACHE_BOUND
+            )
         )
         before = tracemalloc.get_traced_memory()[0]
         for schema_index in range(16):
@@ -244,7 +252,7 @@ def test_aliases_of_dict_subclass_schemas_stay_within_the_cache_bound(engine: st
 def test_the_first_error_never_quotes_a_huge_instance_on_jsonschema_rs() -> None:
     emoji = "\U0001f600" * 1_000_000
     value = {f"k{i}": emoji for i in range(4)}
-    schema = {"type": "object", "maxProperties": 1}
+    schema: dict[str, Any] = {"type": "object", "maxProperties": 1}
     validator = JsonSchemaArgumentValidator(
         options=JsonSchemaValidatorOptions(engine="jsonschema-rs")
     )
@@ -281,7 +289,7 @@ BIG_ENUM_OPTIONS = JsonSchemaValidatorOptions(
     "an abort due at 0.3 s (grace 0.05 s) by 0.2-6 s",
 )
 async def test_abort_returns_within_its_grace_during_a_first_compile() -> None:
-    schema = {"type": "object", "properties": {"a": {"enum": list(range(20_000))}}}
+    schema: dict[str, Any] = {"type": "object", "properties": {"a": {"enum": list(range(20_000))}}}
     registry = ToolRegistry([ToolDefinition(name="t", execute=_ran, parameters=schema)])
     validate: Any = create_json_schema_tool_argument_validator(options=BIG_ENUM_OPTIONS)
     controller = AbortController()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 import tracemalloc
-from typing import Any
+from typing import Any, Literal, cast
 
 import anyio
 import pytest
@@ -28,13 +28,16 @@ from prism.jsonschema import (
     create_json_schema_tool_argument_validator,
 )
 
+Engine = Literal["fastjsonschema", "jsonschema-rs"]
 CPU_BUDGET = 0.1
 MERSENNE_61 = 2**61 - 1
 HEAVY = "(((a|b){1,10}){1,10}){1,10}c"  # weight 1,057 (docs/jsonschema.md)
 
 
 def _validator(engine: str, **options: Any) -> JsonSchemaArgumentValidator:
-    return JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine, **options))
+    return JsonSchemaArgumentValidator(
+        options=JsonSchemaValidatorOptions(engine=cast(Engine, engine), **options)
+    )
 
 
 def _cached_cpu(
@@ -62,7 +65,10 @@ def test_many_heavy_pattern_properties_add_up_in_the_scan_weight(engine: str) ->
     """15 patterns of weight ~1,057 under patternProperties: a 200-character name is refused as
     too much scan work (scan weight 15,855), not matched 15 times (measured ~0 ms)."""
     patterns = [f"(((a|b){{1,10}}){{1,10}}){{1,10}}{chr(99 + i)}" for i in range(15)]
-    schema = {"type": "object", "patternProperties": {p: {"type": "integer"} for p in patterns}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "patternProperties": {p: {"type": "integer"} for p in patterns},
+    }
     result = _validator(engine).validate(schema, {"ab" * 100: 1})
     assert not result.ok
     assert "max_validation_work" in _messages(result)
@@ -92,7 +98,10 @@ def test_a_heavy_pattern_at_its_admitted_length_stays_within_budget(
 def test_multibyte_text_costs_no_more_than_the_characters_counted(engine: str, char: str) -> None:
     """A class pattern that astral text keeps alive (weight 2,807) at the longest admitted
     string: UTF-8 is 4 bytes a character but the cost stays in budget (measured 15-32 ms)."""
-    schema = {"type": "object", "properties": {"a": {"pattern": "((([^c]){1,10}){1,10}){1,10}c"}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"a": {"pattern": "((([^c]){1,10}){1,10}){1,10}c"}},
+    }
     validator = _validator(engine)
     admitted = 0
     for length in (250, 265):  # 800,000 / 2,807 - the node work
@@ -119,7 +128,7 @@ def test_asserted_formats_on_the_longest_admitted_strings_stay_within_budget(
     engine: str, fmt: str, text: str
 ) -> None:
     """Formats weigh 1, so ~790,000 characters are admitted: measured at most 8 ms."""
-    schema = {"type": "object", "properties": {"a": {"format": fmt}}}
+    schema: dict[str, Any] = {"type": "object", "properties": {"a": {"format": fmt}}}
     validator = _validator(engine, validate_formats=True)
     _result, cpu = _cached_cpu(validator, schema, {"a": text})
     assert cpu <= scaled(CPU_BUDGET), f"{cpu * 1000:.0f} ms"
@@ -136,7 +145,10 @@ def test_comparing_many_items_with_a_long_constant_is_counted_as_work(
     characters count in the expanded size, so the value is refused before any comparison."""
     big = "x" * 80_000
     items = {keyword: big} if keyword == "const" else {keyword: [big]}
-    schema = {"type": "object", "properties": {"a": {"type": "array", "items": items}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"a": {"type": "array", "items": items}},
+    }
     equal = "".join(["x"] * 80_000)  # equal, not identical
     result, cpu = _cached_cpu(_validator(engine), schema, {"a": [equal] * 9_990})
     assert not result.ok
@@ -147,7 +159,10 @@ def test_comparing_many_items_with_a_long_constant_is_counted_as_work(
 def test_unique_items_on_hash_colliding_integers_is_cheap_on_jsonschema_rs() -> None:
     """jsonschema-rs does not use CPython's int hash: 9,990 colliding integers take ~5 ms
     (fastjsonschema: finding 1)."""
-    schema = {"type": "object", "properties": {"a": {"type": "array", "uniqueItems": True}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"a": {"type": "array", "uniqueItems": True}},
+    }
     value = {"a": [k * MERSENNE_61 for k in range(9_990)]}
     result, cpu = _cached_cpu(_validator("jsonschema-rs"), schema, value)
     assert result.ok
@@ -157,7 +172,10 @@ def test_unique_items_on_hash_colliding_integers_is_cheap_on_jsonschema_rs() -> 
 @pytest.mark.parametrize("multiple_of", [0.7, 1e-300, 1.7976931348623157e308])
 def test_an_exact_multiple_of_fails_fast_on_non_multiples(engine: str, multiple_of: float) -> None:
     """9,990 huge or tiny non-multiples: the first decides (measured ~1-3 ms)."""
-    schema = {"type": "object", "properties": {"a": {"items": {"multipleOf": multiple_of}}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"a": {"items": {"multipleOf": multiple_of}}},
+    }
     for item in (1.7e308, 5e-324):
         result, cpu = _cached_cpu(_validator(engine), schema, {"a": [item] * 9_990})
         assert not result.ok
@@ -170,7 +188,7 @@ def test_unevaluated_properties_over_many_any_of_branches_stays_within_budget() 
         {"properties": {f"p{i}": {"type": "integer"}}, "patternProperties": {f"^q{i}": {}}}
         for i in range(8)
     ]
-    schema = {"type": "object", "anyOf": branches, "unevaluatedProperties": False}
+    schema: dict[str, Any] = {"type": "object", "anyOf": branches, "unevaluatedProperties": False}
     value = {f"q{k % 8}_{k}": 1 for k in range(900)}
     result, cpu = _cached_cpu(_validator("jsonschema-rs"), schema, value)
     assert result.ok
@@ -184,7 +202,7 @@ def test_unevaluated_properties_over_many_any_of_branches_stays_within_budget() 
 @pytest.mark.alone  # a loop-gap bound
 async def test_a_first_jsonschema_rs_compile_of_a_large_enum_keeps_the_loop_ticking() -> None:
     """The enum that stalls fastjsonschema's compile (finding 2): ~12 ms gap on jsonschema-rs."""
-    schema = {"type": "object", "properties": {"a": {"enum": list(range(9_990))}}}
+    schema: dict[str, Any] = {"type": "object", "properties": {"a": {"enum": list(range(9_990))}}}
     registry = ToolRegistry([ToolDefinition(name="t", execute=_ran, parameters=schema)])
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine="jsonschema-rs")
@@ -206,7 +224,10 @@ async def test_a_first_jsonschema_rs_compile_of_a_large_enum_keeps_the_loop_tick
 async def test_abort_returns_within_its_grace_while_heavy_validations_run() -> None:
     """Four calls whose validation takes ~0.5 s of CPU each (finding 1's pair) in one batch:
     an abort 50 ms in returns within the 0.2 s grace, one result per call (measured 0.12 s)."""
-    schema = {"type": "object", "properties": {"a": {"type": "array", "uniqueItems": True}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"a": {"type": "array", "uniqueItems": True}},
+    }
     arguments = {"a": [k * MERSENNE_61 for k in range(4_000)]}
     registry = ToolRegistry([ToolDefinition(name="t", execute=_ran, parameters=schema)])
     validate = create_json_schema_tool_argument_validator()
@@ -279,7 +300,7 @@ def test_the_first_error_on_fastjsonschema_quotes_nothing_large() -> None:
     fastjsonschema: its message names the rule only (measured 0 MiB, 0.2 ms)."""
     emoji = "\U0001f600" * 1_000_000
     value = {f"k{i}": emoji for i in range(4)}
-    schema = {"type": "object", "maxProperties": 1}
+    schema: dict[str, Any] = {"type": "object", "maxProperties": 1}
     validator = _validator("fastjsonschema")
     validator.validate(schema, {"x": 1})
     tracemalloc.start()
@@ -299,7 +320,7 @@ def test_a_shared_object_dag_value_is_refused_without_unfolding(engine: str, lea
     node: Any = leaf
     for _ in range(60):
         node = [node, node]
-    schemas = [
+    schemas: list[dict[str, Any]] = [
         {"type": "object"},
         {"type": "object", "properties": {"a": {"items": {"pattern": "^s"}}}},
         {"type": "object", "additionalProperties": {"type": ["array", "object"]}},
@@ -330,7 +351,7 @@ def test_a_shared_object_dag_value_is_refused_without_unfolding(engine: str, lea
 def test_unevaluated_properties_through_recursion_stays_linear(node: dict[str, Any]) -> None:
     """jsonschema-rs annotation collection through one recursive route, 60 levels deep: no
     re-evaluation per ancestor (measured 0.0-6.4 ms); two routes are refused by name."""
-    schema = {
+    schema: dict[str, Any] = {
         "$defs": {"n": {"type": "object", **node, "unevaluatedProperties": False}},
         "$ref": "#/$defs/n",
     }
