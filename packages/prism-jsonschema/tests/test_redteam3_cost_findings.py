@@ -95,11 +95,6 @@ async def _ran(args: Any, ctx: ToolExecutionContext) -> str:
 
 @pytest.mark.anyio
 @pytest.mark.alone  # a loop-gap bound
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 cost finding 2: first fastjsonschema compile of an enum of 9,990 ints "
-    "stalls the event loop ~400 ms (budget 50 ms)",
-)
 async def test_a_first_compile_of_a_large_enum_never_stalls_the_loop() -> None:
     schema: dict[str, Any] = {"type": "object", "properties": {"a": {"enum": list(range(9_990))}}}
     tool = ToolDefinition(name="t", execute=_ran, parameters=schema)
@@ -283,11 +278,6 @@ BIG_ENUM_OPTIONS = JsonSchemaValidatorOptions(
 
 @pytest.mark.anyio
 @pytest.mark.alone  # a wall-clock bound
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 cost finding 7: a first fastjsonschema compile holding the GIL delays "
-    "an abort due at 0.3 s (grace 0.05 s) by 0.2-6 s",
-)
 async def test_abort_returns_within_its_grace_during_a_first_compile() -> None:
     schema: dict[str, Any] = {"type": "object", "properties": {"a": {"enum": list(range(20_000))}}}
     registry = ToolRegistry([ToolDefinition(name="t", execute=_ran, parameters=schema)])

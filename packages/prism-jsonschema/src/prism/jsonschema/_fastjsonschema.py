@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from types import CodeType
 from typing import Any, Final
 
 from fastjsonschema import (
@@ -31,6 +32,7 @@ from fastjsonschema.draft07 import CodeGeneratorDraft07
 from fastjsonschema.draft2019 import CodeGeneratorDraft2019
 from fastjsonschema.ref_resolver import RefResolver
 
+from ._childcompile import IN_PROCESS_SOURCE, compile_in_child
 from ._codecheck import SAFE_BUILTINS, GeneratedCodeRejected, check_generated_code
 from ._drafts import Draft
 from ._exact import is_multiple
@@ -253,8 +255,7 @@ def _load(
     source: str, generator: Any, root: str, patterns: dict[str, object]
 ) -> Callable[[object], object]:
     try:
-        tree = _parse(source)
-        functions = check_generated_code(tree)
+        functions, code = _checked_code(source)
     except (SyntaxError, ValueError, GeneratedCodeRejected) as exc:
         raise SchemaRejected(f"generated validator failed the safety check: {exc}") from None
     if not functions or functions[0] != root:
@@ -264,9 +265,21 @@ def _load(
     namespace["REGEX_PATTERNS"] = patterns
     namespace["prism_multiple_of"] = is_multiple
     namespace["__builtins__"] = dict(SAFE_BUILTINS)
-    exec(compile(tree, "<prism-jsonschema>", "exec"), namespace)
+    exec(code, namespace)
     function: Callable[[object], object] = namespace[root]
     return function
+
+
+def _checked_code(source: str) -> tuple[list[str], CodeType]:
+    """The whitelisted functions and code object of ``source``: compiled in a child when
+    large, so no GIL-holding step here outlasts a few milliseconds (see ``_childcompile``)."""
+    if len(source) > IN_PROCESS_SOURCE:
+        compiled = compile_in_child(source)
+        if compiled is not None:
+            return compiled
+    tree = _parse(source)
+    functions = check_generated_code(tree)
+    return functions, compile(tree, "<prism-jsonschema>", "exec")
 
 
 def _parse(source: str) -> ast.Module:
