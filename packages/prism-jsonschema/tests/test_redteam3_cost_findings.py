@@ -62,11 +62,6 @@ def _cpu_of_cached_validation(
 # jsonschema-rs: 5 ms (held).
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 cost finding 1: uniqueItems on hash-colliding ints is quadratic "
-    "on fastjsonschema (~0.8 s CPU for 9,990 items, budget 100 ms)",
-)
 def test_unique_items_on_hash_colliding_integers_stays_within_the_cpu_budget() -> None:
     shared = (2**500 // MERSENNE_61) * MERSENNE_61
     schema: dict[str, Any] = {

@@ -16,7 +16,7 @@ from typing import Any
 
 from ._regex import PatternInputTooLong, Re2Pattern
 
-__all__ = ["OVERFLOW", "is_multiple", "rs_keywords"]
+__all__ = ["OVERFLOW", "is_multiple", "rs_keywords", "unique_items"]
 
 OVERFLOW = threading.local()
 """``OVERFLOW.error``: set by a jsonschema-rs ``pattern`` that met a string over the input
@@ -44,6 +44,34 @@ def is_multiple(value: object, divisor: int | float) -> bool:
         except OverflowError:  # a divisor past any float: only 0 is a multiple
             return value == 0
     return (_decimal(value) / _decimal(divisor)).denominator == 1
+
+
+def unique_items(items: list[Any]) -> bool:
+    """Whether no two of ``items`` are equal as JSON (``1 == 1.0``, ``true != 1``, key order
+    irrelevant). Each item's key holds only strings, whose hashes are keyed per process: no
+    value can make keys collide (an ``int`` hashes as itself modulo 2**61 - 1, so the ``set``
+    of the items themselves was quadratic on chosen integers)."""
+    seen = {_unique_key(item) for item in items}
+    return len(seen) == len(items)
+
+
+def _unique_key(value: Any) -> Any:
+    kind = type(value)
+    if kind is str:
+        return ("s", value)
+    if kind is bool:
+        return "t" if value else "f"
+    if kind is int:
+        return hex(value)  # linear in the bits (a power-of-two base), canonical per value
+    if kind is float:
+        return hex(int(value)) if value.is_integer() else float.hex(value)
+    if value is None:
+        return "n"
+    if kind is list or kind is tuple:
+        return ("[", *map(_unique_key, value))
+    if kind is dict:
+        return ("{", frozenset([(key, _unique_key(item)) for key, item in value.items()]))
+    raise TypeError(f"not JSON: {kind.__name__}")  # the bounds check copies values to JSON
 
 
 def _decimal(number: int | float) -> Fraction:

@@ -35,7 +35,7 @@ from fastjsonschema.ref_resolver import RefResolver
 from ._childcompile import IN_PROCESS_SOURCE, compile_in_child
 from ._codecheck import SAFE_BUILTINS, GeneratedCodeRejected, check_generated_code
 from ._drafts import Draft
-from ._exact import is_multiple
+from ._exact import is_multiple, unique_items
 from ._regex import PatternRefused, Re2Pattern, compile_pattern
 from ._walk import Json, SchemaRejected
 
@@ -132,6 +132,16 @@ class _Bounded:
         number = "isinstance({variable}, (int, float)) and not isinstance({variable}, bool)"
         with self.l(f"if {number} and not prism_multiple_of({{variable}}, {divisor!r}):"):
             self.exc("{name} must be multiple of {multipleOf}", rule="multipleOf")
+
+    def generate_unique_items(self) -> None:
+        # Upstream puts the items themselves in a ``set``: distinct integers that hash alike
+        # (every ``k * (2**61 - 1)``) made it quadratic. ``prism_unique_items`` keys each item
+        # by strings only (see ``_exact.unique_items``), with the same equality.
+        if not self._definition["uniqueItems"]:  # type: ignore[attr-defined]
+            return
+        self.create_variable_is_list()  # type: ignore[attr-defined]
+        with self.l("if {variable}_is_list and not prism_unique_items({variable}):"):
+            self.exc("{name} must contain unique items", rule="uniqueItems")
 
     def _expand_refs(self, definition: Any) -> Any:
         # Upstream embeds the whole (ref-expanded) definition in every raise: quadratic code
@@ -264,6 +274,7 @@ def _load(
     namespace.pop("re", None)
     namespace["REGEX_PATTERNS"] = patterns
     namespace["prism_multiple_of"] = is_multiple
+    namespace["prism_unique_items"] = unique_items
     namespace["__builtins__"] = dict(SAFE_BUILTINS)
     exec(code, namespace)
     function: Callable[[object], object] = namespace[root]
