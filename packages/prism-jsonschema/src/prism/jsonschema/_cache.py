@@ -46,6 +46,8 @@ class Entry:
     rejected: Any = None
     patterns: bool = False
     """Whether the schema matches patterns (jsonschema-rs then checks the input bound)."""
+    exact: bool = False
+    """Whether the schema has ``multipleOf`` (each validation refills its exact-check budget)."""
     expanded: int = 1
     """Expanded size: schema nodes one data node is checked against (see ``_expansion``)."""
     node_limit: int = 1 << 62

@@ -10,22 +10,63 @@ on the length of the string it reads.
 from __future__ import annotations
 
 import threading
-from decimal import Decimal
-from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from ._regex import PatternInputTooLong, Re2Pattern
 
-__all__ = ["OVERFLOW", "is_multiple", "rs_keywords", "unique_items"]
+__all__ = [
+    "OVERFLOW",
+    "ExactChecksExceeded",
+    "is_multiple",
+    "reset_exact_checks",
+    "rs_keywords",
+    "unique_items",
+]
 
 OVERFLOW = threading.local()
 """``OVERFLOW.error``: set by a jsonschema-rs ``pattern`` that met a string over the input
-bound. Its exception only means "does not match" to the engine (so ``not`` would accept): the
-validator clears this before each run and fails the value when it is set after."""
+bound, or a ``multipleOf`` past the exact-check budget. Its exception only means "does not
+match" to the engine (so ``not`` would accept): the validator clears this before each run and
+fails the value when it is set after."""
+
+
+EXACT_CHECKS: Final = 16_384
+"""Exact ``multipleOf`` checks (those float division cannot settle) one validation may run:
+each costs up to ~2 µs of CPU (the numbers' decimal text, small-integer arithmetic), so all
+of them stay within ~35 ms. A repeat of the previous check's numbers is free."""
+
+
+class ExactChecksExceeded(Exception):
+    """A validation needed more than ``EXACT_CHECKS`` exact ``multipleOf`` checks."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"value needs more than {EXACT_CHECKS:,} exact multipleOf checks (distinct numbers "
+            "that float division cannot settle): too costly to validate"
+        )
+
+
+class _Spent(threading.local):
+    def __init__(self) -> None:
+        self.left = EXACT_CHECKS
+        self.last: tuple[object, object, bool] | None = None
+
+
+SPENT = _Spent()
+"""This thread's exact-check budget; ``reset_exact_checks`` refills it per validation."""
+
+
+def reset_exact_checks() -> None:
+    """Refill this thread's budget: called before each validation of a ``multipleOf`` schema."""
+    SPENT.left = EXACT_CHECKS
+    SPENT.last = None
 
 
 def is_multiple(value: object, divisor: int | float) -> bool:
-    """Whether the JSON number ``value`` is an integer multiple of ``divisor`` (> 0)."""
+    """Whether the JSON number ``value`` is an integer multiple of ``divisor`` (> 0).
+
+    Raises ``ExactChecksExceeded`` past this validation's budget of exact checks.
+    """
     if type(value) is int and type(divisor) is int:
         return value % divisor == 0
     if not isinstance(value, int | float) or isinstance(value, bool):
@@ -43,7 +84,42 @@ def is_multiple(value: object, divisor: int | float) -> bool:
                 return False
         except OverflowError:  # a divisor past any float: only 0 is a multiple
             return value == 0
-    return (_decimal(value) / _decimal(divisor)).denominator == 1
+    last = SPENT.last
+    if (
+        last is not None
+        and last[0] == value
+        and last[1] == divisor
+        and type(last[0]) is type(value)
+        and type(last[1]) is type(divisor)
+    ):
+        return last[2]
+    SPENT.left -= 1
+    if SPENT.left < 0:
+        raise ExactChecksExceeded
+    verdict = _decimal_multiple(value, divisor)
+    SPENT.last = (value, divisor, verdict)
+    return verdict
+
+
+def _decimal_multiple(value: int | float, divisor: int | float) -> bool:
+    """Exact on the decimal text: ``m_v * 10**e_v / (m_d * 10**e_d)`` is an integer. A float's
+    exponent is within -340..308 and an integer's is 0, so no power of ten past 10**650 (2,160
+    bits) is built: a few big-integer operations, whatever the numbers."""
+    mv, ev = _digits(value)
+    md, ed = _digits(divisor)
+    shift = ev - ed
+    if shift >= 0:
+        return mv * 10**shift % md == 0
+    return mv % (md * 10**-shift) == 0
+
+
+def _digits(number: int | float) -> tuple[int, int]:
+    """``(m, e)`` with ``number == m * 10**e`` as its JSON text says (``repr`` for a float)."""
+    if type(number) is not float:
+        return int(number), 0
+    mantissa, _, exponent = repr(number).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    return int(whole + fraction), (int(exponent) if exponent else 0) - len(fraction)
 
 
 def unique_items(items: list[Any]) -> bool:
@@ -74,16 +150,17 @@ def _unique_key(value: Any) -> Any:
     raise TypeError(f"not JSON: {kind.__name__}")  # the bounds check copies values to JSON
 
 
-def _decimal(number: int | float) -> Fraction:
-    return Fraction(Decimal(repr(number))) if isinstance(number, float) else Fraction(number)
-
-
 class _MultipleOf:
     def __init__(self, parent: Any, value: Any, path: Any) -> None:
         self.divisor = value
 
     def validate(self, instance: Any) -> None:
-        if not is_multiple(instance, self.divisor):
+        try:
+            multiple = is_multiple(instance, self.divisor)
+        except ExactChecksExceeded as exc:  # an exception only means "invalid" to the engine
+            OVERFLOW.error = exc
+            raise
+        if not multiple:
             raise ValueError(f"{_clip(instance)} is not a multiple of {self.divisor}")
 
 

@@ -10,6 +10,7 @@ from ._cache import CacheInfo, CompileCache, Entry
 from ._compile import CheckedSchema, check_schema, compile_checked
 from ._cost import held_bytes
 from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
+from ._exact import ExactChecksExceeded
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
 from ._instance import (
@@ -246,7 +247,7 @@ class JsonSchemaArgumentValidator:
                 return self._fastjsonschema_failure(exc, entry.collect_all, instance)
             first = fastjsonschema_errors(exc, instance, 1)
             return failure(*first, ToolArgumentValidationIssue(path=None, message=MORE))
-        if isinstance(exc, PatternInputTooLong):
+        if isinstance(exc, PatternInputTooLong | ExactChecksExceeded):
             return failure(ToolArgumentValidationIssue(path=None, message=str(exc)))
         return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
 
@@ -305,6 +306,7 @@ class JsonSchemaArgumentValidator:
         entry = Entry(
             key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
             patterns=bool(checked.walk.regexes), expanded=checked.expanded, scan=checked.scan,
+            exact=any("multipleOf" in node for node, _path in checked.walk.schema_nodes),
             name_patterns=self._counts_here and any(
                 "patternProperties" in node for node, _path in checked.walk.schema_nodes
             ),
