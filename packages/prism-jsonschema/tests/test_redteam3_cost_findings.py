@@ -172,11 +172,6 @@ def _held_by_the_cache(engine: str, make: Any) -> tuple[float, int]:
 # so at the defaults 256 x 8 x 64 KiB = 128 MiB can sit behind a 64 MiB bound.
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 cost finding 4: identity aliases keep ~254 KiB of astral `default` text "
-    "each (weigh counts characters, not bytes): 32 MiB held under an 8 MiB cache bound",
-)
 def test_aliases_with_astral_dropped_text_stay_within_the_cache_bound(engine: str) -> None:
     def make(schema_index: int, alias: int) -> dict[str, Any]:
         text = chr(0x1F600 + alias) * 65_000
@@ -202,11 +197,6 @@ class _SchemaWithBaggage(dict[str, Any]):
     baggage: bytearray
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 cost finding 5: identity aliases keep dict-subclass schemas alive with "
-    "whatever non-JSON state they carry (32 MiB held under an 8 MiB cache bound)",
-)
 def test_aliases_of_dict_subclass_schemas_stay_within_the_cache_bound(engine: str) -> None:
     def make(schema_index: int, alias: int) -> dict[str, Any]:
         schema = _SchemaWithBaggage(

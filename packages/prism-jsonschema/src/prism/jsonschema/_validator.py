@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Final
 
 from prism.core import JsonObject, ToolArgumentValidationIssue, ToolArgumentValidationResult
 
-from ._cache import CacheInfo, CompileCache, Entry
-from ._compile import CheckedSchema, check_schema, compile_checked
+from ._cache import WEAK_ALIAS_BYTES, CacheInfo, CompileCache, Entry, names, retained_bytes
+from ._compile import check_schema, compile_checked
 from ._cost import held_bytes
 from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
 from ._exact import ExactChecksExceeded
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
 from ._instance import (
-    CHARS_PER_UNIT,
     SCALARS,
     InstanceBounds,
     InstanceRejected,
@@ -92,7 +92,7 @@ class JsonSchemaArgumentValidator:
         # threads may leave ``_newest`` stale (LRU order, never a result, is affected) and, under
         # free threading, undercount ``_identity_hits``.
         alias = self._by_id_get(id(schema))
-        if alias is not None and alias[0] is schema:
+        if alias is not None and (alias[0] is schema or names(alias[0], schema)):
             entry: Entry = alias[1]
             self._identity_hits += 1
             if entry is not self._newest:
@@ -124,7 +124,7 @@ class JsonSchemaArgumentValidator:
         compiled ``schema`` (by identity), ``None`` when it is not compiled; counting stops just
         past ``LIGHT_WORK``."""
         alias = self._cache.by_id.get(id(schema))
-        if alias is None or alias[0] is not schema or alias[1].rejected is not None:
+        if alias is None or not names(alias[0], schema) or alias[1].rejected is not None:
             return None
         entry: Entry = alias[1]
         expanded = max(entry.expanded, 1)
@@ -278,8 +278,12 @@ class JsonSchemaArgumentValidator:
         if found is None:
             built, keep = self._build(checked)
             found = cache.store(built, keep=keep)
-        if found.rejected is None and _holds_little_more(schema, checked):
-            cache.alias(schema, found)  # a rejection is remembered by its hash only
+        if found.rejected is None:  # a rejection is remembered by its hash only
+            size = _alias_size(schema, found)
+            if size is not None:
+                cache.alias(schema, found, size)
+            elif _weakly_referable(schema):
+                cache.alias(schema, found, WEAK_ALIAS_BYTES, weak=True)
         return found
 
     def _reject(self, schema: object, reason: str) -> Entry:
@@ -322,20 +326,28 @@ class JsonSchemaArgumentValidator:
         return entry, True
 
 
-DROPPED_SLACK: Final = 1_024
-"""``weigh`` units (nodes, or 64 characters each) a schema object may hold beyond its checked
-copy (dropped ``default``/``examples``/unknown keywords) and still be kept as an identity alias.
-"""
+ALIAS_SLACK: Final = 65_536
+"""Bytes an identity alias may keep alive beyond its entry's own estimate (dropped ``default``,
+``examples``, descriptions); heavier schema objects take the hash path on every call."""
 
 
-def _holds_little_more(schema: object, checked: CheckedSchema) -> bool:
-    """Whether the caller's ``schema`` holds little beyond its checked copy: only then may an
-    identity alias keep it alive (else every call takes the hash path: walk and SHA-256)."""
-    limit = checked.walk.state.nodes + checked.size // CHARS_PER_UNIT + DROPPED_SLACK
+def _alias_size(schema: object, entry: Entry) -> int | None:
+    """The bytes ``schema`` keeps alive if aliased (counted in ``cache_bytes``), or ``None``
+    when it must not be kept alive: not exactly JSON-typed all the way down (a subclass or
+    Mapping is aliased weakly when it can be), or too heavy (the hash path, every call)."""
     try:
-        return weigh(schema, limit) <= limit
+        return retained_bytes(schema, entry.cost + ALIAS_SLACK)
     except Exception:  # a hostile object: never kept
+        return None
+
+
+def _weakly_referable(schema: object) -> bool:
+    """Whether ``schema`` can be named by a weak reference (not an exact ``dict``)."""
+    try:
+        weakref.ref(schema)
+    except TypeError:
         return False
+    return True
 
 
 def _rejection(reason: str) -> ToolArgumentValidationResult:
