@@ -29,7 +29,13 @@ from ._rs import compile_rs_bounds, lone_surrogate, rs_available
 from ._scan import CHARS_PER_WORK, Impure, text_of
 from ._walk import SchemaRejected
 
-__all__ = ["COLLECT_QUOTED", "COLLECT_WORK", "LIGHT_WORK", "JsonSchemaArgumentValidator"]
+__all__ = [
+    "COLLECT_QUOTED",
+    "COLLECT_WORK",
+    "LIGHT_WORK",
+    "RS_QUOTED",
+    "JsonSchemaArgumentValidator",
+]
 
 LIGHT_WORK: Final = 4_096
 """Expanded size x value nodes up to which dispatch validates on the event loop (tens of
@@ -45,6 +51,13 @@ COLLECT_QUOTED: Final = 262_144
 size x nodes errors may quote the whole value (jsonschema-rs quotes the instance in every
 message, a whole object for ``propertyNames``), so what collecting quotes stays within
 this x 64 characters (16 MiB)."""
+
+
+RS_QUOTED: Final = 8_192
+"""``weigh`` units (a node or 64 characters each) of a value jsonschema-rs may quote in the
+errors it builds (it builds each error's message, and a Python copy of its instance, in full:
+~43 bytes per quoted astral character measured, 171 MiB for 4 million). Above this the value
+gets Prism's own error instead, so error details cost at most ~22 MiB."""
 
 
 class JsonSchemaArgumentValidator:
@@ -230,10 +243,13 @@ class JsonSchemaArgumentValidator:
         return self._rs_invalid(entry, instance)
 
     def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
+        quoted = weigh(instance, RS_QUOTED)  # every jsonschema-rs error quotes its instance
+        if quoted > RS_QUOTED:
+            return failure(_unquoted(quoted))
         try:
-            if self._collects(entry, instance):  # iter_errors builds them all, eagerly
+            if max(entry.expanded, 1) * quoted <= RS_QUOTED and self._collects(entry, instance):
                 errors = rs_errors(entry.rs_validator.iter_errors(instance), self._max_errors)
-            else:
+            else:  # iter_errors builds them all, eagerly
                 errors = rs_first_error(entry.rs_validator, instance)
         except Exception as exc:  # an engine bug must not escape as a crash
             return _rs_failed(exc, instance)
@@ -339,6 +355,15 @@ def _alias_size(schema: object, entry: Entry) -> int | None:
         return retained_bytes(schema, entry.cost + ALIAS_SLACK)
     except Exception:  # a hostile object: never kept
         return None
+
+
+def _unquoted(quoted: int) -> ToolArgumentValidationIssue:
+    message = (
+        f"value does not match the schema; the jsonschema-rs engine quotes the value in its "
+        f"error details, and this value (weight {quoted:,} or more, a node or 64 characters "
+        f"each) is over {RS_QUOTED:,}: details not built"
+    )
+    return ToolArgumentValidationIssue(path=None, message=message)
 
 
 def _weakly_referable(schema: object) -> bool:
