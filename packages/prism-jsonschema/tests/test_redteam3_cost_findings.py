@@ -1,7 +1,7 @@
 """Outside red team, round 3 (cost): documented bounds that legal inputs still break.
 
-Every test here fails today (strict xfail) and is the regression test for its fix: the fixer
-removes the mark. Budgets are the documented ones (docs/jsonschema.md): the heaviest legal
+Every test here failed before its fix (a strict xfail then) and is the regression test for
+it. Budgets are the documented ones (docs/jsonschema.md): the heaviest legal
 schema/value pair costs at most 100 ms of CPU on either engine at the default options, and the
 event loop's heartbeat gap stays under 50 ms while a tool is dispatched. CPU is the calling
 thread's (``time.thread_time``), so other processes' load does not count.

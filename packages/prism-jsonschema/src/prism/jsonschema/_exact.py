@@ -108,9 +108,10 @@ def _decimal_multiple(value: int | float, divisor: int | float) -> bool:
     mv, ev = _digits(value)
     md, ed = _digits(divisor)
     shift = ev - ed
+    scale: int = 10 ** abs(shift)
     if shift >= 0:
-        return mv * 10**shift % md == 0
-    return mv % (md * 10**-shift) == 0
+        return mv * scale % md == 0
+    return mv % (md * scale) == 0
 
 
 def _digits(number: int | float) -> tuple[int, int]:
