@@ -12,12 +12,14 @@ mid-iteration raises ``RuntimeError``): it pops the oldest key with one atomic c
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Final, NamedTuple
 
 from cachetools import Cache, LRUCache
@@ -218,29 +220,31 @@ _EMPTY: Final = frozenset({bool, type(None)})
 
 
 def retained_bytes(schema: object, limit: int) -> int | None:
-    """What keeping ``schema`` alive costs in bytes (``sys.getsizeof`` of every object, so a
-    str counts 1, 2 or 4 bytes per character; a shared object counts each time), or ``None``
-    when it is over ``limit`` or anything in it is not exactly a JSON type (a subclass may
-    carry state no JSON walk can see: such a schema is never kept, only hashed)."""
+    """What keeping ``schema`` alive costs in bytes, or ``None`` when over ``limit``.
+
+    ``sys.getsizeof`` of every object reachable from it (a str counts 1, 2 or 4 bytes per
+    character; a shared object counts each time it is reached): JSON containers by their
+    members, anything else (a subclass or ``Mapping`` carrying state no JSON walk sees) by
+    everything the garbage collector says it references, classes and modules excepted (shared by
+    the process, not held by the schema). Bounded: the walk stops once past ``limit``.
+    """
     total = 0
     stack = [schema]
-    pop, push, size_of = stack.pop, stack.append, sys.getsizeof
+    pop, push, size_of, referents = stack.pop, stack.append, sys.getsizeof, gc.get_referents
     while stack:
         node = pop()
         kind = type(node)
+        if kind in _EMPTY:
+            continue
+        total += size_of(node)  # a container's own size grows with its length: checked first
+        if total > limit:
+            return None
         if kind is dict:
             for key, item in node.items():  # type: ignore[attr-defined]
-                if type(key) is not str:
-                    return None
-                total += size_of(key)
+                push(key)
                 push(item)
         elif kind is list:
             stack.extend(node)  # type: ignore[arg-type]
-        elif kind in _EMPTY:
-            continue
         elif kind not in _JSON_SCALARS:
-            return None
-        total += size_of(node)
-        if total > limit:
-            return None
+            stack.extend([r for r in referents(node) if not isinstance(r, type | ModuleType)])
     return total

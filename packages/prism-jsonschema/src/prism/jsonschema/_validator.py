@@ -349,8 +349,8 @@ ALIAS_SLACK: Final = 65_536
 
 def _alias_size(schema: object, entry: Entry) -> int | None:
     """The bytes ``schema`` keeps alive if aliased (counted in ``cache_bytes``), or ``None``
-    when it must not be kept alive: not exactly JSON-typed all the way down (a subclass or
-    Mapping is aliased weakly when it can be), or too heavy (the hash path, every call)."""
+    when it is too heavy to keep alive (then it is aliased weakly when it can be, else every
+    call on it takes the hash path)."""
     try:
         return retained_bytes(schema, entry.cost + ALIAS_SLACK)
     except Exception:  # a hostile object: never kept
