@@ -53,11 +53,12 @@ message, a whole object for ``propertyNames``), so what collecting quotes stays 
 this x 64 characters (16 MiB)."""
 
 
-RS_QUOTED: Final = 8_192
-"""``weigh`` units (a node or 64 characters each) of a value jsonschema-rs may quote in the
-errors it builds (it builds each error's message, and a Python copy of its instance, in full:
-~43 bytes per quoted astral character measured, 171 MiB for 4 million). Above this the value
-gets Prism's own error instead, so error details cost at most ~22 MiB."""
+RS_QUOTED: Final = 524_288
+"""Characters of strings and property names (shared ones counted each time) in a failing value
+whose jsonschema-rs errors are built: each error's message, and a Python copy of its instance,
+quote it in full (~43 bytes per quoted astral character measured: 171 MiB for 4 million). Above
+this the value gets Prism's own error instead, so error details cost at most ~22 MiB; errors
+are collected only while expanded size x these characters stay within it too."""
 
 
 class JsonSchemaArgumentValidator:
@@ -243,7 +244,14 @@ class JsonSchemaArgumentValidator:
         return self._rs_invalid(entry, instance)
 
     def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
-        quoted = weigh(instance, RS_QUOTED)  # every jsonschema-rs error quotes its instance
+        try:  # every jsonschema-rs error quotes its instance, the whole value at worst
+            quoted = text_of(instance, 1 << 62, RS_QUOTED)[1]
+        except Impure:  # tuples, subclasses: count (and quote) the plain copy
+            try:
+                instance = self._bounds.check(instance)
+            except InstanceRejected as exc:
+                return failure(exc.error)
+            quoted = text_of(instance, 1 << 62, RS_QUOTED)[1]
         if quoted > RS_QUOTED:
             return failure(_unquoted(quoted))
         try:
@@ -359,9 +367,9 @@ def _alias_size(schema: object, entry: Entry) -> int | None:
 
 def _unquoted(quoted: int) -> ToolArgumentValidationIssue:
     message = (
-        f"value does not match the schema; the jsonschema-rs engine quotes the value in its "
-        f"error details, and this value (weight {quoted:,} or more, a node or 64 characters "
-        f"each) is over {RS_QUOTED:,}: details not built"
+        "value does not match the schema; the jsonschema-rs engine quotes the value in its "
+        f"error details, and this value holds {quoted:,} or more characters of text, over "
+        f"{RS_QUOTED:,}: details not built"
     )
     return ToolArgumentValidationIssue(path=None, message=message)
 
