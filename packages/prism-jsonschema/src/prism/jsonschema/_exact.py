@@ -10,7 +10,7 @@ on the length of the string it reads.
 from __future__ import annotations
 
 import threading
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ._regex import PatternInputTooLong, Re2Pattern
 
@@ -67,37 +67,43 @@ def is_multiple(value: object, divisor: int | float) -> bool:
 
     Raises ``ExactChecksExceeded`` past this validation's budget of exact checks.
     """
-    if type(value) is int and type(divisor) is int:
-        return value % divisor == 0
-    if not isinstance(value, int | float) or isinstance(value, bool):
+    kind = type(value)
+    if kind is int and type(divisor) is int:
+        return cast(int, value) % divisor == 0
+    if (  # exact types first: this runs per number
+        kind is not float
+        and kind is not int
+        and (kind is bool or not isinstance(value, int | float))
+    ):
         return True  # not a number: multipleOf does not apply
-    if isinstance(divisor, float):  # float division first: cheap, and it must accept too
+    number = cast("int | float", value)  # narrowed by the exact type checks above
+    if type(divisor) is float:  # float division first: cheap, and it must accept too
         try:
-            quotient = value / divisor
+            quotient = number / divisor
         except OverflowError:
             return False
-        if quotient - quotient != 0.0 or int(quotient) != quotient:
+        if not quotient.is_integer():  # also false for an infinity or NaN; no big int built
             return False
     else:
         try:
-            if value % divisor != 0:  # a float value: its binary value, too
+            if number % divisor != 0:  # a float value: its binary value, too
                 return False
         except OverflowError:  # a divisor past any float: only 0 is a multiple
-            return value == 0
+            return number == 0
     last = SPENT.last
     if (
         last is not None
-        and last[0] == value
+        and last[0] == number
         and last[1] == divisor
-        and type(last[0]) is type(value)
+        and type(last[0]) is type(number)
         and type(last[1]) is type(divisor)
     ):
         return last[2]
     SPENT.left -= 1
     if SPENT.left < 0:
         raise ExactChecksExceeded
-    verdict = _decimal_multiple(value, divisor)
-    SPENT.last = (value, divisor, verdict)
+    verdict = _decimal_multiple(number, divisor)
+    SPENT.last = (number, divisor, verdict)
     return verdict
 
 
