@@ -50,6 +50,7 @@ class _Spent(threading.local):
     def __init__(self) -> None:
         self.left = EXACT_CHECKS
         self.last: tuple[object, object, bool] | None = None
+        self.divisor: tuple[int | float, int, int] = (1, 1, 0)
 
 
 SPENT = _Spent()
@@ -112,7 +113,12 @@ def _decimal_multiple(value: int | float, divisor: int | float) -> bool:
     exponent is within -340..308 and an integer's is 0, so no power of ten past 10**650 (2,160
     bits) is built: a few big-integer operations, whatever the numbers."""
     mv, ev = _digits(value)
-    md, ed = _digits(divisor)
+    known = SPENT.divisor  # one schema's divisor, mostly: decomposed once
+    if known[0] == divisor and type(known[0]) is type(divisor):
+        md, ed = known[1], known[2]
+    else:
+        md, ed = _digits(divisor)
+        SPENT.divisor = (divisor, md, ed)
     shift = ev - ed
     scale: int = 10 ** abs(shift)
     if shift >= 0:
