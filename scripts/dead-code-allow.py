@@ -101,6 +101,7 @@ _.echo  # scripts/bench/mcp_bridge.py registers it as the bench server's tool (d
 _.generate_pattern  # overrides fastjsonschema's CodeGenerator hook (called by the generator)
 _._expand_refs  # overrides fastjsonschema's CodeGenerator hook (called by the generator)
 _.generate_multiple_of  # overrides fastjsonschema's CodeGenerator hook (called by the generator)
+_.generate_unique_items  # overrides fastjsonschema's CodeGenerator hook (called by the generator)
 rewrite_refs  # parameter of fastjsonschema's RefResolver.walk, which prism-jsonschema overrides
 _.log_errors  # re2.Options field, read by RE2
 _.max_mem  # re2.Options field, read by RE2

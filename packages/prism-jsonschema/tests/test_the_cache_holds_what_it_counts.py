@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import tracemalloc
+import weakref
 from typing import Any
 
 from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
@@ -117,3 +118,31 @@ def test_a_schema_with_a_small_default_is_still_a_hit_by_identity(engine: str) -
     assert validator.validate(schema, {"days": 3}).ok
     assert validator.cache_info().hits == hits + 1
     assert validator._cache.by_id[id(schema)][0] is schema
+
+
+def test_an_identity_alias_counts_what_it_keeps_alive(engine: str) -> None:
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
+    base: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    validator.validate(base, {})
+    before = validator.cache_bytes()
+    heavier = {**base, "description": "\U0001f600" * 4_000}  # 16 KB of astral text, dropped
+    validator.validate(heavier, {})
+    assert validator._cache.by_id[id(heavier)][0] is heavier  # kept, and counted in bytes
+    assert validator.cache_bytes() - before >= 16_000
+
+
+def test_a_schema_carrying_uncounted_weight_is_aliased_weakly(engine: str) -> None:
+    class Tagged(dict[str, Any]):
+        baggage: bytearray
+
+    validator = JsonSchemaArgumentValidator(options=JsonSchemaValidatorOptions(engine=engine))
+    schema = Tagged({"type": "object", "properties": {"a": {"type": "integer"}}})
+    schema.baggage = bytearray(1 << 20)  # reachable from the schema, not JSON
+    probe = weakref.ref(schema)
+    assert not validator.validate(schema, {"a": "x"}).ok
+    assert not validator.validate(schema, {"a": "x"}).ok
+    assert validator.cache_info().hits == 1  # by identity, through the weak alias
+    assert validator.cache_bytes() < 1 << 20
+    del schema
+    gc.collect()
+    assert probe() is None  # the cache did not keep it alive

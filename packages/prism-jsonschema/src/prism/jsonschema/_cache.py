@@ -12,15 +12,27 @@ mid-iteration raises ``RuntimeError``): it pops the oldest key with one atomic c
 
 from __future__ import annotations
 
+import gc
+import sys
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Final, NamedTuple
 
 from cachetools import Cache, LRUCache
 
-__all__ = ["MAX_ALIASES", "CacheInfo", "CompileCache", "Entry"]
+__all__ = [
+    "MAX_ALIASES",
+    "WEAK_ALIAS_BYTES",
+    "CacheInfo",
+    "CompileCache",
+    "Entry",
+    "names",
+    "retained_bytes",
+]
 
 MAX_ALIASES: Final = 8
 """Distinct schema objects (equal content) remembered by identity per cache entry."""
@@ -46,6 +58,8 @@ class Entry:
     rejected: Any = None
     patterns: bool = False
     """Whether the schema matches patterns (jsonschema-rs then checks the input bound)."""
+    exact: bool = False
+    """Whether the schema has ``multipleOf`` (each validation refills its exact-check budget)."""
     expanded: int = 1
     """Expanded size: schema nodes one data node is checked against (see ``_expansion``)."""
     node_limit: int = 1 << 62
@@ -59,6 +73,9 @@ class Entry:
     cost: int = 256
     """Estimated bytes this entry keeps alive (generated code, regexes, engine state)."""
     aliases: list[int] = field(default_factory=list)
+    """``id(schema)`` per identity alias, oldest first."""
+    alias_bytes: dict[int, int] = field(default_factory=dict)
+    """What each alias keeps alive (``retained_bytes``), counted in the cache's ``bytes``."""
 
 
 class _Lru(LRUCache[object, Entry]):
@@ -146,8 +163,10 @@ class CompileCache:
                     self._lru.popitem()
             return entry
 
-    def alias(self, schema: object, entry: Entry) -> None:
-        """Remember ``schema`` by identity as another name for ``entry``.
+    def alias(self, schema: object, entry: Entry, size: int = 0, *, weak: bool = False) -> None:
+        """Remember ``schema`` by identity as another name for ``entry``; ``size`` (its
+        ``retained_bytes``) counts in ``bytes`` while the alias lasts. ``weak``: hold only a
+        weak reference (the schema is not kept alive; a dead one never matches again).
 
         Only while ``entry`` itself is stored: if it was evicted (and maybe rebuilt under the same
         key) since it was looked up, an alias to it would never be dropped.
@@ -157,12 +176,16 @@ class CompileCache:
                 return
             marker = id(schema)
             current = self.by_id.get(marker)
-            if current is not None and current[0] is schema and current[1] is entry:
+            if current is not None and names(current[0], schema) and current[1] is entry:
                 return  # threads that missed on one schema together alias it once
-            self.by_id[marker] = (schema, entry)
+            self.by_id[marker] = (weakref.ref(schema) if weak else schema, entry)
             entry.aliases.append(marker)
+            entry.alias_bytes[marker] = size
+            self.bytes += size
             if len(entry.aliases) > MAX_ALIASES:
                 self._forget(entry.aliases.pop(0), entry)
+            while self.bytes > self.max_bytes and len(self._lru):  # LRU first, as in ``store``
+                self._lru.popitem()
 
     def info(self) -> CacheInfo:
         """Current counters and size."""
@@ -171,12 +194,57 @@ class CompileCache:
 
     def _drop_aliases(self, entry: Entry) -> None:
         self.bytes -= entry.cost
-        for marker in entry.aliases:
+        for marker in list(entry.aliases):
             self._forget(marker, entry)
         entry.aliases.clear()
 
     def _forget(self, marker: int, entry: Entry) -> None:
+        self.bytes -= entry.alias_bytes.pop(marker, 0)
         # the schema may have been re-aliased to another entry since: leave that alias alone
         alias = self.by_id.get(marker)
         if alias is not None and alias[1] is entry:
             del self.by_id[marker]
+
+
+WEAK_ALIAS_BYTES: Final = 128
+"""What a weak alias holds: the reference and its ``by_id`` slot."""
+
+
+def names(target: object, schema: object) -> bool:
+    """Whether an alias's target (the schema, or a weak reference to it) is ``schema``."""
+    return target is schema or (type(target) is weakref.ref and target() is schema)
+
+
+_JSON_SCALARS: Final = frozenset({str, int, float})
+_EMPTY: Final = frozenset({bool, type(None)})
+
+
+def retained_bytes(schema: object, limit: int) -> int | None:
+    """What keeping ``schema`` alive costs in bytes, or ``None`` when over ``limit``.
+
+    ``sys.getsizeof`` of every object reachable from it (a str counts 1, 2 or 4 bytes per
+    character; a shared object counts each time it is reached): JSON containers by their
+    members, anything else (a subclass or ``Mapping`` carrying state no JSON walk sees) by
+    everything the garbage collector says it references, classes and modules excepted (shared by
+    the process, not held by the schema). Bounded: the walk stops once past ``limit``.
+    """
+    total = 0
+    stack = [schema]
+    pop, push, size_of, referents = stack.pop, stack.append, sys.getsizeof, gc.get_referents
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind in _EMPTY:
+            continue
+        total += size_of(node)  # a container's own size grows with its length: checked first
+        if total > limit:
+            return None
+        if kind is dict:
+            for key, item in node.items():  # type: ignore[attr-defined]
+                push(key)
+                push(item)
+        elif kind is list:
+            stack.extend(node)  # type: ignore[arg-type]
+        elif kind not in _JSON_SCALARS:
+            stack.extend([r for r in referents(node) if not isinstance(r, type | ModuleType)])
+    return total

@@ -33,6 +33,7 @@ SAFE_BUILTINS: Final[dict[str, object]] = {
 
 _GLOBAL_NAMES: Final = frozenset(
     {*SAFE_BUILTINS, "NoneType", "Decimal", "REGEX_PATTERNS", "prism_multiple_of",
+     "prism_unique_items",
      "JsonSchemaValueException", "JsonSchemaValuesException", "custom_formats", "name_prefix",
      "errors", "e", "quotient", "fn", "var", "k", "v"}
 )  # fmt: skip

@@ -10,44 +10,157 @@ on the length of the string it reads.
 from __future__ import annotations
 
 import threading
-from decimal import Decimal
-from fractions import Fraction
-from typing import Any
+from typing import Any, Final, cast
 
 from ._regex import PatternInputTooLong, Re2Pattern
 
-__all__ = ["OVERFLOW", "is_multiple", "rs_keywords"]
+__all__ = [
+    "OVERFLOW",
+    "ExactChecksExceeded",
+    "is_multiple",
+    "reset_exact_checks",
+    "rs_keywords",
+    "unique_items",
+]
 
 OVERFLOW = threading.local()
 """``OVERFLOW.error``: set by a jsonschema-rs ``pattern`` that met a string over the input
-bound. Its exception only means "does not match" to the engine (so ``not`` would accept): the
-validator clears this before each run and fails the value when it is set after."""
+bound, or a ``multipleOf`` past the exact-check budget. Its exception only means "does not
+match" to the engine (so ``not`` would accept): the validator clears this before each run and
+fails the value when it is set after."""
+
+
+EXACT_CHECKS: Final = 16_384
+"""Exact ``multipleOf`` checks (those float division cannot settle) one validation may run:
+each costs up to ~2 µs of CPU (the numbers' decimal text, small-integer arithmetic), so all
+of them stay within ~35 ms. A repeat of the previous check's numbers is free."""
+
+
+class ExactChecksExceeded(Exception):
+    """A validation needed more than ``EXACT_CHECKS`` exact ``multipleOf`` checks."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"value needs more than {EXACT_CHECKS:,} exact multipleOf checks (distinct numbers "
+            "that float division cannot settle): too costly to validate"
+        )
+
+
+class _Spent(threading.local):
+    def __init__(self) -> None:
+        self.left = EXACT_CHECKS
+        self.last: tuple[object, object, bool] | None = None
+        self.divisor: tuple[int | float, int, int] = (1, 1, 0)
+
+
+SPENT = _Spent()
+"""This thread's exact-check budget; ``reset_exact_checks`` refills it per validation."""
+
+
+def reset_exact_checks() -> None:
+    """Refill this thread's budget: called before each validation of a ``multipleOf`` schema."""
+    SPENT.left = EXACT_CHECKS
+    SPENT.last = None
 
 
 def is_multiple(value: object, divisor: int | float) -> bool:
-    """Whether the JSON number ``value`` is an integer multiple of ``divisor`` (> 0)."""
-    if type(value) is int and type(divisor) is int:
-        return value % divisor == 0
-    if not isinstance(value, int | float) or isinstance(value, bool):
+    """Whether the JSON number ``value`` is an integer multiple of ``divisor`` (> 0).
+
+    Raises ``ExactChecksExceeded`` past this validation's budget of exact checks.
+    """
+    kind = type(value)
+    if kind is int and type(divisor) is int:
+        return cast(int, value) % divisor == 0
+    if (  # exact types first: this runs per number
+        kind is not float
+        and kind is not int
+        and (kind is bool or not isinstance(value, int | float))
+    ):
         return True  # not a number: multipleOf does not apply
-    if isinstance(divisor, float):  # float division first: cheap, and it must accept too
+    number = cast("int | float", value)  # narrowed by the exact type checks above
+    if type(divisor) is float:  # float division first: cheap, and it must accept too
         try:
-            quotient = value / divisor
+            quotient = number / divisor
         except OverflowError:
             return False
-        if quotient - quotient != 0.0 or int(quotient) != quotient:
+        if not quotient.is_integer():  # also false for an infinity or NaN; no big int built
             return False
     else:
         try:
-            if value % divisor != 0:  # a float value: its binary value, too
+            if number % divisor != 0:  # a float value: its binary value, too
                 return False
         except OverflowError:  # a divisor past any float: only 0 is a multiple
-            return value == 0
-    return (_decimal(value) / _decimal(divisor)).denominator == 1
+            return number == 0
+    last = SPENT.last
+    if (
+        last is not None
+        and last[0] == number
+        and last[1] == divisor
+        and type(last[0]) is type(number)
+        and type(last[1]) is type(divisor)
+    ):
+        return last[2]
+    SPENT.left -= 1
+    if SPENT.left < 0:
+        raise ExactChecksExceeded
+    verdict = _decimal_multiple(number, divisor)
+    SPENT.last = (number, divisor, verdict)
+    return verdict
 
 
-def _decimal(number: int | float) -> Fraction:
-    return Fraction(Decimal(repr(number))) if isinstance(number, float) else Fraction(number)
+def _decimal_multiple(value: int | float, divisor: int | float) -> bool:
+    """Exact on the decimal text: ``m_v * 10**e_v / (m_d * 10**e_d)`` is an integer. A float's
+    exponent is within -340..308 and an integer's is 0, so no power of ten past 10**650 (2,160
+    bits) is built: a few big-integer operations, whatever the numbers."""
+    mv, ev = _digits(value)
+    known = SPENT.divisor  # one schema's divisor, mostly: decomposed once
+    if known[0] == divisor and type(known[0]) is type(divisor):
+        md, ed = known[1], known[2]
+    else:
+        md, ed = _digits(divisor)
+        SPENT.divisor = (divisor, md, ed)
+    shift = ev - ed
+    scale: int = 10 ** abs(shift)
+    if shift >= 0:
+        return mv * scale % md == 0
+    return mv % (md * scale) == 0
+
+
+def _digits(number: int | float) -> tuple[int, int]:
+    """``(m, e)`` with ``number == m * 10**e`` as its JSON text says (``repr`` for a float)."""
+    if type(number) is not float:
+        return int(number), 0
+    mantissa, _, exponent = repr(number).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    return int(whole + fraction), (int(exponent) if exponent else 0) - len(fraction)
+
+
+def unique_items(items: list[Any]) -> bool:
+    """Whether no two of ``items`` are equal as JSON (``1 == 1.0``, ``true != 1``, key order
+    irrelevant). Each item's key holds only strings, whose hashes are keyed per process: no
+    value can make keys collide (an ``int`` hashes as itself modulo 2**61 - 1, so the ``set``
+    of the items themselves was quadratic on chosen integers)."""
+    seen = {_unique_key(item) for item in items}
+    return len(seen) == len(items)
+
+
+def _unique_key(value: Any) -> Any:
+    kind = type(value)
+    if kind is str:
+        return ("s", value)
+    if kind is bool:
+        return "t" if value else "f"
+    if kind is int:
+        return hex(value)  # linear in the bits (a power-of-two base), canonical per value
+    if kind is float:
+        return hex(int(value)) if value.is_integer() else float.hex(value)
+    if value is None:
+        return "n"
+    if kind is list or kind is tuple:
+        return ("[", *map(_unique_key, value))
+    if kind is dict:
+        return ("{", frozenset([(key, _unique_key(item)) for key, item in value.items()]))
+    raise TypeError(f"not JSON: {kind.__name__}")  # the bounds check copies values to JSON
 
 
 class _MultipleOf:
@@ -55,7 +168,12 @@ class _MultipleOf:
         self.divisor = value
 
     def validate(self, instance: Any) -> None:
-        if not is_multiple(instance, self.divisor):
+        try:
+            multiple = is_multiple(instance, self.divisor)
+        except ExactChecksExceeded as exc:  # an exception only means "invalid" to the engine
+            OVERFLOW.error = exc
+            raise
+        if not multiple:
             raise ValueError(f"{_clip(instance)} is not a multiple of {self.divisor}")
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from types import CodeType
 from typing import Any, Final
 
 from fastjsonschema import (
@@ -31,9 +32,10 @@ from fastjsonschema.draft07 import CodeGeneratorDraft07
 from fastjsonschema.draft2019 import CodeGeneratorDraft2019
 from fastjsonschema.ref_resolver import RefResolver
 
+from ._childcompile import IN_PROCESS_SOURCE, compile_in_child
 from ._codecheck import SAFE_BUILTINS, GeneratedCodeRejected, check_generated_code
 from ._drafts import Draft
-from ._exact import is_multiple
+from ._exact import is_multiple, unique_items
 from ._regex import PatternRefused, Re2Pattern, compile_pattern
 from ._walk import Json, SchemaRejected
 
@@ -130,6 +132,16 @@ class _Bounded:
         number = "isinstance({variable}, (int, float)) and not isinstance({variable}, bool)"
         with self.l(f"if {number} and not prism_multiple_of({{variable}}, {divisor!r}):"):
             self.exc("{name} must be multiple of {multipleOf}", rule="multipleOf")
+
+    def generate_unique_items(self) -> None:
+        # Upstream puts the items themselves in a ``set``: distinct integers that hash alike
+        # (every ``k * (2**61 - 1)``) made it quadratic. ``prism_unique_items`` keys each item
+        # by strings only (see ``_exact.unique_items``), with the same equality.
+        if not self._definition["uniqueItems"]:  # type: ignore[attr-defined]
+            return
+        self.create_variable_is_list()  # type: ignore[attr-defined]
+        with self.l("if {variable}_is_list and not prism_unique_items({variable}):"):
+            self.exc("{name} must contain unique items", rule="uniqueItems")
 
     def _expand_refs(self, definition: Any) -> Any:
         # Upstream embeds the whole (ref-expanded) definition in every raise: quadratic code
@@ -253,8 +265,7 @@ def _load(
     source: str, generator: Any, root: str, patterns: dict[str, object]
 ) -> Callable[[object], object]:
     try:
-        tree = _parse(source)
-        functions = check_generated_code(tree)
+        functions, code = _checked_code(source)
     except (SyntaxError, ValueError, GeneratedCodeRejected) as exc:
         raise SchemaRejected(f"generated validator failed the safety check: {exc}") from None
     if not functions or functions[0] != root:
@@ -263,10 +274,23 @@ def _load(
     namespace.pop("re", None)
     namespace["REGEX_PATTERNS"] = patterns
     namespace["prism_multiple_of"] = is_multiple
+    namespace["prism_unique_items"] = unique_items
     namespace["__builtins__"] = dict(SAFE_BUILTINS)
-    exec(compile(tree, "<prism-jsonschema>", "exec"), namespace)
+    exec(code, namespace)
     function: Callable[[object], object] = namespace[root]
     return function
+
+
+def _checked_code(source: str) -> tuple[list[str], CodeType]:
+    """The whitelisted functions and code object of ``source``: compiled in a child when
+    large, so no GIL-holding step here outlasts a few milliseconds (see ``_childcompile``)."""
+    if len(source) > IN_PROCESS_SOURCE:
+        compiled = compile_in_child(source)
+        if compiled is not None:
+            return compiled
+    tree = _parse(source)
+    functions = check_generated_code(tree)
+    return functions, compile(tree, "<prism-jsonschema>", "exec")
 
 
 def _parse(source: str) -> ast.Module:

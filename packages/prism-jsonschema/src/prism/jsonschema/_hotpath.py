@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from prism.core import ToolArgumentValidationIssue, ToolArgumentValidationResult
 
-from ._exact import OVERFLOW
+from ._exact import OVERFLOW, reset_exact_checks
 from ._instance import (
     MAX_INSTANCE_INT_BITS,
     InstanceBounds,
@@ -111,6 +111,8 @@ def make_fastjsonschema_run(
         scan = entry.scan
         if scan and max(entry.expanded, 1) * nodes + scan * chars // CHARS_PER_WORK > budget:
             return too_much_scan(entry, nodes, chars)
+        if entry.exact:
+            reset_exact_checks()
         try:
             entry.fast(instance)
         except Exception as exc:  # the engine's "invalid", or an engine bug: never a crash
@@ -128,7 +130,7 @@ def make_rs_run(
     """jsonschema-rs: the bounds are a compiled schema too, run in Rust before the user's."""
 
     def run(entry: Entry, value: object) -> ToolArgumentValidationResult:
-        if entry.patterns:
+        if entry.patterns or entry.exact:
             return guarded(entry, value)
         try:
             if type(value) is dict and bounds_ok(value):  # a subclass: read by Python, below
@@ -140,9 +142,12 @@ def make_rs_run(
         return slow(entry, value)
 
     def guarded(entry: Entry, value: object) -> ToolArgumentValidationResult:
-        """A schema with patterns: a string over the input bound fails the value, whatever
-        the engine concluded from the keyword's exception."""
+        """A schema with patterns or ``multipleOf``: a string over the input bound, or a value
+        past the exact-check budget, fails the value whatever the engine concluded from the
+        keyword's exception."""
         OVERFLOW.error = None
+        if entry.exact:
+            reset_exact_checks()
         try:
             if type(value) is dict and bounds_ok(value):
                 verdict = OK if entry.fast(value) else None

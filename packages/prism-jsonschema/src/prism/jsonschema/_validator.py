@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import weakref
 from bisect import bisect_right
 from typing import Any, Final
 
 from prism.core import JsonObject, ToolArgumentValidationIssue, ToolArgumentValidationResult
 
-from ._cache import CacheInfo, CompileCache, Entry
-from ._compile import CheckedSchema, check_schema, compile_checked
+from ._cache import WEAK_ALIAS_BYTES, CacheInfo, CompileCache, Entry, names, retained_bytes
+from ._compile import check_schema, compile_checked
 from ._cost import held_bytes
 from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
+from ._exact import ExactChecksExceeded
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
 from ._instance import (
-    CHARS_PER_UNIT,
     SCALARS,
     InstanceBounds,
     InstanceRejected,
@@ -29,7 +30,13 @@ from ._rs import compile_rs_bounds, lone_surrogate, rs_available
 from ._scan import CHARS_PER_WORK, SHORT_TIERS, Impure, longest_within, plain_nodes, text_of
 from ._walk import SchemaRejected
 
-__all__ = ["COLLECT_QUOTED", "COLLECT_WORK", "LIGHT_WORK", "JsonSchemaArgumentValidator"]
+__all__ = [
+    "COLLECT_QUOTED",
+    "COLLECT_WORK",
+    "LIGHT_WORK",
+    "RS_QUOTED",
+    "JsonSchemaArgumentValidator",
+]
 
 LIGHT_WORK: Final = 4_096
 """Expanded size x value nodes up to which dispatch validates on the event loop (tens of
@@ -45,6 +52,14 @@ COLLECT_QUOTED: Final = 262_144
 size x nodes errors may quote the whole value (jsonschema-rs quotes the instance in every
 message, a whole object for ``propertyNames``), so what collecting quotes stays within
 this x 64 characters (16 MiB)."""
+
+
+RS_QUOTED: Final = 524_288
+"""Characters of strings and property names (shared ones counted each time) in a failing value
+whose jsonschema-rs errors are built: each error's message, and a Python copy of its instance,
+quote it in full (~43 bytes per quoted astral character measured: 171 MiB for 4 million). Above
+this the value gets Prism's own error instead, so error details cost at most ~22 MiB; errors
+are collected only while expanded size x these characters stay within it too."""
 
 
 class JsonSchemaArgumentValidator:
@@ -95,7 +110,7 @@ class JsonSchemaArgumentValidator:
         # threads may leave ``_newest`` stale (LRU order, never a result, is affected) and, under
         # free threading, undercount ``_identity_hits``.
         alias = self._by_id_get(id(schema))
-        if alias is not None and alias[0] is schema:
+        if alias is not None and (alias[0] is schema or names(alias[0], schema)):
             entry: Entry = alias[1]
             self._identity_hits += 1
             if entry is not self._newest:
@@ -127,7 +142,7 @@ class JsonSchemaArgumentValidator:
         compiled ``schema`` (by identity), ``None`` when it is not compiled; counting stops just
         past ``LIGHT_WORK``."""
         alias = self._cache.by_id.get(id(schema))
-        if alias is None or alias[0] is not schema or alias[1].rejected is not None:
+        if alias is None or not names(alias[0], schema) or alias[1].rejected is not None:
             return None
         entry: Entry = alias[1]
         expanded = max(entry.expanded, 1)
@@ -280,10 +295,20 @@ class JsonSchemaArgumentValidator:
         return self._rs_invalid(entry, instance)
 
     def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
+        try:  # every jsonschema-rs error quotes its instance, the whole value at worst
+            quoted = text_of(instance, 1 << 62, RS_QUOTED)[1]
+        except Impure:  # tuples, subclasses: count (and quote) the plain copy
+            try:
+                instance = self._bounds.check(instance)
+            except InstanceRejected as exc:
+                return failure(exc.error)
+            quoted = text_of(instance, 1 << 62, RS_QUOTED)[1]
+        if quoted > RS_QUOTED:
+            return failure(_unquoted(quoted))
         try:
-            if self._collects(entry, instance):  # iter_errors builds them all, eagerly
+            if max(entry.expanded, 1) * quoted <= RS_QUOTED and self._collects(entry, instance):
                 errors = rs_errors(entry.rs_validator.iter_errors(instance), self._max_errors)
-            else:
+            else:  # iter_errors builds them all, eagerly
                 errors = rs_first_error(entry.rs_validator, instance)
         except Exception as exc:  # an engine bug must not escape as a crash
             return _rs_failed(exc, instance)
@@ -297,7 +322,7 @@ class JsonSchemaArgumentValidator:
                 return self._fastjsonschema_failure(exc, entry.collect_all, instance)
             first = fastjsonschema_errors(exc, instance, 1)
             return failure(*first, ToolArgumentValidationIssue(path=None, message=MORE))
-        if isinstance(exc, PatternInputTooLong):
+        if isinstance(exc, PatternInputTooLong | ExactChecksExceeded):
             return failure(ToolArgumentValidationIssue(path=None, message=str(exc)))
         return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
 
@@ -328,8 +353,12 @@ class JsonSchemaArgumentValidator:
         if found is None:
             built, keep = self._build(checked)
             found = cache.store(built, keep=keep)
-        if found.rejected is None and _holds_little_more(schema, checked):
-            cache.alias(schema, found)  # a rejection is remembered by its hash only
+        if found.rejected is None:  # a rejection is remembered by its hash only
+            size = _alias_size(schema, found)
+            if size is not None:
+                cache.alias(schema, found, size)
+            elif _weakly_referable(schema):
+                cache.alias(schema, found, WEAK_ALIAS_BYTES, weak=True)
         return found
 
     def _reject(self, schema: object, reason: str) -> Entry:
@@ -356,6 +385,7 @@ class JsonSchemaArgumentValidator:
         entry = Entry(
             key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
             patterns=bool(checked.walk.regexes), expanded=checked.expanded, scan=checked.scan,
+            exact=any("multipleOf" in node for node, _path in checked.walk.schema_nodes),
             name_patterns=self._counts_here and any(
                 "patternProperties" in node for node, _path in checked.walk.schema_nodes
             ),
@@ -371,20 +401,37 @@ class JsonSchemaArgumentValidator:
         return entry, True
 
 
-DROPPED_SLACK: Final = 1_024
-"""``weigh`` units (nodes, or 64 characters each) a schema object may hold beyond its checked
-copy (dropped ``default``/``examples``/unknown keywords) and still be kept as an identity alias.
-"""
+ALIAS_SLACK: Final = 65_536
+"""Bytes an identity alias may keep alive beyond its entry's own estimate (dropped ``default``,
+``examples``, descriptions); heavier schema objects take the hash path on every call."""
 
 
-def _holds_little_more(schema: object, checked: CheckedSchema) -> bool:
-    """Whether the caller's ``schema`` holds little beyond its checked copy: only then may an
-    identity alias keep it alive (else every call takes the hash path: walk and SHA-256)."""
-    limit = checked.walk.state.nodes + checked.size // CHARS_PER_UNIT + DROPPED_SLACK
+def _alias_size(schema: object, entry: Entry) -> int | None:
+    """The bytes ``schema`` keeps alive if aliased (counted in ``cache_bytes``), or ``None``
+    when it is too heavy to keep alive (then it is aliased weakly when it can be, else every
+    call on it takes the hash path)."""
     try:
-        return weigh(schema, limit) <= limit
+        return retained_bytes(schema, entry.cost + ALIAS_SLACK)
     except Exception:  # a hostile object: never kept
+        return None
+
+
+def _unquoted(quoted: int) -> ToolArgumentValidationIssue:
+    message = (
+        "value does not match the schema; the jsonschema-rs engine quotes the value in its "
+        f"error details, and this value holds {quoted:,} or more characters of text, over "
+        f"{RS_QUOTED:,}: details not built"
+    )
+    return ToolArgumentValidationIssue(path=None, message=message)
+
+
+def _weakly_referable(schema: object) -> bool:
+    """Whether ``schema`` can be named by a weak reference (not an exact ``dict``)."""
+    try:
+        weakref.ref(schema)
+    except TypeError:
         return False
+    return True
 
 
 def _proven(value: object) -> bool:
