@@ -29,44 +29,16 @@ from typing import Any
 
 from _dispatch_peers import oa_noop
 from _dispatch_prism import CALL, GATES, NOOP, Gates, held_call, json_schema_validator
-from _validation_cases import SIZES
 from agents import RunContextWrapper
 from agents.tool_context import ToolContext
+from cache_hits import validation
 from openai.types.responses import ResponseFunctionToolCall
 
 from prism.core import ToolRegistry, dispatch_tool_call
 from prism.core import _dispatch as core_dispatch
 from prism.core._arguments import check_json_object
-from prism.jsonschema import JsonSchemaArgumentValidator, JsonSchemaValidatorOptions
 
 ROUNDS = 7
-CALLS = {"small": 20_000, "medium": 2_000, "large": 40}
-
-
-def _best(run: Callable[[], object], calls: int) -> float:
-    best = float("inf")
-    for _ in range(ROUNDS):
-        started = time.thread_time()
-        for _ in range(calls):
-            run()
-        best = min(best, (time.thread_time() - started) / calls)
-    return best * 1e6
-
-
-def validation() -> dict[str, float]:
-    """µs per cache-hit validation, by case and engine."""
-    out: dict[str, float] = {}
-    for size, make in SIZES.items():
-        schema, valid, invalid = make()
-        for engine in ("fastjsonschema", "jsonschema-rs"):
-            options = JsonSchemaValidatorOptions(engine=engine)  # type: ignore[arg-type]
-            validator = JsonSchemaArgumentValidator(options=options)
-            for kind, instance in (("valid", valid), ("invalid", invalid)):
-                validator.validate(schema, instance)
-
-                once = functools.partial(validator.validate, schema, instance)
-                out[f"{size} {kind} {engine}"] = _best(once, CALLS[size])
-    return out
 
 
 Thunk = Callable[[], Awaitable[object]]
