@@ -335,7 +335,8 @@ def durable_host() -> Iterator[None]:
     from prism.dbos import launch_dbos
 
     with memory_folder("prism-durable-host-") as folder:
-        launch_dbos(app_name="prism-tests", database_url=f"sqlite:///{folder / 'dbos.sqlite'}")
+        url = f"sqlite:///{folder / 'dbos.sqlite'}"
+        launch_dbos(app_name="prism-tests", database_url=url, notification_poll_seconds=0.05)
         try:
             yield
         finally:

@@ -101,6 +101,8 @@ def test_durable_dispatch_outside_a_workflow_is_refused() -> None:
         (lambda: DbosBackendOptions(app_name="a", database_url="mysql://x"), "database_url"),
         (lambda: DbosBackendOptions(app_name="a", database_url="sqlite:///x", executor_id=""),
          "executor_id"),
+        (lambda: DbosBackendOptions(app_name="a", database_url="sqlite:///x",
+                                    notification_poll_seconds=0), "notification_poll_seconds"),
         (lambda: ApprovalOptions(), "side_effects must be True when tools is None"),
         (lambda: ApprovalOptions(side_effects=True, timeout_seconds=0), "timeout_seconds"),
         (lambda: ApprovalOptions(side_effects=True, timeout_seconds=float("nan")),

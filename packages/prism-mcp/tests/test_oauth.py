@@ -6,6 +6,7 @@ test_conformance_suite.py.)"""
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -35,9 +36,11 @@ pytestmark = pytest.mark.anyio
 REDIRECT = "http://localhost:3000/callback"
 
 
-def oauth_server(kit: Any, ttl: int) -> Any:
-    """``oauth_server.py``: the SDK's server with its embedded authorization server."""
-    return kit.http_script(str(SERVERS / "oauth_server.py"), str(ttl))
+def oauth_server(kit: Any, ttl: int, refreshed_ttl: int | None = None) -> Any:
+    """``oauth_server.py``: the SDK's server with its embedded authorization server; access
+    tokens live ``ttl`` seconds, refreshed ones ``refreshed_ttl`` (by default ``ttl``)."""
+    lives = (ttl,) if refreshed_ttl is None else (ttl, refreshed_ttl)
+    return kit.http_script(str(SERVERS / "oauth_server.py"), *map(str, lives))
 
 
 class Browser:
@@ -81,9 +84,11 @@ async def test_authorization_code_with_pkce_refreshes_and_reuses_host_storage(ki
     browser, storage = Browser(), InMemoryTokenStorage()
     oauth = _code_flow(browser, storage)
     with anyio.fail_after(scaled(90)):
-        # TTL 5 s: long enough that the restarted host below still finds a live access token on a
-        # loaded machine (an expired one sends the SDK back to the browser), yet short to wait out.
-        async with oauth_server(kit, ttl=5) as url:
+        # The first token lives a few seconds (waited out below); the refreshed one long enough
+        # that the restarted host still finds it live (an expired one sends the SDK back to the
+        # browser).
+        ttl = math.ceil(scaled(3))
+        async with oauth_server(kit, ttl=ttl, refreshed_ttl=600) as url:
             transport = StreamableHttpTransport(url, oauth=oauth)
             async with connect_mcp_tools(
                 server_id="secure",
@@ -92,7 +97,7 @@ async def test_authorization_code_with_pkce_refreshes_and_reuses_host_storage(ki
             ) as bridge:
                 first = await _value(kit, bridge, "stats")
                 tokens = dict(await storage.load_tokens() or {})
-                await anyio.sleep(5.5)  # the access token expires
+                await anyio.sleep(ttl + 0.5)  # the access token expires
                 later = await _value(kit, bridge, "stats")
                 refreshed = dict(await storage.load_tokens() or {})
             # a new bridge (a restarted host) finds its tokens in the host's storage

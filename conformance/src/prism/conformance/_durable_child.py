@@ -29,6 +29,10 @@ from prism.core import (
 )
 from prism.core.agent import LoopOptions, ModelRequest, ModelResponse
 
+_POLL_SECONDS = 0.05
+"""How often a waiting process looks for a message or event in SQLite (DBOS's default, 1 s,
+would add up to a second to every approval and to every process's exit)."""
+
 SCRIPTS: dict[str, list[list[tuple[str, str]]]] = {
     "turns": [[("s1", "side"), ("p1", "peek")], [("s2", "side")]],
     "approval": [[("d1", "deploy")]],
@@ -115,6 +119,26 @@ class Model:
         return ModelResponse(content=(TextContent(text="done"),))
 
 
+async def _await_event(client: Any, args: argparse.Namespace, durable: Any) -> Any:
+    """The run's awaiting-approval event, polled (a client re-checks a waited event only every
+    second); ``None`` after ``--wait`` seconds. The run's process may not have created the
+    database's tables yet: an error is retried until then."""
+    deadline = time.monotonic() + args.wait
+    try:
+        while True:
+            try:
+                event = client.get_event(args.run_id, durable.AWAITING_APPROVAL_EVENT, 0)
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise
+                event = None
+            if event or time.monotonic() > deadline:
+                return event
+            await asyncio.sleep(_POLL_SECONDS)
+    finally:
+        client.destroy()
+
+
 async def main_async(args: argparse.Namespace) -> int:
     import prism.dbos as durable
 
@@ -124,12 +148,7 @@ async def main_async(args: argparse.Namespace) -> int:
     if args.role == "await":
         from dbos import DBOSClient
 
-        client = DBOSClient(system_database_url=args.db)
-        try:
-            key = durable.AWAITING_APPROVAL_EVENT
-            event = client.get_event(args.run_id, key, timeout_seconds=args.wait)
-        finally:
-            client.destroy()
+        event = await _await_event(DBOSClient(system_database_url=args.db), args, durable)
         print(json.dumps(event))
         return 0 if event else 3
     app = App(Path(args.log), args.hang)
@@ -144,8 +163,9 @@ async def main_async(args: argparse.Namespace) -> int:
     )  # fmt: skip
     # A named executor: the recovering process takes over the runs of the one that died.
     durable.launch_dbos(
-        app_name="prism-conformance", database_url=args.db, executor_id="conformance-host"
-    )
+        app_name="prism-conformance", database_url=args.db, executor_id="conformance-host",
+        notification_poll_seconds=_POLL_SECONDS,
+    )  # fmt: skip
     if args.role == "run":
         await agent.start("go", run_id=args.run_id)
     result = await agent.result(args.run_id)

@@ -1,10 +1,11 @@
 """Test MCP server with the SDK's embedded OAuth authorization server (in-memory, auto-approve).
 
-Access tokens live ``TTL`` seconds and come with rotating refresh tokens, so a client that
-outlives one must refresh. The ``leak`` tool echoes the caller's bearer token in its text and in
-an error (a hostile server), ``stats`` reports how many tokens were issued and refreshed.
+Access tokens live ``TTL`` seconds (refreshed ones ``REFRESHED_TTL``, by default ``TTL``)
+and come with rotating refresh tokens, so a client that outlives one must refresh. The
+``leak`` tool echoes the caller's bearer token in its text and in an error (a hostile
+server), ``stats`` reports how many tokens were issued and refreshed.
 
-Run: ``python oauth_server.py http PORT TTL``.
+Run: ``python oauth_server.py http PORT TTL [REFRESHED_TTL]``.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from mcp.types import CallToolResult, TextContent
 
-PORT = int(sys.argv[2])  # argv: http PORT TTL
+PORT = int(sys.argv[2])  # argv: http PORT TTL [REFRESHED_TTL]
 TTL = int(sys.argv[3])
+REFRESHED_TTL = int(sys.argv[4]) if len(sys.argv) > 4 else TTL
 BASE = f"http://127.0.0.1:{PORT}"
 STATS = {"issued": 0, "refreshed": 0, "authorized": 0}
 
@@ -69,10 +71,12 @@ class Provider:
     async def load_authorization_code(self, client: Any, authorization_code: str) -> Any:
         return self.codes.get(authorization_code)
 
-    def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
+    def _issue(
+        self, client_id: str, scopes: list[str], resource: str | None, ttl: int = TTL
+    ) -> OAuthToken:
         STATS["issued"] += 1
         access, refresh = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
-        expires = int(time.time()) + TTL
+        expires = int(time.time()) + ttl
         self.access[access] = AccessToken(
             token=access, client_id=client_id, scopes=scopes, expires_at=expires, resource=resource
         )
@@ -81,7 +85,7 @@ class Provider:
         )
         return OAuthToken(
             access_token=access,
-            expires_in=TTL,
+            expires_in=ttl,
             refresh_token=refresh,
             scope=" ".join(scopes) or None,
         )
@@ -97,7 +101,9 @@ class Provider:
         if self.refresh.pop(refresh_token.token, None) is None:
             raise TokenError("invalid_grant", "refresh token already used")
         STATS["refreshed"] += 1
-        return self._issue(client.client_id, refresh_token.scopes, refresh_token.resource)
+        return self._issue(
+            client.client_id, refresh_token.scopes, refresh_token.resource, REFRESHED_TTL
+        )
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = self.access.get(token)

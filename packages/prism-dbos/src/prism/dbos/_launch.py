@@ -30,6 +30,7 @@ def launch_dbos(
     executor_id: str | None = None,
     app_version: str | None = None,
     listen_queues: bool = True,
+    notification_poll_seconds: float = 1.0,
 ) -> DBOS:
     """Configure and launch this process's DBOS (one per process).
 
@@ -37,19 +38,21 @@ def launch_dbos(
     ``executor_id`` at once. Name it (``executor_id="worker-a"``) to make it stable across a
     restart, so the restarted process recovers its runs; left out, the id is unique to this
     process (see ``default_executor_id``) and launch recovers nothing. ``listen_queues=False``
-    makes a host that runs agents but executes no queued calls.
+    makes a host that runs agents but executes no queued calls. ``notification_poll_seconds``:
+    how often a SQLite database is polled for what workflows wait on (``DbosBackendOptions``).
     """
     if executor_id is None:
         executor_id = default_executor_id()
     options = DbosBackendOptions(
         app_name=app_name, database_url=database_url, executor_id=executor_id,
-        app_version=app_version,
+        app_version=app_version, notification_poll_seconds=notification_poll_seconds,
     )  # fmt: skip
     config: dict[str, object] = {
         "name": options.app_name,
         "system_database_url": options.database_url,
         "run_admin_server": False,
         "executor_id": options.executor_id,
+        "notification_listener_polling_interval_sec": options.notification_poll_seconds,
     }
     if options.app_version is not None:
         config["application_version"] = options.app_version

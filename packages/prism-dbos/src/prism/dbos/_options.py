@@ -33,12 +33,15 @@ class DbosBackendOptions:
     never share one (the second would recover the first's live runs). Workers only run queued
     calls of their own ``app_version`` (by default DBOS derives it from the registered
     workflow code): set it when hosts and workers load different code.
+    ``notification_poll_seconds`` is how often DBOS checks a SQLite database for the messages
+    and events a workflow waits on (an approval's wake-up latency; DBOS's default is 1 s).
     """
 
     app_name: str
     database_url: str
     executor_id: str | None = None
     app_version: str | None = None
+    notification_poll_seconds: float = 1.0
 
     def __post_init__(self) -> None:
         check_match("DbosBackendOptions.app_name", self.app_name, NAME_PATTERN)
@@ -54,6 +57,12 @@ class DbosBackendOptions:
             check_match("DbosBackendOptions.executor_id", self.executor_id, NAME_PATTERN)
         if self.app_version is not None:
             check_match("DbosBackendOptions.app_version", self.app_version, NAME_PATTERN)
+        check_seconds(
+            "DbosBackendOptions.notification_poll_seconds",
+            self.notification_poll_seconds,
+            cap=60.0,
+            minimum=0.001,
+        )
 
 
 @final
