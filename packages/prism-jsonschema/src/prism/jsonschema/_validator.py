@@ -9,6 +9,7 @@ from typing import Any, Final
 from prism.core import JsonObject, ToolArgumentValidationIssue, ToolArgumentValidationResult
 
 from ._cache import WEAK_ALIAS_BYTES, CacheInfo, CompileCache, Entry, names, retained_bytes
+from ._childcompile import CompileFault
 from ._compile import check_schema, compile_checked
 from ._cost import held_bytes
 from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
@@ -377,7 +378,7 @@ class JsonSchemaArgumentValidator:
             compiled = compile_checked(checked, self.options)
         except SchemaRejected as exc:
             return Entry(key=digest, rejected=_rejection(str(exc))), True
-        except SystemError as exc:  # an interpreter fault (e.g. CPython gh-106905): this call only
+        except (SystemError, CompileFault) as exc:  # an interpreter or child fault: this call only
             return Entry(key=digest, rejected=_rejection(_engine_crash(exc))), False
         except Exception as exc:  # an engine failing on an odd schema: reject, never crash
             return Entry(key=digest, rejected=_rejection(_engine_crash(exc))), True
