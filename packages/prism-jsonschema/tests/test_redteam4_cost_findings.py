@@ -211,16 +211,12 @@ def test_jsonschema_rs_cache_bytes_cover_what_an_enum_of_objects_holds() -> None
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam4 cost finding 4: jsonschema-rs uniqueItems hashes the text of every item; "
-    "9,000 items sharing one 1 MB string (a legal value of ~1 MB in memory) take ~0.6 s of CPU",
-)
 def test_jsonschema_rs_unique_items_over_a_shared_megabyte_string_stays_within_budget() -> None:
     """Work counts the 27,001 JSON nodes (scan weight 0 counts no characters), but jsonschema-rs
     hashes 9 GB of text. Measured 605-609 ms of CPU (133 ms for 2,000 items; 2-3 ms with
     ``type: array`` instead of ``uniqueItems``; fastjsonschema 10 ms). Through dispatch the
-    arguments' byte bound refuses such a value first; the validator API takes it."""
+    arguments' byte bound refuses such a value first; the validator API took it. Fixed: with
+    ``uniqueItems`` jsonschema-rs counts every character as scan work (weight 1) and refuses."""
     schema: dict[str, Any] = {
         "type": "object",
         "properties": {"a": {"type": "array", "uniqueItems": True}},
@@ -234,7 +230,8 @@ def test_jsonschema_rs_unique_items_over_a_shared_megabyte_string_stays_within_b
     started = time.thread_time()
     result = validator.validate(schema, value)
     cpu = time.thread_time() - started
-    assert result.ok
+    assert not result.ok  # fixed: every item's text counts as scan work, refused before the engine
+    assert "max_validation_work" in result.errors[0].message
     assert cpu < scaled(0.1), f"{cpu * 1000:.0f} ms"
 
 
