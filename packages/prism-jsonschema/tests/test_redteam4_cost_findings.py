@@ -1,6 +1,6 @@
 """Outside red team, round 4 (cost): attacks on the round-3 fixes that broke a documented bound.
-Each is ``xfail(strict=True)`` until fixed; the measured numbers are in the comments (2 shared
-cores under heavy load, ``uv run pytest ... -n 0``)."""
+Each was ``xfail(strict=True)`` until fixed (all five are now); the measured numbers are in the
+comments (2 shared cores under heavy load, ``uv run pytest ... -n 0``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import time
 from typing import Any
 
 import anyio
-import pytest
 
 from prism.core import (
     AbortController,
@@ -181,11 +180,6 @@ def _rss() -> int:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam4 cost finding 3: jsonschema-rs cache entries of enum-of-objects schemas "
-    "hold ~2.7x what cache_bytes() counts, so max_cache_bytes does not bound the cache",
-)
 def test_jsonschema_rs_cache_bytes_cover_what_an_enum_of_objects_holds() -> None:
     """60 distinct 32 KB schemas (`enum` of 3,000 one-key objects), dropped by the caller after
     one validation, all kept by the cache. Measured: 200 of them counted 350 MiB, RSS grew

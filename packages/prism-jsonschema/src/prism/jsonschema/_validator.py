@@ -397,6 +397,7 @@ class JsonSchemaArgumentValidator:
                 len(checked.walk.regexes),
                 2 if collect_all is not None else 1,
                 self.options.engine,
+                [node for node, _path in checked.walk.schema_nodes],
             ),
         )  # fmt: skip
         return entry, True
