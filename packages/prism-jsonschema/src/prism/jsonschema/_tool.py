@@ -3,8 +3,9 @@ nodes) is not provably small, runs off the event loop.
 
 Dispatch awaits what a validator returns, so then this one returns an awaitable that runs it
 in a worker thread (prism-core's backend shim: asyncio or trio). Cancelling it
-(an abort past its grace) returns at once; the abandoned compile finishes within the compile
-budget and its result is cached. Outside a running event loop everything stays synchronous.
+(an abort past its grace) returns at once; an abandoned in-process compile finishes within the
+compile budget and its result is cached, a child compile is skipped or killed (see
+``_childcompile``). Outside a running event loop everything stays synchronous.
 """
 
 from __future__ import annotations
