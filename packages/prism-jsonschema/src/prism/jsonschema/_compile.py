@@ -7,7 +7,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from ._cost import check_compile_cost
 from ._drafts import DEFAULT_DRAFT, Draft, draft_for_uri
@@ -79,12 +79,6 @@ def _draft(schema: Mapping[Any, Any]) -> Draft:
     return draft
 
 
-UNIQUE_ITEMS_SCAN: Final = 1
-"""Least scan weight of a schema with ``uniqueItems: true`` on jsonschema-rs, which hashes the
-whole text of every item (measured 9 GB of a shared 1 MB string in 0.6 s): every character of
-the value counts, a shared string each time it is reached."""
-
-
 def compile_checked(
     checked: CheckedSchema, options: JsonSchemaValidatorOptions
 ) -> tuple[Callable[[object], object], Callable[[object], object] | None, Any]:
@@ -103,10 +97,6 @@ def compile_checked(
     )
     own = own_weights(nodes, walk.regexes, options.validate_formats)
     checked.scan = expanded_weight(nodes, targets, own) if any(own) else 0
-    if options.engine == "jsonschema-rs" and any(
-        isinstance(node, Mapping) and node.get("uniqueItems") is True for node in nodes
-    ):  # jsonschema-rs hashes every item's whole text: its characters count as scan work
-        checked.scan = max(checked.scan, UNIQUE_ITEMS_SCAN)
     prepare_common(document, walk.schema_nodes, walk.draft)
     if options.engine == "jsonschema-rs":
         validator = compile_rs(

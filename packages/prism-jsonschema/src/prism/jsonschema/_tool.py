@@ -58,18 +58,18 @@ class _JsonSchemaToolValidator:
         validator = self.validator
         work = validator.work(schema, arguments)
         if (work is None or work > LIGHT_WORK) and _in_event_loop():
-            return self._off_loop(schema, arguments, _context.signal)
+            return self._off_loop(schema, arguments, getattr(_context, "signal", None))
         result = validator.validate(schema, arguments)
         return None if result.ok else validation_verdict(result)  # passing: no verdict to build
 
     async def _off_loop(
-        self, schema: JsonObject, arguments: JsonObject, signal: AbortSignal
+        self, schema: JsonObject, arguments: JsonObject, signal: AbortSignal | None
     ) -> ErrorInfo | None:
         validate = self.validator.validate
         cancelled = threading.Event()
 
         def run() -> ToolArgumentValidationResult:
-            with abandoned_when(lambda: cancelled.is_set() or signal.aborted):
+            with abandoned_when(lambda: cancelled.is_set() or bool(signal and signal.aborted)):
                 return validate(schema, arguments)
 
         try:
