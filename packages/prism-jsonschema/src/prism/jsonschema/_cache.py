@@ -68,6 +68,8 @@ class Entry:
     """Most value nodes whose errors are all collected (``COLLECT_WORK // expanded``)."""
     scan: int = 0
     """Scan weight: the most pattern and format weight one data node meets (see ``_scan``)."""
+    unique_text: bool = False
+    """Whether jsonschema-rs hashes the whole text of array items (``uniqueItems: true``)."""
     name_patterns: bool = False
     """Whether ``patternProperties`` matches property names (natively, on jsonschema-rs)."""
     cost: int = 256

@@ -3,16 +3,26 @@ nodes) is not provably small, runs off the event loop.
 
 Dispatch awaits what a validator returns, so then this one returns an awaitable that runs it
 in a worker thread (prism-core's backend shim: asyncio or trio). Cancelling it
-(an abort past its grace) returns at once; the abandoned compile finishes within the compile
-budget and its result is cached. Outside a running event loop everything stays synchronous.
+(an abort past its grace) returns at once; an abandoned in-process compile finishes within the
+compile budget and its result is cached, a child compile is skipped or killed (see
+``_childcompile``). Outside a running event loop everything stays synchronous.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable
 
-from prism.core import ErrorInfo, JsonObject, ToolDefinition, ToolExecutionContext, ToolValidator
+from prism.core import (
+    AbortSignal,
+    ErrorInfo,
+    JsonObject,
+    ToolArgumentValidationResult,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolValidator,
+)
 from prism.core.lowlevel import (
     current_backend,
     missing_schema_blocked,
@@ -21,6 +31,7 @@ from prism.core.lowlevel import (
 )
 
 from ._cache import CacheInfo
+from ._childcompile import abandoned_when
 from ._options import JsonSchemaValidatorOptions
 from ._validator import LIGHT_WORK, JsonSchemaArgumentValidator
 
@@ -47,13 +58,25 @@ class _JsonSchemaToolValidator:
         validator = self.validator
         work = validator.work(schema, arguments)
         if (work is None or work > LIGHT_WORK) and _in_event_loop():
-            return self._off_loop(schema, arguments)
+            return self._off_loop(schema, arguments, getattr(_context, "signal", None))
         result = validator.validate(schema, arguments)
         return None if result.ok else validation_verdict(result)  # passing: no verdict to build
 
-    async def _off_loop(self, schema: JsonObject, arguments: JsonObject) -> ErrorInfo | None:
+    async def _off_loop(
+        self, schema: JsonObject, arguments: JsonObject, signal: AbortSignal | None
+    ) -> ErrorInfo | None:
         validate = self.validator.validate
-        return validation_verdict(await to_thread(lambda: validate(schema, arguments)))
+        cancelled = threading.Event()
+
+        def run() -> ToolArgumentValidationResult:
+            with abandoned_when(lambda: cancelled.is_set() or bool(signal and signal.aborted)):
+                return validate(schema, arguments)
+
+        try:
+            return validation_verdict(await to_thread(run))
+        except BaseException:  # cancelled (an abort past its grace): no compile child outlives it
+            cancelled.set()
+            raise
 
 
 def _in_event_loop() -> bool:

@@ -9,6 +9,7 @@ from typing import Any, Final
 from prism.core import JsonObject, ToolArgumentValidationIssue, ToolArgumentValidationResult
 
 from ._cache import WEAK_ALIAS_BYTES, CacheInfo, CompileCache, Entry, names, retained_bytes
+from ._childcompile import CompileFault
 from ._compile import check_schema, compile_checked
 from ._cost import held_bytes
 from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
@@ -127,6 +128,8 @@ class JsonSchemaArgumentValidator:
         if self._counts_here:  # jsonschema-rs: the fastjsonschema run counts in its own walk
             if entry.scan:
                 return self._scanned(entry, value)
+            if entry.unique_text:
+                return self._unique_counted(entry, value)
             limit = entry.node_limit
             flat = (  # a flat object: nothing to count
                 type(value) is dict
@@ -222,6 +225,30 @@ class JsonSchemaArgumentValidator:
             message = (
                 f"a property name of {longest:,} characters is longer than "
                 f"max_pattern_input_length={limit} and is not matched against a pattern"
+            )
+            return failure(ToolArgumentValidationIssue(path=None, message=message))
+        return self._run(entry, value)
+
+    def _unique_counted(self, entry: Entry, value: object) -> ToolArgumentValidationResult:
+        """jsonschema-rs ``uniqueItems`` hashes every item's whole text: node work plus one unit
+        per ``UNIQUE_CHARS_PER_WORK`` characters (a shared string each time it is reached)."""
+        budget = self.options.max_validation_work
+        expanded = max(entry.expanded, 1)
+        char_limit = budget * UNIQUE_CHARS_PER_WORK
+        try:
+            nodes, chars, _ = text_of(value, entry.node_limit, char_limit)
+        except Impure:  # subclasses, Mappings, tuples: count the canonical copy
+            try:
+                value = self._bounds.check(value)
+            except InstanceRejected as exc:
+                return failure(exc.error)
+            nodes, chars, _ = text_of(value, entry.node_limit, char_limit)
+        if expanded * nodes + chars // UNIQUE_CHARS_PER_WORK > budget:
+            message = (
+                f"value has {nodes:,} JSON nodes and {chars:,} characters of strings and "
+                f"property names (or more): against this schema (expanded size {expanded:,}; "
+                f"its uniqueItems reads every character, {UNIQUE_CHARS_PER_WORK} per unit) "
+                f"that is more than max_validation_work={budget:,}"
             )
             return failure(ToolArgumentValidationIssue(path=None, message=message))
         return self._run(entry, value)
@@ -377,7 +404,7 @@ class JsonSchemaArgumentValidator:
             compiled = compile_checked(checked, self.options)
         except SchemaRejected as exc:
             return Entry(key=digest, rejected=_rejection(str(exc))), True
-        except SystemError as exc:  # an interpreter fault (e.g. CPython gh-106905): this call only
+        except (SystemError, CompileFault) as exc:  # an interpreter or child fault: this call only
             return Entry(key=digest, rejected=_rejection(_engine_crash(exc))), False
         except Exception as exc:  # an engine failing on an odd schema: reject, never crash
             return Entry(key=digest, rejected=_rejection(_engine_crash(exc))), True
@@ -386,6 +413,9 @@ class JsonSchemaArgumentValidator:
             key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
             patterns=bool(checked.walk.regexes), expanded=checked.expanded, scan=checked.scan,
             exact=any("multipleOf" in node for node, _path in checked.walk.schema_nodes),
+            unique_text=self._counts_here and any(
+                node.get("uniqueItems") is True for node, _path in checked.walk.schema_nodes
+            ),
             name_patterns=self._counts_here and any(
                 "patternProperties" in node for node, _path in checked.walk.schema_nodes
             ),
@@ -396,9 +426,16 @@ class JsonSchemaArgumentValidator:
                 len(checked.walk.regexes),
                 2 if collect_all is not None else 1,
                 self.options.engine,
+                [node for node, _path in checked.walk.schema_nodes],
             ),
         )  # fmt: skip
         return entry, True
+
+
+UNIQUE_CHARS_PER_WORK: Final = 512
+"""Characters per work unit under jsonschema-rs ``uniqueItems``, which hashes them: 9 GB (one
+shared 1 MB string in 9,000 items) took 605 ms, about 15 characters per ns; at 512 per unit
+(1 unit ~ 1 µs) the default budget admits 51 MB, about 4 ms of hashing: over 20x margin."""
 
 
 ALIAS_SLACK: Final = 65_536
