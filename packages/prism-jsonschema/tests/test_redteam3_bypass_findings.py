@@ -1,0 +1,215 @@
+"""Red team round 3 (bypass): schemas that say one thing and validate another, found from outside.
+
+Each finding is a value the ``jsonschema`` package (the reference) calls invalid and Prism accepts.
+The finding tests are strict xfails (they fail today); each has an unmarked control proving the
+reference rejects the value, so a fix that makes the test pass is checked against the reference.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+
+from prism.core import (
+    ToolCall,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
+    dispatch_tool_call,
+)
+from prism.jsonschema import (
+    JsonSchemaArgumentValidator,
+    JsonSchemaValidatorOptions,
+    create_json_schema_tool_argument_validator,
+)
+
+D4 = "http://json-schema.org/draft-04/schema#"
+D6 = "http://json-schema.org/draft-06/schema#"
+D7 = "http://json-schema.org/draft-07/schema#"
+D2019 = "https://json-schema.org/draft/2019-09/schema"
+D2020 = "https://json-schema.org/draft/2020-12/schema"
+FJS = "fastjsonschema"
+RS = "jsonschema-rs"
+
+
+def reference_valid(schema: dict[str, Any], value: Any, *, formats: bool = False) -> bool:
+    """The ``jsonschema`` package's verdict, with its format checker when formats are asserted."""
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    checker = cls.FORMAT_CHECKER if formats else None
+    return bool(cls(schema, format_checker=checker).is_valid(value))
+
+
+def prism_ok(engine: str, schema: dict[str, Any], value: Any, *, formats: bool = False) -> bool:
+    """Prism's verdict through the public validator."""
+    options = JsonSchemaValidatorOptions(engine=engine, validate_formats=formats)
+    return JsonSchemaArgumentValidator(options=options).validate(schema, value).ok
+
+
+def _x(sub: dict[str, Any], draft: str = D2020) -> dict[str, Any]:
+    return {"$schema": draft, "type": "object", "properties": {"x": sub}}
+
+
+# --- Finding 1: a format checked "at least as strictly" widens under `not` / `if` / `oneOf` ---
+# docs/jsonschema.md: "a stricter check can reject a value, never pass one the format forbids".
+# Under negation a stricter check passes exactly the values it over-rejects.
+FORMAT_NEGATION = [
+    # (id, engine, schema, value)
+    ("not-email-double-at", FJS, _x({"not": {"format": "email"}}), {"x": "a@@b.c"}),
+    ("not-email-double-at", RS, _x({"not": {"format": "email"}}), {"x": "a@@b.c"}),
+    ("not-email-dot-local", FJS, _x({"not": {"format": "email"}}), {"x": ".a@b.c"}),
+    ("not-email-dot-local", RS, _x({"not": {"format": "email"}}), {"x": ".a@b.c"}),
+    ("not-email-no-dot-domain", FJS, _x({"not": {"format": "email"}}), {"x": "a@b"}),
+    ("not-email-space", RS, _x({"not": {"format": "email"}}), {"x": "a b@c.d"}),
+    ("not-email-d4", FJS, _x({"not": {"format": "email"}}, D4), {"x": "a@"}),
+    ("not-email-d7", RS, _x({"not": {"format": "email"}}, D7), {"x": "a@b..c"}),
+    ("not-idn-email-d7", FJS, _x({"not": {"format": "idn-email"}}, D7), {"x": "a@b"}),
+    (
+        "not-idn-email-d6-unasserted-by-reference",
+        RS,
+        _x({"not": {"format": "idn-email"}}, D6),
+        {"x": "a@"},
+    ),
+    (
+        "not-ipv6-trailing-compression",
+        FJS,
+        _x({"not": {"format": "ipv6"}}),
+        {"x": "1:2:3:4:5:6:7::"},
+    ),
+    (
+        "not-uuid-plus-sign",
+        FJS,
+        _x({"not": {"format": "uuid"}}),
+        {"x": "+2345678-1234-1234-1234-123456789abc"},
+    ),
+    (
+        "not-uuid-plus-sign",
+        RS,
+        _x({"not": {"format": "uuid"}}),
+        {"x": "+2345678-1234-1234-1234-123456789abc"},
+    ),
+    ("if-email-then-false", FJS, _x({"if": {"format": "email"}, "then": False}), {"x": "a@@b.c"}),
+    ("if-email-then-false", RS, _x({"if": {"format": "email"}, "then": False}), {"x": "a@@b.c"}),
+    (
+        "if-ipv6-then-false",
+        FJS,
+        _x({"if": {"format": "ipv6"}, "then": False}),
+        {"x": "1:2:3:4:5:6:7::"},
+    ),
+    (
+        "oneOf-email-or-string",
+        FJS,
+        _x({"oneOf": [{"format": "email"}, {"type": "string"}]}),
+        {"x": "a@@b.c"},
+    ),
+    (
+        "oneOf-email-or-string",
+        RS,
+        _x({"oneOf": [{"format": "email"}, {"type": "string"}]}),
+        {"x": "a@@b.c"},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("engine", "schema", "value"),
+    [pytest.param(e, s, v, id=f"{i}-{e}") for i, e, s, v in FORMAT_NEGATION],
+)
+def test_control_reference_rejects_negated_format(
+    engine: str, schema: dict[str, Any], value: Any
+) -> None:
+    assert engine in (FJS, RS)
+    assert not reference_valid(schema, value, formats=True)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 bypass finding 1: a stricter-than-reference format widens under not/if/oneOf",
+)
+@pytest.mark.parametrize(
+    ("engine", "schema", "value"),
+    [pytest.param(e, s, v, id=f"{i}-{e}") for i, e, s, v in FORMAT_NEGATION],
+)
+def test_finding1_negated_format_never_widens(
+    engine: str, schema: dict[str, Any], value: Any
+) -> None:
+    assert not prism_ok(engine, schema, value, formats=True)
+
+
+# --- Finding 2: Prism's exact multipleOf (stricter than the reference) widens under `not` ---
+# 1e308 is a multiple of 0.7 and 1e300 of 3 for the reference (float division); Prism's exact
+# decimal check says no, so `not: {multipleOf}` passes values the reference rejects.
+MULTIPLE_NEGATION = [
+    ("1e308-of-0.7", _x({"not": {"multipleOf": 0.7}}), {"x": 1e308}),
+    ("1e308-of-0.7-d4", _x({"not": {"multipleOf": 0.7}}, D4), {"x": 1e308}),
+    ("1e300-of-3", _x({"not": {"multipleOf": 3}}), {"x": 1e300}),
+    ("if-1e300-of-3", _x({"if": {"multipleOf": 3}, "then": False}), {"x": 1e300}),
+]
+
+
+@pytest.mark.parametrize(
+    ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in MULTIPLE_NEGATION]
+)
+def test_control_reference_rejects_negated_multiple(schema: dict[str, Any], value: Any) -> None:
+    assert not reference_valid(schema, value)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 bypass finding 2: exact multipleOf is stricter, so not/if widen",
+)
+@pytest.mark.parametrize("engine", [FJS, RS])
+@pytest.mark.parametrize(
+    ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in MULTIPLE_NEGATION]
+)
+def test_finding2_negated_multiple_of_never_widens(
+    engine: str, schema: dict[str, Any], value: Any
+) -> None:
+    assert not prism_ok(engine, schema, value)
+
+
+# --- Finding 3: fastjsonschema applies 2020-12-foreign `additionalItems` next to `prefixItems` ---
+# In 2020-12 `additionalItems` is not a keyword (ignored); the lowering of prefixItems to
+# items/additionalItems lets the stale one act, so `not` of it passes [1, 2].
+FOREIGN_ADDITIONAL_ITEMS = _x({"not": {"prefixItems": [{}], "additionalItems": False}})
+
+
+def test_control_reference_rejects_foreign_additional_items_under_not() -> None:
+    assert not reference_valid(FOREIGN_ADDITIONAL_ITEMS, {"x": [1, 2]})
+    assert prism_ok(RS, FOREIGN_ADDITIONAL_ITEMS, {"x": [1, 2]}) is False
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 bypass finding 3: fjs honours 2020-foreign additionalItems",
+)
+def test_finding3_foreign_additional_items_is_ignored_in_2020() -> None:
+    assert not prism_ok(FJS, FOREIGN_ADDITIONAL_ITEMS, {"x": [1, 2]})
+
+
+# --- Finding 1 through dispatch: the handler runs with a value the schema forbids ---
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 bypass finding 1 (dispatch): the handler receives a value not-format forbids",
+)
+@pytest.mark.anyio
+@pytest.mark.parametrize("engine", [FJS, RS])
+async def test_finding1_through_dispatch_the_handler_never_runs(engine: str) -> None:
+    schema = _x({"not": {"format": "email"}})
+    seen: list[Any] = []
+
+    async def handler(args: Any, context: ToolExecutionContext) -> str:
+        seen.append(args)
+        return "ran"
+
+    registry = ToolRegistry([ToolDefinition(name="t", execute=handler, parameters=schema)])
+    options = JsonSchemaValidatorOptions(engine=engine, validate_formats=True)
+    gates = ToolGates(validator=create_json_schema_tool_argument_validator(options=options))
+    result = await dispatch_tool_call(
+        ToolCall(id="1", name="t", arguments={"x": "a@@b.c"}), registry=registry, gates=gates
+    )
+    assert not reference_valid(schema, {"x": "a@@b.c"}, formats=True)
+    assert seen == []
+    assert result.error is not None and result.error.code == "validation_failed"
