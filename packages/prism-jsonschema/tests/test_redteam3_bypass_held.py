@@ -1,0 +1,443 @@
+"""Red team round 3 (bypass): attacks that held, kept as regression tests.
+
+Each attack is a schema and a value run through the public validator (and through dispatch with
+a recording handler) on both engines. "Held" means Prism never accepts a value the reference
+rejects: the ``jsonschema`` package for keywords and formats, V8 (``new RegExp(p, "u")``,
+verdicts recorded below) for patterns, which Prism reads as ECMA-262 with the ``u`` flag.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema
+import pytest
+
+from prism.jsonschema import (
+    JsonSchemaArgumentValidator,
+    JsonSchemaValidatorOptions,
+)
+
+D4 = "http://json-schema.org/draft-04/schema#"
+D6 = "http://json-schema.org/draft-06/schema#"
+D7 = "http://json-schema.org/draft-07/schema#"
+D2019 = "https://json-schema.org/draft/2019-09/schema"
+D2020 = "https://json-schema.org/draft/2020-12/schema"
+DRAFTS = {"4": D4, "6": D6, "7": D7, "2019": D2019, "2020": D2020}
+ENGINES = ("fastjsonschema", "jsonschema-rs")
+
+
+@functools.cache
+def _validator(engine: str, formats: bool) -> JsonSchemaArgumentValidator:
+    options = JsonSchemaValidatorOptions(engine=engine, validate_formats=formats)
+    return JsonSchemaArgumentValidator(options=options)
+
+
+def _reference(schema: dict[str, Any], value: Any, *, formats: bool) -> bool | None:
+    """The ``jsonschema`` package's verdict; ``None`` when it cannot use the schema."""
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    checker = cls.FORMAT_CHECKER if formats else None
+    try:
+        return bool(cls(schema, format_checker=checker).is_valid(value))
+    except Exception:  # the reference cannot resolve or use the schema
+        return None
+
+
+def assert_never_wider(
+    engine: str, schema: dict[str, Any], value: Any, *, formats: bool = False
+) -> None:
+    """Prism accepts the value only if the reference does (a broken schema must not pass)."""
+    if _validator(engine, formats).validate(schema, value).ok:
+        assert _reference(schema, value, formats=formats) is True
+
+
+def _x(sub: Any, draft: str = D2020, **root: Any) -> dict[str, Any]:
+    return {"$schema": draft, "type": "object", "properties": {"x": sub}, **root}
+
+
+def _defs(draft: str) -> str:
+    return "definitions" if draft in (D4, D6, D7) else "$defs"
+
+
+# --- references: pointer escapes, anchors, ids, siblings, definitions vs $defs -----------------
+def _reference_cases() -> Iterator[Any]:
+    for tag, d in DRAFTS.items():
+        k = _defs(d)
+        idk = "id" if d == D4 else "$id"
+
+        def ref_to(
+            target: str, defs: dict[str, Any], *, d: str = d, k: str = k, **root: Any
+        ) -> tuple[dict[str, Any], Any]:
+            return _x({"$ref": target}, d, **{k: defs}, **root), {"x": 1}
+
+        sibling = _x({"$ref": f"#/{k}/s", "maxLength": 2}, d, **{k: {"s": {"type": "string"}}})
+        yield f"sibling-{tag}", sibling, {"x": "abcdef"}
+        yield (
+            f"tilde1-{tag}",
+            *ref_to(f"#/{k}/a~1b", {"a/b": {"type": "string"}, "a~1b": {"type": "integer"}}),
+        )
+        yield (
+            f"tilde0-{tag}",
+            *ref_to(f"#/{k}/a~0b", {"a~b": {"type": "string"}, "a~0b": {"type": "integer"}}),
+        )
+        yield (
+            f"tilde01-{tag}",
+            *ref_to(f"#/{k}/a~01", {"a~1": {"type": "string"}, "a/": {"type": "integer"}}),
+        )
+        yield (
+            f"pct25-{tag}",
+            *ref_to(f"#/{k}/a%25b", {"a%b": {"type": "string"}, "a%25b": {"type": "integer"}}),
+        )
+        yield (
+            f"pct20-{tag}",
+            *ref_to(f"#/{k}/a%20b", {"a b": {"type": "string"}, "a%20b": {"type": "integer"}}),
+        )
+        yield (
+            f"pct2F-{tag}",
+            *ref_to(f"#/{k}/a%2Fb", {"a/b": {"type": "string"}, "a%2Fb": {"type": "integer"}}),
+        )
+        yield f"pct61-{tag}", *ref_to(f"#/{k}/%61", {"a": {"type": "string"}})
+        yield f"empty-name-{tag}", *ref_to(f"#/{k}/", {"": {"type": "string"}})
+        yield (
+            f"trailing-slash-{tag}",
+            *ref_to(f"#/{k}/s/", {"s": {"type": "string", "": {"type": "integer"}}}),
+        )
+        yield f"no-slash-{tag}", *ref_to(f"#{k}/s", {"s": {"type": "string"}})
+        yield f"double-hash-{tag}", *ref_to(f"#/{k}/s#", {"s": {"type": "string"}})
+        yield (
+            f"query-{tag}",
+            *ref_to(f"#/{k}/s?q", {"s": {"type": "string"}, "s?q": {"type": "string"}}),
+        )
+        yield (
+            f"leading-zero-{tag}",
+            _x({"$ref": "#/allOf/00"}, d, allOf=[{"type": "string"}]),
+            {"x": 1},
+        )
+        yield (
+            f"out-of-range-{tag}",
+            _x({"$ref": "#/allOf/1"}, d, allOf=[{"type": "string"}]),
+            {"x": 1},
+        )
+        yield (
+            f"dash-index-{tag}",
+            _x({"$ref": "#/allOf/-"}, d, allOf=[{"type": "string"}]),
+            {"x": 1},
+        )
+        yield (
+            f"root-{tag}",
+            {"$schema": d, "properties": {"x": {"$ref": "#"}, "y": {"type": "string"}}},
+            {"x": {"y": 1}},
+        )
+        yield (
+            f"hash-slash-{tag}",
+            {"$schema": d, "properties": {"x": {"$ref": "#/"}, "": {"type": "string"}}},
+            {"x": 1},
+        )
+        yield (
+            f"definitions-{tag}",
+            _x({"$ref": "#/definitions/s"}, d, definitions={"s": {"type": "string"}}),
+            {"x": 1},
+        )
+        yield (
+            f"dollar-defs-{tag}",
+            _x({"$ref": "#/$defs/s"}, d, **{"$defs": {"s": {"type": "string"}}}),
+            {"x": 1},
+        )
+        yield f"id-hash-anchor-{tag}", *ref_to("#foo", {"a": {idk: "#foo", "type": "string"}})
+        yield f"anchor-{tag}", *ref_to("#foo", {"a": {"$anchor": "foo", "type": "string"}})
+        yield (
+            f"anchor-in-unknown-{tag}",
+            *ref_to(
+                "#foo",
+                {"a": {"$anchor": "foo", "type": "string"}},
+                zzz={"$anchor": "foo", "type": "integer"},
+            ),
+        )
+        yield (
+            f"anchor-twice-{tag}",
+            *ref_to(
+                "#foo",
+                {
+                    "a": {"$anchor": "foo", "type": "string"},
+                    "b": {"$anchor": "foo", "type": "integer"},
+                },
+            ),
+        )
+        yield (
+            f"dynamic-anchor-as-anchor-{tag}",
+            *ref_to("#foo", {"a": {"$dynamicAnchor": "foo", "type": "string"}}),
+        )
+        yield (
+            f"anchor-in-const-{tag}",
+            {
+                "$schema": d,
+                "properties": {
+                    "x": {"$ref": "#foo"},
+                    "y": {"const": {"$anchor": "foo", "type": "integer"}},
+                },
+                k: {"a": {"$anchor": "foo", "type": "string"}},
+            },
+            {"x": 1},
+        )
+        yield (
+            f"abs-to-root-id-{tag}",
+            *ref_to(
+                f"http://x/y.json#/{k}/a", {"a": {"type": "string"}}, **{idk: "http://x/y.json"}
+            ),
+        )
+        yield (
+            f"root-id-empty-fragment-{tag}",
+            *ref_to(f"#/{k}/a", {"a": {"type": "string"}}, **{idk: "http://x/y.json#"}),
+        )
+        yield (
+            f"root-id-pointer-fragment-{tag}",
+            *ref_to(
+                f"#/{k}/a", {"a": {"type": "string"}, "b": {"type": "integer"}}, **{idk: f"#/{k}/b"}
+            ),
+        )
+        yield (
+            f"urn-root-{tag}",
+            *ref_to(f"urn:x#/{k}/a", {"a": {"type": "string"}}, **{idk: "urn:x"}),
+        )
+
+
+REFERENCE_CASES = list(_reference_cases())
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in REFERENCE_CASES]
+)
+def test_references_resolve_as_the_reference_does(
+    engine: str, schema: dict[str, Any], value: Any
+) -> None:
+    assert_never_wider(engine, schema, value)
+
+
+# --- keyword semantics: numbers, equality, unique items, lengths, applicators per draft --------
+def _keyword_cases() -> Iterator[Any]:
+    def each(
+        name: str, sub: Any, values: list[Any], drafts: str = "4 6 7 2019 2020"
+    ) -> Iterator[Any]:
+        for tag in drafts.split():
+            for n, value in enumerate(values):
+                yield f"{name}-{tag}-{n}", _x(sub, DRAFTS[tag]), {"x": value}
+
+    def root(name: str, schema: dict[str, Any], values: list[Any], drafts: str) -> Iterator[Any]:
+        for tag in drafts.split():
+            for n, value in enumerate(values):
+                yield f"{name}-{tag}-{n}", {"$schema": DRAFTS[tag], **schema}, value
+
+    obj_a = {"a": 1, "b": 2}
+    obj_b = {"b": 2, "a": 1}
+    uniq = [[1, True], [1, 1.0], [0, False], [obj_a, obj_b], [[1], [True]], [{"a": 1}, {"a": True}]]
+    uniq += [[{"a": [1.0]}, {"a": [1]}], [0.0, -0.0], [None, False], [[], {}]]
+    yield from each("unique-items", {"uniqueItems": True}, uniq)
+    yield from each("enum-true", {"enum": [True]}, [1, 1.0])
+    yield from each("enum-1", {"enum": [1]}, [True, 1.0])
+    yield from each("enum-0", {"enum": [0]}, [False, -0.0])
+    yield from each(
+        "enum-nested", {"enum": [[False, {"a": [0]}]]}, [[0, {"a": [False]}], [False, {"a": [0.0]}]]
+    )
+    yield from each("const-false", {"const": False}, [0, 0.0], "6 7 2019 2020")
+    yield from each("const-list", {"const": [1]}, [[True], [1.0]], "6 7 2019 2020")
+    yield from each(
+        "const-obj", {"const": {"a": 1}}, [{"a": True}, {"a": 1, "b": None}], "6 7 2019 2020"
+    )
+    yield from each("const-null", {"const": None}, [0, False, "", []], "6 7 2019 2020")
+    yield from each("const-2**64", {"const": 2**64}, [2**64 + 1, float(2**64)], "6 7 2019 2020")
+    yield from each("const-2**53+1", {"const": 2**53 + 1}, [2**53, float(2**53)], "6 7 2019 2020")
+    yield from each("integer", {"type": "integer"}, [1.0, 1e300, 1.5, True], "4 6 2020")
+    yield from each("number-bool", {"type": "number"}, [True, "1"], "4 2020")
+    yield from each("type-list", {"type": ["integer", "null"]}, [True, 1.5, "1"], "4 2020")
+    yield from each("maximum-2**53", {"maximum": 2**53}, [2**53 + 1], "4 2020")
+    yield from each("minimum-2**70+1", {"minimum": 2**70 + 1}, [2**70, float(2**70)], "4 2020")
+    yield from each("minimum-2**63", {"minimum": 2**63}, [2**63 - 1, 9.223372036854775e18], "2020")
+    yield from each(
+        "maximum--2**63-1", {"maximum": -(2**63) - 1}, [-(2**63), -9.223372036854775e18], "2020"
+    )
+    yield from each(
+        "excl-max-float", {"exclusiveMaximum": 9007199254740992.0}, [2**53, 2**53 + 1], "7 2020"
+    )
+    d4_excl = {"maximum": 2**53, "exclusiveMaximum": True}
+    yield from each("excl-max-d4", d4_excl, [2**53 + 1, 9007199254740992.0], "4")
+    yield from each("excl-min-zero", {"exclusiveMinimum": 0}, [-0.0, 0], "7 2020")
+    yield from each("integer-max", {"type": "integer", "maximum": 10}, [1e20], "2020")
+    yield from each(
+        "max-length-astral", {"maxLength": 1}, ["\U0001f600\U0001f600", "e\u0301"], "4 2020"
+    )
+    yield from each("min-length-astral", {"minLength": 2}, ["\U0001f600"], "4 2020")
+    yield from each("multiple-of-0.01", {"multipleOf": 0.01}, [0.07, 1.13], "2020")
+    yield from each("multiple-of-3", {"multipleOf": 3}, [1e300, 2**1000], "2020")
+    yield from each("not-multiple-of-0.1", {"not": {"multipleOf": 0.1}}, [0.3, 1e20], "2020")
+    yield from each(
+        "not-multiple-of-1.1", {"not": {"multipleOf": 1.1}}, [3.3, 4.4, 5.5, 6.6, 7.7], "2020"
+    )
+    yield from each("not-unique", {"not": {"uniqueItems": True}}, [[1, True], [1, 1.0]], "2020")
+    yield from each("not-const", {"not": {"const": 1}}, [1.0, True], "2020")
+    yield from each("not-integer", {"not": {"type": "integer"}}, [1.0, 1e308], "4 2020")
+    yield from each("not-maximum", {"not": {"maximum": 2**53}}, [2**53 + 1], "2020")
+    contains = {"contains": {"type": "string"}}
+    yield from each("contains", contains, [[], [1]], "6 7 2019 2020")
+    yield from each("contains-false", {"contains": False}, [[], [1]], "6 7 2019 2020")
+    yield from each(
+        "min-contains-0",
+        {**contains, "minContains": 0, "maxContains": 1},
+        [[], ["a", "b"], [1]],
+        "2019 2020",
+    )
+    yield from each("max-contains", {**contains, "maxContains": 1}, [["a", "b"]], "2019 2020")
+    yield from each("items-false", {"items": False}, [[1]], "6 7 2019 2020")
+    yield from each("prefix-items-false", {"prefixItems": [{}], "items": False}, [[1, 2]], "2020")
+    yield from each(
+        "additional-items", {"items": [{}], "additionalItems": False}, [[1, 2]], "4 6 7 2019"
+    )
+    yield from each("additional-items-alone", {"additionalItems": False}, [[1, 2]], "4 6 7 2019")
+    yield from each("prefix-items-in-2019", {"prefixItems": [{"type": "string"}]}, [[1]], "2019")
+    yield from each(
+        "not-additional-items-2020", {"not": {"additionalItems": False}}, [[1, 2]], "2020"
+    )
+    yield from each("bool-not-true", {"not": True}, [1], "6 7 2019 2020")
+    yield from root(
+        "dependent-required", {"dependentRequired": {"a": ["b"]}}, [{"a": 1}], "2019 2020"
+    )
+    yield from root(
+        "dependencies-array", {"dependencies": {"a": ["b"]}}, [{"a": 1}], "4 6 7 2019 2020"
+    )
+    dep_schema = {"dependencies": {"a": {"required": ["b"]}}}
+    yield from root("dependencies-schema", dep_schema, [{"a": 1}], "4 6 7 2019 2020")
+    yield from root(
+        "dependent-schemas",
+        {"dependentSchemas": {"a": {"required": ["b"]}}},
+        [{"a": 1}],
+        "7 2019 2020",
+    )
+    yield from root(
+        "dependent-schemas-false", {"dependentSchemas": {"a": False}}, [{"a": 1}], "2019 2020"
+    )
+    yield from root("dependencies-false", {"dependencies": {"a": False}}, [{"a": 1}], "6 7")
+    for name, names in (("max-length", {"maxLength": 2}), ("pattern", {"pattern": "^a"})):
+        yield from root(
+            f"property-names-{name}",
+            {"propertyNames": names},
+            [{"abc": 1}, {"b": 1}],
+            "6 7 2019 2020",
+        )
+    for name, names in (("false", False), ("const", {"const": "a"}), ("enum", {"enum": ["a"]})):
+        yield from root(
+            f"property-names-{name}", {"propertyNames": names}, [{"b": 1}], "6 7 2019 2020"
+        )
+    yield from root(
+        "property-names-int", {"propertyNames": {"type": "integer"}}, [{"1": 1}], "6 7 2019 2020"
+    )
+    pn_ref = {"propertyNames": {"$ref": "#/$defs/n"}, "$defs": {"n": {"maxLength": 1}}}
+    yield from root("property-names-ref", pn_ref, [{"ab": 1}], "2019 2020")
+    yield from root("false-property", {"properties": {"x": False}}, [{"x": None}], "6 7 2019 2020")
+    closed = {"additionalProperties": False, "properties": {"a": True}}
+    yield from root("additional-false", closed, [{"b": 1}], "6 7 2019 2020")
+    if_then = {"if": {"required": ["a"]}, "then": {"required": ["b"]}, "else": {"required": ["c"]}}
+    yield from root("if-then-else", if_then, [{"a": 1}, {}], "7 2019 2020")
+    yield from root("then-without-if", {"then": False}, [{"a": 1}], "7 2019 2020")
+    yield from root("if-false", {"if": False, "else": False}, [{"a": 1}], "7 2019 2020")
+    yield from root("if-in-draft6", {"if": True, "then": False}, [{"a": 1}], "6")
+
+
+KEYWORD_CASES = list(_keyword_cases())
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in KEYWORD_CASES]
+)
+def test_keywords_are_never_wider_than_the_reference(
+    engine: str, schema: dict[str, Any], value: Any
+) -> None:
+    assert_never_wider(engine, schema, value)
+
+
+# --- 2019-09/2020-12 applicators, plain and under `not`, against a grid of values -----------------
+APPLICATORS: list[dict[str, Any]] = [
+    {"properties": {"a": True}, "unevaluatedProperties": False},
+    {
+        "dependentSchemas": {"a": {"properties": {"b": True}}},
+        "properties": {"a": True},
+        "unevaluatedProperties": False,
+    },
+    {"$ref": "#/$defs/p", "unevaluatedProperties": False},
+    {
+        "allOf": [{"properties": {"b": True}}],
+        "properties": {"a": True},
+        "unevaluatedProperties": False,
+    },
+    {"if": {"properties": {"b": True}}, "properties": {"a": True}, "unevaluatedProperties": False},
+    {"patternProperties": {"^b": True}, "unevaluatedProperties": False},
+    {"additionalProperties": True, "unevaluatedProperties": False},
+    {"unevaluatedProperties": {"type": "integer"}},
+    {"properties": {"a": False}, "unevaluatedProperties": True},
+    {"prefixItems": [True], "unevaluatedItems": False},
+    {"items": {}, "unevaluatedItems": False},
+    {"contains": {"type": "integer"}, "unevaluatedItems": False},
+    {"prefixItems": [True], "items": {"type": "integer"}, "unevaluatedItems": False},
+    {"unevaluatedItems": {"type": "integer"}},
+    {"allOf": [{"prefixItems": [True]}], "unevaluatedItems": False},
+    {"$ref": "#/$defs/i", "unevaluatedItems": False},
+    {"contains": {"type": "string"}, "minContains": 0},
+    {"contains": {"type": "string"}, "minContains": 0, "maxContains": 0},
+    {"contains": {"type": "string"}, "maxContains": 1},
+    {"contains": {"type": "string"}, "minContains": 2},
+    {"minContains": 2},
+    {"maxContains": 0},
+    {"prefixItems": [{"type": "string"}], "items": False},
+    {"prefixItems": [{"type": "string"}]},
+    {"prefixItems": [{"$ref": "#/$defs/s"}], "items": {"$ref": "#/$defs/s"}},
+    {"dependentRequired": {"a": ["b"]}},
+    {"dependentSchemas": {"a": {"required": ["b"]}}},
+    {"dependencies": {"a": ["b"]}},
+    {"propertyNames": {"maxLength": 1}},
+    {"$dynamicRef": "#/$defs/s"},
+    {"$recursiveRef": "#"},
+    {"$ref": "#/$defs/s", "type": "integer"},
+    {"$ref": "#/$defs/s", "not": {"type": "string"}},
+    {"enum": [1, "a", [1], {"a": 1}]},
+    {"const": {"a": [1, {"b": None}]}},
+    {"uniqueItems": True},
+    {"maxProperties": 0},
+    {"exclusiveMinimum": 0},
+    {"multipleOf": 2},
+]
+GRID: list[Any] = [{"a": 1}, {"a": 1, "b": 2}, {"b": "x"}, {"": 1}, {"ab": 1}, [], [1], ["a"]]
+GRID += [
+    ["a", 1],
+    [1, "a"],
+    ["a", "b"],
+    [1, 1],
+    [[1], [1.0]],
+    1,
+    1.0,
+    -0.0,
+    "a",
+    None,
+    True,
+    2**64,
+    1e308,
+]
+APPLICATOR_DEFS = {
+    "p": {"properties": {"b": True}},
+    "i": {"prefixItems": [True]},
+    "s": {"type": "string"},
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("negate", [False, True], ids=["plain", "not"])
+@pytest.mark.parametrize("draft", [D2019, D2020], ids=["2019", "2020"])
+@pytest.mark.parametrize("sub", APPLICATORS, ids=[str(n) for n in range(len(APPLICATORS))])
+def test_applicators_plain_and_negated_never_widen(
+    engine: str, negate: bool, draft: str, sub: Any
+) -> None:
+    inner = {"not": sub} if negate else sub
+    schema = _x(inner, draft, **{"$defs": APPLICATOR_DEFS})
+    for value in GRID:
+        assert_never_wider(engine, schema, {"x": value})
