@@ -189,6 +189,65 @@ def test_finding3_foreign_additional_items_is_ignored_in_2020() -> None:
     assert not prism_ok(FJS, FOREIGN_ADDITIONAL_ITEMS, {"x": [1, 2]})
 
 
+# --- Finding 4: fastjsonschema follows a 2019-09 `$recursiveRef` that is not "#" as a `$ref` ---
+# 2019-09 allows only "#" there; the reference (and jsonschema-rs) resolve any $recursiveRef to
+# the root, so `{"x": {"y": "rm -rf /"}}` fails `y: integer` there. fastjsonschema's lowering
+# turns it into `$ref: "#/$defs/obj"` and the nested `y` is never checked.
+RECURSIVE_POINTER = [
+    (
+        "to-any",
+        {
+            "$schema": D2019,
+            "type": "object",
+            "properties": {"x": {"$recursiveRef": "#/$defs/any"}},
+            "$defs": {"any": True},
+        },
+        {"x": 5},
+    ),
+    (
+        "to-object",
+        {
+            "$schema": D2019,
+            "type": "object",
+            "properties": {"x": {"$recursiveRef": "#/$defs/obj"}, "y": {"type": "integer"}},
+            "$defs": {"obj": {"type": "object"}},
+        },
+        {"x": {"y": "rm -rf /"}},
+    ),
+    (
+        "to-sibling-property",
+        {
+            "$schema": D2019,
+            "type": "object",
+            "properties": {"x": {"$recursiveRef": "#/properties/y"}, "y": {"type": "integer"}},
+            "additionalProperties": False,
+        },
+        {"x": 5},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in RECURSIVE_POINTER]
+)
+def test_control_reference_resolves_recursive_ref_to_the_root(
+    schema: dict[str, Any], value: Any
+) -> None:
+    assert not reference_valid(schema, value)
+    assert not prism_ok(RS, schema, value)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 bypass finding 4: fjs lowers a non-# $recursiveRef to a pointer $ref",
+)
+@pytest.mark.parametrize(
+    ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in RECURSIVE_POINTER]
+)
+def test_finding4_recursive_ref_is_never_a_pointer(schema: dict[str, Any], value: Any) -> None:
+    assert not prism_ok(FJS, schema, value)
+
+
 # --- Finding 1 through dispatch: the handler runs with a value the schema forbids ---
 @pytest.mark.xfail(
     strict=True,
