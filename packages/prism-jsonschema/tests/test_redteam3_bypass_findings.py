@@ -145,6 +145,9 @@ MULTIPLE_NEGATION = [
     ("1e308-of-0.7", _x({"not": {"multipleOf": 0.7}}), {"x": 1e308}),
     ("1e308-of-0.7-d4", _x({"not": {"multipleOf": 0.7}}, D4), {"x": 1e308}),
     ("1e300-of-3", _x({"not": {"multipleOf": 3}}), {"x": 1e300}),
+    # 1e308 is an exact multiple of 0.5; Prism's float check overflows (1e308 / 0.5 = inf)
+    ("1e308-of-0.5", _x({"not": {"multipleOf": 0.5}}), {"x": 1e308}),
+    ("1e308-of-0.5-d7", _x({"not": {"multipleOf": 0.5}}, D7), {"x": 1e308}),
     ("if-1e300-of-3", _x({"if": {"multipleOf": 3}, "then": False}), {"x": 1e300}),
 ]
 
