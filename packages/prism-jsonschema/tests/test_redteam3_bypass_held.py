@@ -9,15 +9,25 @@ verdicts recorded below) for patterns, which Prism reads as ECMA-262 with the ``
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import jsonschema
 import pytest
 
+from prism.core import (
+    ToolCall,
+    ToolDefinition,
+    ToolExecutionContext,
+    ToolGates,
+    ToolRegistry,
+    dispatch_tool_call,
+    parse_tool_call,
+)
 from prism.jsonschema import (
     JsonSchemaArgumentValidator,
     JsonSchemaValidatorOptions,
+    create_json_schema_tool_argument_validator,
 )
 
 D4 = "http://json-schema.org/draft-04/schema#"
@@ -441,3 +451,529 @@ def test_applicators_plain_and_negated_never_widen(
     schema = _x(inner, draft, **{"$defs": APPLICATOR_DEFS})
     for value in GRID:
         assert_never_wider(engine, schema, {"x": value})
+
+
+# --- patterns: V8 verdicts (new RegExp(p, "u").test(s)): 1 match, 0 no match, -1 syntax error
+V8_PATTERN_VERDICTS = [
+    ("^\\d+$", "١٢", 0),
+    ("^\\d+$", "12", 1),
+    ("^\\d+$", "１", 0),
+    ("^\\w+$", "é", 0),
+    ("^\\w+$", "ſ", 0),
+    ("^\\w+$", "K", 1),
+    ("^\\w+$", "a_1", 1),
+    ("^[^\\d]+$", "1", 0),
+    ("^[^\\d]+$", "١", 1),
+    ("^\\D+$", "١", 1),
+    ("^\\D+$", "1", 0),
+    ("^\\W+$", "é", 1),
+    ("^\\W+$", "a", 0),
+    ("^abc$", "abc\n", 0),
+    ("^abc$", "abc\r", 0),
+    ("abc$", "abc\n", 0),
+    ("^a.c$", "a\nc", 0),
+    ("^a.c$", "a\u2028c", 0),
+    ("^a.c$", "a😀c", 1),
+    ("^a.c$", "a\ud83dc", 1),
+    ("^.$", "😀", 1),
+    ("^\\s$", "\x85", 0),
+    ("^\\s$", "\u180e", 0),
+    ("^\\s$", "\u200b", 0),
+    ("^\\s$", "\ufeff", 1),
+    ("^\\s$", "\x1c", 0),
+    ("^\\S$", "\x85", 1),
+    ("^\\S$", "\x1c", 1),
+    ("^\\S$", "\ufeff", 0),
+    ("^[\\s]$", "\x85", 0),
+    ("^[\\s]$", "\ufeff", 1),
+    ("^[^\\s]$", "\ufeff", 0),
+    ("^[^\\s]$", "\xa0", 0),
+    ("^\\p{L}$", "1", 0),
+    ("^\\p{L}$", "é", 1),
+    ("^\\p{Lu}$", "a", 0),
+    ("^\\P{L}$", "a", 0),
+    ("^\\p{Script=Greek}$", "a", 0),
+    ("^\\p{Script=Greek}$", "α", 1),
+    ("^\\p{sc=Grek}$", "a", 0),
+    ("^\\p{N}$", "a", 0),
+    ("^\\p{N}$", "½", 1),
+    ("^\\p{Any}$", "a", 1),
+    ("^\\p{ASCII}$", "é", 0),
+    ("^\\p{Letter}$", "1", 0),
+    ("^\\p{General_Category=L}$", "1", 0),
+    ("^\\p{gc=L}$", "1", 0),
+    ("^\\p{Script_Extensions=Greek}$", "a", 0),
+    ("^\\p{scx=Grek}$", "a", 0),
+    ("^\\p{L&}$", "1", -1),
+    ("^\\p{LC}$", "1", 0),
+    ("^\\p{LC}$", "a", 1),
+    ("^\\p{Cn}$", "a", 0),
+    ("^\\p{Co}$", "a", 0),
+    ("^\\p{Cs}$", "a", 0),
+    ("^\\p{Cs}$", "\ud800", 1),
+    ("^[\\p{L}--[a-z]]$", "a", -1),
+    ("^\\u{1F600}$", "😀", 1),
+    ("^\\u{1F600}$", "a", 0),
+    ("^\\u{00000041}$", "A", 1),
+    ("^\\u{00000041}$", "B", 0),
+    ("^[\\u{1F600}-\\u{1F64F}]$", "😀", 1),
+    ("^[\\u{1F600}-\\u{1F64F}]$", "a", 0),
+    ("^\\x41$", "A", 1),
+    ("^\\x41$", "B", 0),
+    ("^\\0$", "\x00", 1),
+    ("^\\0$", "0", 0),
+    ("^\\cJ$", "\n", 1),
+    ("^\\101$", "A", -1),
+    ("^(?<n>a)\\k<n>$", "aa", 1),
+    ("^(?<n>a)b$", "ab", 1),
+    ("^(?<n>a)b$", "b", 0),
+    ("^a{2}$", "aa", 1),
+    ("^a{2}$", "aaa", 0),
+    ("^a{,2}$", "a{,2}", -1),
+    ("^a{2,1}$", "aa", -1),
+    ("^\\/$", "/", 1),
+    ("^\\-$", "-", -1),
+    ("^[\\-]$", "-", 1),
+    ("^[\\-]$", "\\", 0),
+    ("^[a\\-z]$", "b", 0),
+    ("^[\\b]$", "\x08", 1),
+    ("^[\\b]$", "b", 0),
+    ("^\\B$", "", 1),
+    ("^(?:a|b)$", "c", 0),
+    ("^(?=a)a$", "a", 1),
+    ("^(?<=a)$", "", 0),
+    ("^(?i:a)$", "A", -1),
+    ("^(?i)a$", "A", -1),
+    ("^a++$", "aa", -1),
+    ("^a*?$", "b", 0),
+    ("^a{1}?$", "b", 0),
+    ("^[a-]$", "b", 0),
+    ("^[a-]$", "-", 1),
+    ("^[-a]$", "b", 0),
+    ("^[\\w-.]$", "!", -1),
+    ("^[.-\\w]$", "!", -1),
+    ("^[a-\\s]$", "!", -1),
+    ("^[\\d-z]$", "!", -1),
+    ("^[\\d-z]$", "-", -1),
+    ("^[\\d-z]$", "5", -1),
+    ("^[\\S]$", " ", 0),
+    ("^[^\\S]$", "a", 0),
+    ("^[^\\W]$", "!", 0),
+    ("^[\\W\\d]$", "a", 0),
+    ("^[\\p{L}\\d]$", "!", 0),
+    ("^[^\\p{L}]$", "a", 0),
+    ("^[\\P{L}]$", "a", 0),
+    ("^[^\\P{L}]$", "1", 0),
+    ("^[[:alpha:]]$", "a", -1),
+    ("^[[:alpha:]]$", ":", -1),
+    ("^[[]$", "[", 1),
+    ("^[a&&b]$", "&", 1),
+    ("^[a~~b]$", "~", 1),
+    ("^\\Qa.b\\E$", "axb", -1),
+    ("^\\x{41}$", "A", -1),
+    ("^\\u0041$", "A", 1),
+    ("^\\u0041$", "B", 0),
+    ("^\\uD83D\\uDE00$", "😀", 1),
+    ("^[\\uD83D\\uDE00]$", "\ud83d", 0),
+    ("^\\uD83D$", "\ud83d", 1),
+    ("^[\\uD800-\\uDFFF]$", "\ud800", 1),
+    ("^[\\uD800-\\uDFFF]$", "a", 0),
+    ("^\\u{D800}$", "\ud800", 1),
+    ("^[^a]$", "\ud800", 1),
+    ("^[^a]$", "😀", 1),
+    ("^[^a]{2}$", "😀", 0),
+    ("\\Z", "a", -1),
+    ("^a\\z", "a", -1),
+    ("^\\ca$", "\x01", 1),
+    ("^\\c1$", "\\c1", -1),
+    ("^\\e$", "\x1b", -1),
+    ("^\\a$", "\x07", -1),
+    ("^\\h$", " ", -1),
+    ("^\\R$", "\n", -1),
+    ("^\\X$", "a", -1),
+    ("^\\N$", "a", -1),
+    ("^\\o{101}$", "A", -1),
+    ("^a{1,2}{3}$", "aaa", -1),
+    ("^(a)(?#c)$", "a", -1),
+    ("^(?P<n>a)$", "a", -1),
+    ("^(?P=n)$", "a", -1),
+    ("^[\\x{41}]$", "A", -1),
+    ("^[\\01]$", "\x01", -1),
+    ("^\\08$", "\x008", -1),
+    ("^[\\0]$", "\x00", 1),
+    ("^$", "\n", 0),
+    ("^\\n$", "\n", 1),
+    ("^a|b$", "ax", 1),
+    ("^a|b$", "xb", 1),
+    ("^a|b$", "xa", 0),
+    ("^(a|)$", "", 1),
+    ("^\\{$", "{", 1),
+    ("^}$", "}", -1),
+    ("^]$", "]", -1),
+    ("^{$", "{", -1),
+    ("^x{1$", "x{1", -1),
+    ("^[\\u{10FFFF}]$", "\U0010ffff", 1),
+    ("^\\u{110000}$", "a", -1),
+    ("^[^\\u{0}-\\u{10FFFF}]$", "\ud800", 0),
+    ("^[\\d\\D]$", "\ud800", 1),
+    ("^[^]$", "a", 1),
+    ("^[]$", "a", 0),
+    ("^\\k$", "k", -1),
+    ("^\\p$", "p", -1),
+    ("(?s).", "\n", -1),
+    ("(?m)^a$", "b\na", -1),
+    ("^[a-z]$", "K", 0),
+    ("^[a-z]$", "K", 0),
+    ("^\\$$", "$", 1),
+    ("^\\d{2}$", "12", 1),
+    ("^[\\d]$", "١", 0),
+    ("^[^\\d\\s]$", "١", 1),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("pattern", "text", "v8"),
+    [pytest.param(p, s, m, id=f"{n}") for n, (p, s, m) in enumerate(V8_PATTERN_VERDICTS)],
+)
+def test_patterns_never_wider_than_ecma(engine: str, pattern: str, text: str, v8: int) -> None:
+    validator = _validator(engine, False)
+    positions = {
+        "pattern": (_x({"pattern": pattern}), {"x": text}, v8 == 1),
+        "not-pattern": (_x({"not": {"pattern": pattern}}), {"x": text}, v8 == 0),
+        "pattern-properties": (
+            {"patternProperties": {pattern: {"type": "integer"}}},
+            {text: "s"},
+            v8 == 0,
+        ),
+        "closed-pattern-properties": (
+            {"patternProperties": {pattern: True}, "additionalProperties": False},
+            {text: "s"},
+            v8 == 1,
+        ),
+        "property-names": ({"propertyNames": {"pattern": pattern}}, {text: 1}, v8 == 1),
+    }
+    for where, (schema, value, allowed) in positions.items():
+        result = validator.validate(schema, value)
+        if v8 == -1:
+            assert not result.ok and result.errors[0].path is None, where
+        elif result.ok:
+            assert allowed, where
+
+
+# --- formats (validate_formats=True): never passing what the reference refuses ---
+FORMAT_VALUES: dict[str, list[str]] = {
+    "email": [
+        '"a b"@c.com',
+        '"a@b"@c.com',
+        "a@[127.0.0.1]",
+        "a@[IPv6:::1]",
+        "a@b",
+        "a@b.c",
+        ".a@b.c",
+        "a.@b.c",
+        "a..b@c.d",
+        "a@b..c",
+        "a@-b.c",
+        "a@b-.c",
+        "a@b.c\n",
+        "\na@b.c",
+        "a@b.c ",
+        " a@b.c",
+        "aé@b.c",
+        "a@bé.c",
+        "a@@b.c",
+        "@b.c",
+        "a@",
+        "a@b.c.",
+        "a(comment)@b.c",
+        "a\\@b@c.d",
+        '"a\\"b"@c.d',
+        "a@b.c\u2028",
+        "a@١.c",
+        "a@b.1",
+        "a@1.2.3.4",
+        "a b@c.d",
+        "a\t@b.c",
+        "a@b_c.d",
+        "a@b.c\x00",
+        "a\x00@b.c",
+        "ａ@b.c",
+        "a@ｂ.c",
+    ],
+    "idn-email": [
+        '"a b"@c.com',
+        '"a@b"@c.com',
+        "a@[127.0.0.1]",
+        "a@[IPv6:::1]",
+        "a@b",
+        "a@b.c",
+        ".a@b.c",
+        "a.@b.c",
+        "a..b@c.d",
+        "a@b..c",
+        "a@-b.c",
+        "a@b-.c",
+        "a@b.c\n",
+        "\na@b.c",
+        "a@b.c ",
+        " a@b.c",
+        "aé@b.c",
+        "a@bé.c",
+        "a@@b.c",
+        "@b.c",
+        "a@",
+        "a@b.c.",
+        "a(comment)@b.c",
+        "a\\@b@c.d",
+        '"a\\"b"@c.d',
+        "a@b.c\u2028",
+        "a@١.c",
+        "a@b.1",
+        "a@1.2.3.4",
+        "a b@c.d",
+        "a\t@b.c",
+        "a@b_c.d",
+        "a@b.c\x00",
+        "a\x00@b.c",
+        "ａ@b.c",
+        "a@ｂ.c",
+    ],
+    "ipv4": [
+        "127.0.0.1",
+        "01.2.3.4",
+        "1.2.3.04",
+        "256.1.1.1",
+        "1.2.3",
+        "1.2.3.4.5",
+        "1.2.3.4\n",
+        " 1.2.3.4",
+        "١.2.3.4",
+        "1.2.3.٤",
+        "0x7f.0.0.1",
+        "1.2.3.-1",
+        "+1.2.3.4",
+        "1.2.3.4/24",
+        "0.0.0.0",
+        "00.0.0.0",
+        "1.2.3.4 ",
+        "1..3.4",
+        "127.1",
+        "۱.2.3.4",
+        "１.2.3.4",
+    ],
+    "ipv6": [
+        "::1",
+        "fe80::1%eth0",
+        "fe80::1%1",
+        "::ffff:1.2.3.4",
+        "::ffff:01.2.3.4",
+        "1:2:3:4:5:6:7:8",
+        "1:2:3:4:5:6:7:8:9",
+        ":::",
+        "1::2::3",
+        "::1\n",
+        " ::1",
+        "[::1]",
+        "::1/128",
+        "12345::",
+        "g::",
+        "::ffff:1.2.3.256",
+        "::١",
+        "1:2:3:4:5:6:7::",
+        "::1.2.3.4",
+        "1:2:3:4:5:6:1.2.3.4",
+        "1:2:3:4:5:6:7:1.2.3.4",
+        "ＦＦ::1",
+        "::ffff:١.2.3.4",
+        "::0x1",
+    ],
+    "uuid": [
+        "12345678-1234-1234-1234-123456789abc",
+        "12345678-1234-1234-1234-123456789ABC",
+        "12345678123412341234123456789abc",
+        "{12345678-1234-1234-1234-123456789abc}",
+        "urn:uuid:12345678-1234-1234-1234-123456789abc",
+        "12345678-1234-1234-1234-123456789abcd",
+        "12345678-1234-1234-1234-123456789ab",
+        "12345678-1234-1234-1234-123456789abg",
+        "12345678-1234-1234-1234-123456789abc\n",
+        " 12345678-1234-1234-1234-123456789abc",
+        "１2345678-1234-1234-1234-123456789abc",
+        "12345678-1234-1234-1234_123456789abc",
+        "12345678-1234-1234-1234-１23456789abc",
+        "1234-5678-1234-1234-1234-56789abc",
+        "12345678-12341234-1234-123456789abc",
+        "+2345678-1234-1234-1234-123456789abc",
+    ],
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("draft", list(DRAFTS.values()), ids=list(DRAFTS))
+@pytest.mark.parametrize("fmt", list(FORMAT_VALUES))
+def test_asserted_formats_never_pass_what_the_reference_refuses(
+    engine: str, draft: str, fmt: str
+) -> None:
+    for text in FORMAT_VALUES[fmt]:
+        assert_never_wider(engine, _x({"format": fmt}, draft), {"x": text}, formats=True)
+        if draft != D4:
+            names = {"$schema": draft, "propertyNames": {"format": fmt}}
+            assert_never_wider(engine, names, {text: 1}, formats=True)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("draft", list(DRAFTS.values()), ids=list(DRAFTS))
+def test_negated_ipv4_never_widens(engine: str, draft: str) -> None:
+    """ipv4 is checked exactly on both engines, so `not` of it holds (unlike email)."""
+    for text in FORMAT_VALUES["ipv4"]:
+        assert_never_wider(
+            engine, _x({"not": {"format": "ipv4"}}, draft), {"x": text}, formats=True
+        )
+
+
+# --- through dispatch: what is validated is what the handler receives ---------------------------
+class _AlwaysEqualStr(str):
+    """Compares equal to everything and prints as something else."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return hash("x")
+
+    def __str__(self) -> str:
+        return "rm -rf /"
+
+
+class _LyingDict(dict[str, Any]):
+    """Shows one thing through ``items`` and another through indexing."""
+
+    def __getitem__(self, key: str) -> Any:
+        return "rm -rf /"
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return "rm -rf /"
+
+
+class _ShiftyMapping(Mapping[str, Any]):
+    """Answers "safe" on the first read and something else afterwards."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def __getitem__(self, key: str) -> Any:
+        self.reads += 1
+        return "safe" if self.reads == 1 else "rm -rf /"
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(["x"])
+
+    def __len__(self) -> int:
+        return 1
+
+
+class _AlwaysEqualInt(int):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return 0
+
+
+class _LyingFloat(float):
+    def __repr__(self) -> str:
+        return "1.0"
+
+    __str__ = __repr__
+
+
+SAFE = {
+    "type": "object",
+    "properties": {"x": {"const": "safe"}},
+    "required": ["x"],
+    "additionalProperties": False,
+}
+SMALL = {"type": "object", "properties": {"x": {"type": "number", "maximum": 5}}, "required": ["x"]}
+ARGUMENTS: list[Any] = [
+    ("str-subclass-value", SAFE, lambda: {"x": _AlwaysEqualStr("safe")}),
+    ("str-subclass-key", SAFE, lambda: {_AlwaysEqualStr("x"): "safe"}),
+    ("lying-dict", SAFE, lambda: _LyingDict(x="safe")),
+    (
+        "lying-dict-nested",
+        {"type": "object", "properties": {"y": SAFE}},
+        lambda: {"y": _LyingDict(x="safe")},
+    ),
+    ("shifty-mapping", SAFE, _ShiftyMapping),
+    ("int-subclass", SMALL, lambda: {"x": _AlwaysEqualInt(99)}),
+    ("float-subclass", SMALL, lambda: {"x": _LyingFloat(99.0)}),
+    ("bool-as-number", SMALL, lambda: {"x": True}),
+    ("nan", SMALL, lambda: {"x": float("nan")}),
+    ("infinity", SMALL, lambda: {"x": float("inf")}),
+    ("bytes", {"type": "object", "properties": {"x": {"maxLength": 1}}}, lambda: {"x": b"ab"}),
+    ("tuple", {"type": "object", "properties": {"x": {"maxItems": 1}}}, lambda: {"x": (1, 2)}),
+    ("int-key", SAFE, lambda: {1: "safe", "x": "safe"}),
+    ("proto-key", {"type": "object"}, lambda: {"__proto__": {"x": 1}}),
+]
+JSON_TEXTS = [
+    '{"x":"rm -rf /","x":"safe"}',
+    '{"x":"safe","x":"rm -rf /"}',
+    '{"x":"safe","\\u0078":"rm -rf /"}',
+    '{"x":"\\ud800"}',
+    '{"x":1e400}',
+    '{"x":"safe"} {"x":"rm -rf /"}',
+    '\ufeff{"x":"safe"}',
+]
+
+
+def _exact(value: Any) -> bool:
+    """Only exact dict/list/str/int/float/bool/None, all the way down."""
+    if type(value) is dict:
+        return all(type(k) is str and _exact(v) for k, v in value.items())
+    if type(value) is list:
+        return all(_exact(v) for v in value)
+    return type(value) in (str, int, float, bool, type(None))
+
+
+async def _dispatch(engine: str, schema: dict[str, Any], call: ToolCall) -> tuple[Any, list[Any]]:
+    seen: list[Any] = []
+
+    async def handler(args: Any, context: ToolExecutionContext) -> str:
+        seen.append(args)
+        return "ran"
+
+    registry = ToolRegistry([ToolDefinition(name="t", execute=handler, parameters=schema)])
+    options = JsonSchemaValidatorOptions(engine=engine)
+    gates = ToolGates(validator=create_json_schema_tool_argument_validator(options=options))
+    return await dispatch_tool_call(call, registry=registry, gates=gates), seen
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("schema", "make"), [pytest.param(s, m, id=i) for i, s, m in ARGUMENTS])
+async def test_the_handler_receives_exactly_what_was_validated(
+    engine: str, schema: dict[str, Any], make: Any
+) -> None:
+    result, seen = await _dispatch(engine, schema, ToolCall(id="1", name="t", arguments=make()))
+    if seen:
+        (received,) = seen
+        assert result.error is None
+        assert _exact(received)
+        assert _reference(schema, received, formats=False) is True
+        assert "rm -rf /" not in repr(received)
+    else:
+        assert result.error is not None
+        assert result.error.code in ("invalid_arguments", "validation_failed")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("text", JSON_TEXTS)
+async def test_json_text_arguments_validate_what_the_handler_gets(engine: str, text: str) -> None:
+    call = parse_tool_call("1", "t", text)
+    result, seen = await _dispatch(engine, SAFE, call)
+    if seen:
+        assert seen == [{"x": "safe"}]
+        assert result.error is None
+    else:
+        assert result.error is not None
