@@ -251,6 +251,76 @@ def test_finding4_recursive_ref_is_never_a_pointer(schema: dict[str, Any], value
     assert not prism_ok(FJS, schema, value)
 
 
+# --- Finding 5: `$schema` spellings the reference does not know are read as an older draft ---
+# docs/jsonschema.md accepts drafts "http or https"; the reference knows only the published
+# identifiers (http for 04/06/07, https for 2019-09/2020-12) and reads any other `$schema` as
+# 2020-12. Prism picks the older draft, where `$ref` siblings and `dependentRequired` or
+# `prefixItems` are ignored, so the value passes what the reference's reading forbids.
+def _sibling(uri: str) -> dict[str, Any]:
+    return {
+        "$schema": uri,
+        "properties": {"x": {"$ref": "#/definitions/s", "maxLength": 2}},
+        "definitions": {"s": {"type": "string"}},
+    }
+
+
+SCHEMA_SPELLINGS = [
+    (
+        "https-draft7-ref-sibling",
+        _sibling("https://json-schema.org/draft-07/schema#"),
+        {"x": "abcdef"},
+    ),
+    ("https-draft7-no-hash", _sibling("https://json-schema.org/draft-07/schema"), {"x": "abcdef"}),
+    (
+        "https-draft6-ref-sibling",
+        _sibling("https://json-schema.org/draft-06/schema#"),
+        {"x": "abcdef"},
+    ),
+    (
+        "https-draft4-ref-sibling",
+        _sibling("https://json-schema.org/draft-04/schema#"),
+        {"x": "abcdef"},
+    ),
+    (
+        "https-draft7-dependent-required",
+        {"$schema": "https://json-schema.org/draft-07/schema#", "dependentRequired": {"a": ["b"]}},
+        {"a": 1},
+    ),
+    (
+        "http-2019-prefix-items",
+        {
+            "$schema": "http://json-schema.org/draft/2019-09/schema",
+            "properties": {"x": {"prefixItems": [{"type": "string"}]}},
+        },
+        {"x": [1]},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in SCHEMA_SPELLINGS]
+)
+def test_control_reference_reads_unknown_schema_uris_as_2020(
+    schema: dict[str, Any], value: Any
+) -> None:
+    assert jsonschema.validators.validator_for(schema, default=None) is None
+    assert not reference_valid(schema, value)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 bypass finding 5: unpublished $schema spellings read as an older draft",
+)
+@pytest.mark.parametrize("engine", [FJS, RS])
+@pytest.mark.parametrize(
+    ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in SCHEMA_SPELLINGS]
+)
+def test_finding5_schema_uri_spelling_never_widens(
+    engine: str, schema: dict[str, Any], value: Any
+) -> None:
+    assert not prism_ok(engine, schema, value)
+
+
 # --- Finding 1 through dispatch: the handler runs with a value the schema forbids ---
 @pytest.mark.xfail(
     strict=True,
