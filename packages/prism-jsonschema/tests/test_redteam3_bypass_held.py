@@ -977,3 +977,105 @@ async def test_json_text_arguments_validate_what_the_handler_gets(engine: str, t
         assert result.error is None
     else:
         assert result.error is not None
+
+
+# --- names that generated code or pointers could misread: every keyword still applies ---
+ODD_NAMES = [
+    "{x}",
+    "{",
+    "}",
+    "{{",
+    "{0}",
+    "{data}",
+    "{data__x}",
+    "%s",
+    "%(x)s",
+    "\\",
+    "\\\\",
+    '"',
+    "'",
+    "'''",
+    '"""',
+    "\n",
+    "\r\n",
+    "\u2028",
+    "\x00",
+    "a\x00b",
+    "\t",
+    "\\n",
+    "\\u0041",
+    "A",
+    "é",
+    "é",
+    "😀",
+    "",
+    " ",
+    "constructor",
+    "prototype",
+    "hasOwnProperty",
+    "__class__",
+    "__init__",
+    "data",
+    "data_keys",
+    "self",
+    "None",
+    "True",
+    "1",
+    "01",
+    "-1",
+    "1.0",
+    "$ref",
+    "$id",
+    "#",
+    "/",
+    "~",
+    "~0",
+    "~1",
+    "a/b",
+    "a~b",
+    "format",
+    "type",
+    "{data!r}",
+    "{data.__class__}",
+    "${x}",
+    "`x`",
+    "#{x}",
+    "\\x41",
+    "\ud800",
+]
+
+
+def _name_cases(name: str, draft: str) -> list[tuple[dict[str, Any], Any]]:
+    k = _defs(draft)
+    escaped = name.replace("~", "~0").replace("/", "~1")
+    dependent = "dependencies" if draft == D7 else "dependentRequired"
+    base = {"$schema": draft, "type": "object"}
+    return [
+        ({**base, "properties": {name: {"type": "integer"}}}, {name: "s"}),
+        ({**base, "required": [name]}, {}),
+        ({**base, "properties": {name: True}, "additionalProperties": False}, {name + "x": 1}),
+        ({**base, dependent: {name: ["zz"]}}, {name: 1}),
+        ({**base, "properties": {"x": {"const": name}}}, {"x": name + "y"}),
+        ({**base, "properties": {"x": {"enum": [name]}}}, {"x": "zz"}),
+        ({**base, "properties": {"x": {"const": {name: 1}}}}, {"x": {name: 2}}),
+        (
+            {
+                **base,
+                k: {name: {"type": "integer"}},
+                "properties": {"x": {"$ref": f"#/{k}/{escaped}"}},
+            },
+            {"x": "s"},
+        ),
+        (
+            {**base, "properties": {"a": {"properties": {name: {"type": "integer"}}}}},
+            {"a": {name: "s"}},
+        ),
+    ]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("draft", [D7, D2020], ids=["7", "2020"])
+@pytest.mark.parametrize("name", ODD_NAMES, ids=[ascii(n) for n in ODD_NAMES])
+def test_odd_property_names_are_still_checked(engine: str, draft: str, name: str) -> None:
+    for schema, value in _name_cases(name, draft):
+        assert_never_wider(engine, schema, value)
