@@ -7,6 +7,9 @@ reference rejects the value, so a fix that makes the test pass is checked agains
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 from typing import Any
 
 import jsonschema
@@ -316,6 +319,66 @@ def test_control_reference_reads_unknown_schema_uris_as_2020(
     ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in SCHEMA_SPELLINGS]
 )
 def test_finding5_schema_uri_spelling_never_widens(
+    engine: str, schema: dict[str, Any], value: Any
+) -> None:
+    assert not prism_ok(engine, schema, value)
+
+
+# --- Finding 6: `\\p{...}` is read with RE2's older Unicode tables, not current ECMA-262 -------
+# ECMA-262 reads property escapes with the current Unicode (V8 here: Unicode 17). RE2's tables
+# predate Unicode 16, so U+1C89 (CYRILLIC CAPITAL LETTER TJE, 16.0) is "not a letter" to Prism:
+# `^\\P{L}+$` ("no letters") accepts it, and so does `not: {pattern: "^\\p{L}+$"}`; a
+# patternProperties rule for letter-only names skips it on fastjsonschema.
+NEW_LETTER = "\u1c89"
+UNICODE_VERSION = [
+    ("non-letter-pattern", FJS, _x({"pattern": "^\\P{L}+$"}), {"x": NEW_LETTER}),
+    ("non-letter-pattern", RS, _x({"pattern": "^\\P{L}+$"}), {"x": NEW_LETTER}),
+    ("negated-class", FJS, _x({"pattern": "^[^\\p{L}]+$"}), {"x": NEW_LETTER}),
+    ("not-letter-pattern", FJS, _x({"not": {"pattern": "^\\p{L}+$"}}), {"x": NEW_LETTER}),
+    ("not-letter-pattern", RS, _x({"not": {"pattern": "^\\p{L}+$"}}), {"x": NEW_LETTER}),
+    (
+        "pattern-properties",
+        FJS,
+        {"type": "object", "patternProperties": {"^\\p{L}+$": {"type": "integer"}}},
+        {NEW_LETTER: "rm -rf /"},
+    ),
+    ("property-names", RS, {"propertyNames": {"pattern": "^\\P{L}+$"}}, {NEW_LETTER: 1}),
+]
+
+
+def _v8_matches(pattern: str, text: str) -> bool:
+    """V8's verdict for ``new RegExp(pattern, "u").test(text)``."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed (the V8 oracle)")
+    script = (
+        "const [p, s] = JSON.parse(process.argv[1]);"
+        "process.stdout.write(String(new RegExp(p, 'u').test(s)))"
+    )
+    out = subprocess.run(
+        [node, "-e", script, json.dumps([pattern, text])],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return out.stdout == "true"
+
+
+def test_control_v8_reads_u1c89_as_a_letter() -> None:
+    assert _v8_matches("^\\p{L}+$", NEW_LETTER)
+    assert not _v8_matches("^\\P{L}+$", NEW_LETTER)
+    assert not _v8_matches("^[^\\p{L}]+$", NEW_LETTER)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3 bypass finding 6: \\p{..} uses RE2's pre-Unicode-16 tables, not ECMA's",
+)
+@pytest.mark.parametrize(
+    ("engine", "schema", "value"),
+    [pytest.param(e, s, v, id=f"{i}-{e}") for i, e, s, v in UNICODE_VERSION],
+)
+def test_finding6_property_escapes_follow_current_unicode(
     engine: str, schema: dict[str, Any], value: Any
 ) -> None:
     assert not prism_ok(engine, schema, value)
