@@ -324,10 +324,10 @@ def test_finding5_schema_uri_spelling_never_widens(
     assert not prism_ok(engine, schema, value)
 
 
-# --- Finding 6: `\\p{...}` is read with RE2's older Unicode tables, not current ECMA-262 -------
+# --- Finding 6: `\p{...}` is read with RE2's older Unicode tables, not current ECMA-262 -------
 # ECMA-262 reads property escapes with the current Unicode (V8 here: Unicode 17). RE2's tables
 # predate Unicode 16, so U+1C89 (CYRILLIC CAPITAL LETTER TJE, 16.0) is "not a letter" to Prism:
-# `^\\P{L}+$` ("no letters") accepts it, and so does `not: {pattern: "^\\p{L}+$"}`; a
+# `^\P{L}+$` ("no letters") accepts it, and so does `not: {pattern: "^\p{L}+$"}`; a
 # patternProperties rule for letter-only names skips it on fastjsonschema.
 NEW_LETTER = "\u1c89"
 UNICODE_VERSION = [
