@@ -187,10 +187,6 @@ def test_control_reference_rejects_foreign_additional_items_under_not() -> None:
     assert prism_ok(RS, FOREIGN_ADDITIONAL_ITEMS, {"x": [1, 2]}) is False
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 bypass finding 3: fjs honours 2020-foreign additionalItems",
-)
 def test_finding3_foreign_additional_items_is_ignored_in_2020() -> None:
     assert not prism_ok(FJS, FOREIGN_ADDITIONAL_ITEMS, {"x": [1, 2]})
 
@@ -243,10 +239,6 @@ def test_control_reference_resolves_recursive_ref_to_the_root(
     assert not prism_ok(RS, schema, value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 bypass finding 4: fjs lowers a non-# $recursiveRef to a pointer $ref",
-)
 @pytest.mark.parametrize(
     ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in RECURSIVE_POINTER]
 )
@@ -310,10 +302,6 @@ def test_control_reference_reads_unknown_schema_uris_as_2020(
     assert not reference_valid(schema, value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 bypass finding 5: unpublished $schema spellings read as an older draft",
-)
 @pytest.mark.parametrize("engine", [FJS, RS])
 @pytest.mark.parametrize(
     ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in SCHEMA_SPELLINGS]

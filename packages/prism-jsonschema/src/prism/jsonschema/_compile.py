@@ -73,8 +73,11 @@ def _draft(schema: Mapping[Any, Any]) -> Draft:
     draft = draft_for_uri(uri) if isinstance(uri, str) else None
     if draft is None:
         raise SchemaRejected(
-            f"$schema {str(uri)[:120]!r} is not a known draft (04, 06, 07, 2019-09, 2020-12); "
-            "unknown meta-schemas are never fetched"
+            f"$schema {str(uri)[:120]!r} is not a known draft: only a published meta-schema URI (draft-04, -06, "
+            "-07 as http://json-schema.org/draft-0N/schema, 2019-09 and 2020-12 as "
+            "https://json-schema.org/draft/YYYY-MM/schema, each with or without a final '#') is "
+            "read; another spelling is not read as the draft it resembles, and unknown "
+            "meta-schemas are never fetched"
         )
     return draft
 

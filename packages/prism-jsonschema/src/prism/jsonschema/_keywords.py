@@ -67,6 +67,7 @@ class SchemaWalk:
             "exclusiveMinimum": self._exclusive,
             "uniqueItems": self._bool,
             "$recursiveAnchor": self._bool,
+            "$recursiveRef": self._recursive_ref,
             "format": self._format,
         }
 
@@ -281,6 +282,17 @@ class SchemaWalk:
             _expect(isinstance(copied, bool), path, "a boolean in draft-04")
         else:
             _expect(_is_number(copied), path, "a number (the boolean form needs draft-04)")
+        return copied
+
+    def _recursive_ref(self, value: object, path: Path, depth: int) -> Json:
+        # 2019-09 allows only "#"; the reference resolves any value to the dynamic root, an
+        # engine reading it as a pointer would check another schema: refused, never guessed.
+        copied = self.state.data(value, path, depth)
+        if copied != "#":
+            raise SchemaRejected(
+                f"schema keyword '$recursiveRef' at {location(path)} must be \"#\" (the only "
+                f"value 2019-09 allows), got {str(copied)[:80]!r}"
+            )
         return copied
 
     def _bool(self, value: object, path: Path, depth: int) -> Json:
