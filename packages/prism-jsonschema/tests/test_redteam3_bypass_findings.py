@@ -127,10 +127,6 @@ def test_control_reference_rejects_negated_format(
     assert not reference_valid(schema, value, formats=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 bypass finding 1: a stricter-than-reference format widens under not/if/oneOf",
-)
 @pytest.mark.parametrize(
     ("engine", "schema", "value"),
     [pytest.param(e, s, v, id=f"{i}-{e}") for i, e, s, v in FORMAT_NEGATION],
@@ -162,10 +158,6 @@ def test_control_reference_rejects_negated_multiple(schema: dict[str, Any], valu
     assert not reference_valid(schema, value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 bypass finding 2: exact multipleOf is stricter, so not/if widen",
-)
 @pytest.mark.parametrize("engine", [FJS, RS])
 @pytest.mark.parametrize(
     ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in MULTIPLE_NEGATION]
@@ -373,10 +365,6 @@ def test_finding6_property_escapes_follow_current_unicode(
 
 
 # --- Finding 1 through dispatch: the handler runs with a value the schema forbids ---
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 bypass finding 1 (dispatch): the handler receives a value not-format forbids",
-)
 @pytest.mark.anyio
 @pytest.mark.parametrize("engine", [FJS, RS])
 async def test_finding1_through_dispatch_the_handler_never_runs(engine: str) -> None:

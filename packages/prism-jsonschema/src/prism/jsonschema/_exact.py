@@ -1,8 +1,11 @@
 """Keywords every engine evaluates with the same Python code, exactly and within bounds.
 
-``multipleOf`` is decided on the numbers' decimal text (what the JSON says), never through a
+``multipleOf`` with an integer divisor is the ``jsonschema`` package's own arithmetic (``%``:
+exact on integers, the float's binary value otherwise), so it is exact wherever it stands. With
+a float divisor it is decided on the numbers' decimal text (what the JSON says), never through a
 rounded float or 28-digit ``Decimal`` quotient, and never accepts what float division rejects
-(the ``jsonschema`` package's answer): both engines' own versions accepted non-multiples. On
+(the reference's answer): both engines' own versions accepted non-multiples. That is stricter
+than the reference, so it is refused where strictness would widen (see ``_polarity``). On
 jsonschema-rs ``pattern`` runs on the same RE2 patterns as fastjsonschema, with the same bound
 on the length of the string it reads.
 """
@@ -30,19 +33,17 @@ def is_multiple(value: object, divisor: int | float) -> bool:
         return value % divisor == 0
     if not isinstance(value, int | float) or isinstance(value, bool):
         return True  # not a number: multipleOf does not apply
-    if isinstance(divisor, float):  # float division first: cheap, and it must accept too
+    if not isinstance(divisor, float):  # exactly the reference: `instance % dB`
         try:
-            quotient = value / divisor
-        except OverflowError:
+            return value % divisor == 0
+        except OverflowError:  # a divisor past any float: the reference raises
             return False
-        if quotient - quotient != 0.0 or int(quotient) != quotient:
-            return False
-    else:
-        try:
-            if value % divisor != 0:  # a float value: its binary value, too
-                return False
-        except OverflowError:  # a divisor past any float: only 0 is a multiple
-            return value == 0
+    try:  # float division first: cheap, and it must accept too
+        quotient = value / divisor
+    except OverflowError:
+        return False
+    if quotient - quotient != 0.0 or int(quotient) != quotient:
+        return False
     return (_decimal(value) / _decimal(divisor)).denominator == 1
 
 

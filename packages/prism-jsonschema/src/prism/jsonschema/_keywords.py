@@ -26,6 +26,9 @@ _SCHEMA: Final = frozenset(
      "additionalItems", "unevaluatedProperties", "unevaluatedItems", "contentSchema"}
 )  # fmt: skip
 _SCHEMA_LIST: Final = frozenset({"allOf", "anyOf", "oneOf"})
+_NEGATING: Final = ("not", "if", "oneOf")
+"""Where a subschema's failure can make its parent pass (see ``_polarity``); so does
+``contains`` next to ``maxContains``."""
 _SCHEMA_MAP: Final = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
 _COUNTS: Final = frozenset(
     {"maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties",
@@ -47,6 +50,9 @@ class SchemaWalk:
         self.schema_nodes: list[tuple[dict[str, Json], Path]] = []
         self.positions: dict[str, dict[str, Json] | bool] = {}
         """Every schema position by JSON Pointer: the only places a ``$ref`` may point to."""
+        self.negated_roots: list[dict[str, Json]] = []
+        """Subschemas in a negated or mixed position (``not``, ``if``, ``oneOf`` items,
+        ``contains`` next to ``maxContains``): where a stricter check can widen."""
         self.anchors: dict[str, dict[str, Json]] = {}
         """``$anchor``/``$dynamicAnchor`` names (2019-09 and later) and the nodes they name."""
         self._keywords = KEYWORDS[draft]
@@ -95,7 +101,16 @@ class SchemaWalk:
                 self.state.ref(key, copied, child)
         self.state.leave(value)
         self._identifiers(out, path)
+        self._negated(out)
         return out
+
+    def _negated(self, node: dict[str, Json]) -> None:
+        keys = [*_NEGATING, "contains"] if "maxContains" in node else _NEGATING
+        for key in keys:
+            sub = node.get(key)
+            for schema in sub if isinstance(sub, list) else [sub]:
+                if isinstance(schema, dict):
+                    self.negated_roots.append(schema)
 
     def _identifiers(self, node: dict[str, Json], path: Path) -> None:
         """``$schema`` and ``$id`` only at the root (one dialect and one base URI for every
