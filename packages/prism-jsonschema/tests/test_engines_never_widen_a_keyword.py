@@ -1,8 +1,8 @@
 """Where an engine's own keyword is inexact, Prism's is exact or refuses: ``multipleOf`` never
-accepts a non-multiple (an integer divisor is the reference's own ``%``) (fastjsonschema's 28-digit ``Decimal`` quotient and jsonschema-rs's float
-remainder both did), ``pattern`` classes mean what ECMA-262 says (RE2's ``.`` and ``\\S``
-accepted line terminators and Unicode spaces). Differential against the ``jsonschema`` package:
-Prism never says valid where it says invalid."""
+accepts a non-multiple (fastjsonschema's 28-digit ``Decimal`` quotient and jsonschema-rs's float
+remainder both did; an integer divisor is the reference's own ``%``), ``pattern`` classes mean
+what ECMA-262 says (RE2's ``.`` and ``\\S`` accepted line terminators and Unicode spaces).
+Differential against the ``jsonschema`` package: Prism never says valid where it says invalid."""
 
 from __future__ import annotations
 
