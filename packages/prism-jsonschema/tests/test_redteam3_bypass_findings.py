@@ -350,10 +350,6 @@ def test_control_v8_reads_u1c89_as_a_letter() -> None:
     assert not _v8_matches("^[^\\p{L}]+$", NEW_LETTER)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3 bypass finding 6: \\p{..} uses RE2's pre-Unicode-16 tables, not ECMA's",
-)
 @pytest.mark.parametrize(
     ("engine", "schema", "value"),
     [pytest.param(e, s, v, id=f"{i}-{e}") for i, e, s, v in UNICODE_VERSION],

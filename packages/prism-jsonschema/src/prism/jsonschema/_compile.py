@@ -15,7 +15,7 @@ from ._exact import rs_keywords
 from ._expansion import compare_weight, expanded_size, expanded_weight
 from ._fastjsonschema import compile_fastjsonschema
 from ._keywords import SchemaWalk
-from ._lowering import lower_for_fastjsonschema, prepare_common
+from ._lowering import guard_names_for_rs, lower_for_fastjsonschema, prepare_common
 from ._options import JsonSchemaValidatorOptions
 from ._polarity import refuse_inexact_where_negated
 from ._refgraph import resolve_references
@@ -104,6 +104,7 @@ def compile_checked(
     checked.scan = expanded_weight(nodes, targets, own) if any(own) else 0
     prepare_common(document, walk.schema_nodes, walk.draft)
     if options.engine == "jsonschema-rs":
+        guard_names_for_rs(document, walk.schema_nodes, walk.regexes)
         validator = compile_rs(
             document,
             validate_formats=options.validate_formats,

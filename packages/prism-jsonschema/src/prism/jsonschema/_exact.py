@@ -15,16 +15,21 @@ from __future__ import annotations
 import threading
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
-from ._regex import PatternInputTooLong, Re2Pattern
+from ._regex import PatternInputRefused, Re2Pattern, refuse_unassigned_names
 
-__all__ = ["OVERFLOW", "is_multiple", "rs_keywords"]
+__all__ = ["NAME_GUARD", "OVERFLOW", "is_multiple", "rs_keywords"]
+
+NAME_GUARD: Final = "prismUnicodeNames"
+"""A root keyword of Prism's own (a schema's unknown keywords never reach an engine): every
+property name in the value is checked for code points the oldest Unicode tables lack."""
 
 OVERFLOW = threading.local()
-"""``OVERFLOW.error``: set by a jsonschema-rs ``pattern`` that met a string over the input
-bound. Its exception only means "does not match" to the engine (so ``not`` would accept): the
-validator clears this before each run and fails the value when it is set after."""
+"""``OVERFLOW.error``: set by a jsonschema-rs ``pattern`` that met a string it cannot match
+exactly (over the input bound, or see ``UnassignedCodePoint``). Its exception only means "does
+not match" to the engine (so ``not`` would accept): the validator clears this before each run
+and fails the value when it is set after."""
 
 
 def is_multiple(value: object, divisor: int | float) -> bool:
@@ -73,13 +78,25 @@ def rs_keywords(regexes: dict[str, Re2Pattern]) -> dict[str, type]:
                 return
             try:
                 found = self.search(instance)
-            except PatternInputTooLong as exc:
+            except PatternInputRefused as exc:
                 OVERFLOW.error = exc
                 raise
             if not found:
                 raise ValueError(f"{_clip(instance)} does not match {_clip(self.pattern)}")
 
-    return {"multipleOf": _MultipleOf, "pattern": Pattern}
+    return {"multipleOf": _MultipleOf, "pattern": Pattern, NAME_GUARD: _NameGuard}
+
+
+class _NameGuard:
+    def __init__(self, parent: Any, value: Any, path: Any) -> None:
+        pass
+
+    def validate(self, instance: Any) -> None:
+        try:
+            refuse_unassigned_names(instance)
+        except PatternInputRefused as exc:
+            OVERFLOW.error = exc
+            raise
 
 
 def _clip(value: object) -> str:

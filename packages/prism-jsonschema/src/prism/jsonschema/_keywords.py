@@ -11,7 +11,7 @@ from typing import Final, NoReturn
 
 from ._dialect import DROPPED_ANNOTATIONS, KEYWORDS
 from ._drafts import Draft
-from ._ecma import translate
+from ._ecma import reads_unicode_tables, translate
 from ._formats import check_format
 from ._pointer import Path, location, pointer
 from ._regex import PatternRefused, Re2Pattern, compile_pattern
@@ -223,7 +223,9 @@ class SchemaWalk:
             spelled = translate(pattern)
             if spelled not in self.regexes:
                 self.regexes[spelled] = compile_pattern(
-                    spelled, self.state.options.max_pattern_input_length
+                    spelled,
+                    self.state.options.max_pattern_input_length,
+                    tables=reads_unicode_tables(spelled),
                 )
         except PatternRefused as exc:
             raise SchemaRejected(

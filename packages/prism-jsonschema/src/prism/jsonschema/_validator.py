@@ -23,7 +23,7 @@ from ._instance import (
     weigh,
 )
 from ._options import JsonSchemaValidatorOptions
-from ._regex import PatternInputTooLong
+from ._regex import PatternInputRefused
 from ._rs import compile_rs_bounds, lone_surrogate, rs_available
 from ._scan import CHARS_PER_WORK, Impure, text_of
 from ._walk import SchemaRejected
@@ -246,7 +246,7 @@ class JsonSchemaArgumentValidator:
                 return self._fastjsonschema_failure(exc, entry.collect_all, instance)
             first = fastjsonschema_errors(exc, instance, 1)
             return failure(*first, ToolArgumentValidationIssue(path=None, message=MORE))
-        if isinstance(exc, PatternInputTooLong):
+        if isinstance(exc, PatternInputRefused):
             return failure(ToolArgumentValidationIssue(path=None, message=str(exc)))
         return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
 
