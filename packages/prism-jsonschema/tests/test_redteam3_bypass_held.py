@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import jsonschema
 import pytest
@@ -36,11 +36,12 @@ D7 = "http://json-schema.org/draft-07/schema#"
 D2019 = "https://json-schema.org/draft/2019-09/schema"
 D2020 = "https://json-schema.org/draft/2020-12/schema"
 DRAFTS = {"4": D4, "6": D6, "7": D7, "2019": D2019, "2020": D2020}
-ENGINES = ("fastjsonschema", "jsonschema-rs")
+EngineName = Literal["fastjsonschema", "jsonschema-rs"]
+ENGINES: tuple[EngineName, ...] = ("fastjsonschema", "jsonschema-rs")
 
 
 @functools.cache
-def _validator(engine: str, formats: bool) -> JsonSchemaArgumentValidator:
+def _validator(engine: EngineName, formats: bool) -> JsonSchemaArgumentValidator:
     options = JsonSchemaValidatorOptions(engine=engine, validate_formats=formats)
     return JsonSchemaArgumentValidator(options=options)
 
@@ -56,7 +57,7 @@ def _reference(schema: dict[str, Any], value: Any, *, formats: bool) -> bool | N
 
 
 def assert_never_wider(
-    engine: str, schema: dict[str, Any], value: Any, *, formats: bool = False
+    engine: EngineName, schema: dict[str, Any], value: Any, *, formats: bool = False
 ) -> None:
     """Prism accepts the value only if the reference does (a broken schema must not pass)."""
     if _validator(engine, formats).validate(schema, value).ok:
@@ -221,7 +222,7 @@ REFERENCE_CASES = list(_reference_cases())
     ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in REFERENCE_CASES]
 )
 def test_references_resolve_as_the_reference_does(
-    engine: str, schema: dict[str, Any], value: Any
+    engine: EngineName, schema: dict[str, Any], value: Any
 ) -> None:
     assert_never_wider(engine, schema, value)
 
@@ -335,9 +336,14 @@ def _keyword_cases() -> Iterator[Any]:
             [{"abc": 1}, {"b": 1}],
             "6 7 2019 2020",
         )
-    for name, names in (("false", False), ("const", {"const": "a"}), ("enum", {"enum": ["a"]})):
+    others: tuple[tuple[str, Any], ...] = (
+        ("false", False),
+        ("const", {"const": "a"}),
+        ("enum", {"enum": ["a"]}),
+    )
+    for name, other in others:
         yield from root(
-            f"property-names-{name}", {"propertyNames": names}, [{"b": 1}], "6 7 2019 2020"
+            f"property-names-{name}", {"propertyNames": other}, [{"b": 1}], "6 7 2019 2020"
         )
     yield from root(
         "property-names-int", {"propertyNames": {"type": "integer"}}, [{"1": 1}], "6 7 2019 2020"
@@ -362,7 +368,7 @@ KEYWORD_CASES = list(_keyword_cases())
     ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in KEYWORD_CASES]
 )
 def test_keywords_are_never_wider_than_the_reference(
-    engine: str, schema: dict[str, Any], value: Any
+    engine: EngineName, schema: dict[str, Any], value: Any
 ) -> None:
     assert_never_wider(engine, schema, value)
 
@@ -445,7 +451,7 @@ APPLICATOR_DEFS = {
 @pytest.mark.parametrize("draft", [D2019, D2020], ids=["2019", "2020"])
 @pytest.mark.parametrize("sub", APPLICATORS, ids=[str(n) for n in range(len(APPLICATORS))])
 def test_applicators_plain_and_negated_never_widen(
-    engine: str, negate: bool, draft: str, sub: Any
+    engine: EngineName, negate: bool, draft: str, sub: Any
 ) -> None:
     inner = {"not": sub} if negate else sub
     schema = _x(inner, draft, **{"$defs": APPLICATOR_DEFS})
@@ -636,7 +642,9 @@ V8_PATTERN_VERDICTS = [
     ("pattern", "text", "v8"),
     [pytest.param(p, s, m, id=f"{n}") for n, (p, s, m) in enumerate(V8_PATTERN_VERDICTS)],
 )
-def test_patterns_never_wider_than_ecma(engine: str, pattern: str, text: str, v8: int) -> None:
+def test_patterns_never_wider_than_ecma(
+    engine: EngineName, pattern: str, text: str, v8: int
+) -> None:
     validator = _validator(engine, False)
     positions = {
         "pattern": (_x({"pattern": pattern}), {"x": text}, v8 == 1),
@@ -813,7 +821,7 @@ FORMAT_VALUES: dict[str, list[str]] = {
 @pytest.mark.parametrize("draft", list(DRAFTS.values()), ids=list(DRAFTS))
 @pytest.mark.parametrize("fmt", list(FORMAT_VALUES))
 def test_asserted_formats_never_pass_what_the_reference_refuses(
-    engine: str, draft: str, fmt: str
+    engine: EngineName, draft: str, fmt: str
 ) -> None:
     for text in FORMAT_VALUES[fmt]:
         assert_never_wider(engine, _x({"format": fmt}, draft), {"x": text}, formats=True)
@@ -824,7 +832,7 @@ def test_asserted_formats_never_pass_what_the_reference_refuses(
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("draft", list(DRAFTS.values()), ids=list(DRAFTS))
-def test_negated_ipv4_never_widens(engine: str, draft: str) -> None:
+def test_negated_ipv4_never_widens(engine: EngineName, draft: str) -> None:
     """ipv4 is checked exactly on both engines, so `not` of it holds (unlike email)."""
     for text in FORMAT_VALUES["ipv4"]:
         assert_never_wider(
@@ -935,7 +943,9 @@ def _exact(value: Any) -> bool:
     return type(value) in (str, int, float, bool, type(None))
 
 
-async def _dispatch(engine: str, schema: dict[str, Any], call: ToolCall) -> tuple[Any, list[Any]]:
+async def _dispatch(
+    engine: EngineName, schema: dict[str, Any], call: ToolCall
+) -> tuple[Any, list[Any]]:
     seen: list[Any] = []
 
     async def handler(args: Any, context: ToolExecutionContext) -> str:
@@ -952,7 +962,7 @@ async def _dispatch(engine: str, schema: dict[str, Any], call: ToolCall) -> tupl
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("schema", "make"), [pytest.param(s, m, id=i) for i, s, m in ARGUMENTS])
 async def test_the_handler_receives_exactly_what_was_validated(
-    engine: str, schema: dict[str, Any], make: Any
+    engine: EngineName, schema: dict[str, Any], make: Any
 ) -> None:
     result, seen = await _dispatch(engine, schema, ToolCall(id="1", name="t", arguments=make()))
     if seen:
@@ -969,7 +979,9 @@ async def test_the_handler_receives_exactly_what_was_validated(
 @pytest.mark.anyio
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("text", JSON_TEXTS)
-async def test_json_text_arguments_validate_what_the_handler_gets(engine: str, text: str) -> None:
+async def test_json_text_arguments_validate_what_the_handler_gets(
+    engine: EngineName, text: str
+) -> None:
     call = parse_tool_call("1", "t", text)
     result, seen = await _dispatch(engine, SAFE, call)
     if seen:
@@ -1076,6 +1088,6 @@ def _name_cases(name: str, draft: str) -> list[tuple[dict[str, Any], Any]]:
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("draft", [D7, D2020], ids=["7", "2020"])
 @pytest.mark.parametrize("name", ODD_NAMES, ids=[ascii(n) for n in ODD_NAMES])
-def test_odd_property_names_are_still_checked(engine: str, draft: str, name: str) -> None:
+def test_odd_property_names_are_still_checked(engine: EngineName, draft: str, name: str) -> None:
     for schema, value in _name_cases(name, draft):
         assert_never_wider(engine, schema, value)
