@@ -1091,3 +1091,133 @@ def _name_cases(name: str, draft: str) -> list[tuple[dict[str, Any], Any]]:
 def test_odd_property_names_are_still_checked(engine: EngineName, draft: str, name: str) -> None:
     for schema, value in _name_cases(name, draft):
         assert_never_wider(engine, schema, value)
+
+
+# --- $ref targets: containers of schemas, data, dropped keywords and keyword-owned subschemas ---
+def _pointer_target_cases(d: str) -> list[tuple[dict[str, Any], Any]]:
+    k = _defs(d)
+    return [
+        ({k: {"not": {}}, "properties": {"x": {"$ref": f"#/{k}"}}}, {"x": 1}),
+        ({"properties": {"not": {}, "x": {"$ref": "#/properties"}}}, {"x": 1}),
+        (
+            {"properties": {"x": {"$ref": "#/properties/x/allOf"}, "y": True}, "allOf": [True]},
+            {"x": 1},
+        ),
+        ({k: {"f": False}, "properties": {"x": {"$ref": f"#/{k}/f"}}}, {"x": 1}),
+        ({k: {"t": True}, "properties": {"x": {"not": {"$ref": f"#/{k}/t"}}}}, {"x": 1}),
+        (
+            {"properties": {"x": {"$ref": "#/properties/y/not"}, "y": {"not": {"type": "string"}}}},
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/items"},
+                    "y": {"items": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/additionalProperties"},
+                    "y": {"additionalProperties": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/patternProperties/^a"},
+                    "y": {"patternProperties": {"^a": {"type": "string"}}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/dependencies/a"},
+                    "y": {"dependencies": {"a": {"type": "string"}}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {"properties": {"x": {"$ref": "#/properties/y/if"}, "y": {"if": {"type": "string"}}}},
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/contains"},
+                    "y": {"contains": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/propertyNames"},
+                    "y": {"propertyNames": {"type": "string", "maxLength": 0}},
+                }
+            },
+            {"x": "a"},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/unevaluatedProperties"},
+                    "y": {"unevaluatedProperties": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/prefixItems/0"},
+                    "y": {"prefixItems": [{"type": "string"}]},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/dependentSchemas/a"},
+                    "y": {"dependentSchemas": {"a": {"type": "string"}}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/contentSchema"},
+                    "y": {"contentSchema": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/additionalItems"},
+                    "y": {"items": [{}], "additionalItems": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        ({"properties": {"x": {"$ref": "#"}}, "type": "object", "required": ["x"]}, {"x": 1}),
+    ]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("draft", [D7, D2020], ids=["7", "2020"])
+def test_references_only_reach_schema_positions(engine: EngineName, draft: str) -> None:
+    for schema, value in _pointer_target_cases(draft):
+        assert_never_wider(engine, {"$schema": draft, **schema}, value)
