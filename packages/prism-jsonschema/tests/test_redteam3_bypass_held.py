@@ -1221,3 +1221,41 @@ def _pointer_target_cases(d: str) -> list[tuple[dict[str, Any], Any]]:
 def test_references_only_reach_schema_positions(engine: EngineName, draft: str) -> None:
     for schema, value in _pointer_target_cases(draft):
         assert_never_wider(engine, {"$schema": draft, **schema}, value)
+
+
+# --- lone surrogates under `not` / in schema data: a failure is never flipped into a pass ---------
+SURROGATE_CASES: list[tuple[str, dict[str, Any], Any]] = [
+    ("not pn", {"not": {"propertyNames": {"pattern": "^a"}}}, {"\ud800": 1}),
+    ("not pn2", {"not": {"propertyNames": {"pattern": "^[^a]"}}}, {"\ud800": 1}),
+    ("not pp", {"not": {"patternProperties": {"^[^a]": {"type": "string"}}}}, {"\ud800": "s"}),
+    ("not pp2", {"not": {"patternProperties": {"^[^a]": {"type": "integer"}}}}, {"\ud800": "s"}),
+    ("not pat", {"properties": {"x": {"not": {"pattern": "^[^a]"}}}}, {"x": "\ud800"}),
+    ("not pat2", {"properties": {"x": {"not": {"pattern": "^a"}}}}, {"x": "\ud800"}),
+    ("not not pat", {"properties": {"x": {"not": {"not": {"pattern": "^a"}}}}}, {"x": "\ud800"}),
+    ("not const", {"properties": {"x": {"not": {"const": "\ud800"}}}}, {"x": "\ud800"}),
+    ("not enum", {"properties": {"x": {"not": {"enum": ["\ud800"]}}}}, {"x": "\ud800"}),
+    ("not maxLength", {"properties": {"x": {"not": {"maxLength": 1}}}}, {"x": "\ud800"}),
+    ("not required", {"not": {"required": ["\ud800"]}}, {"\ud800": 1}),
+    ("not props", {"not": {"properties": {"\ud800": {"type": "integer"}}}}, {"\ud800": 1}),
+    ("props surrogate", {"properties": {"\ud800": {"type": "integer"}}}, {"\ud800": "s"}),
+    ("const surrogate", {"properties": {"x": {"const": "\ud800"}}}, {"x": "\ud801"}),
+    ("enum surrogate", {"properties": {"x": {"enum": ["\ud800", "a"]}}}, {"x": "\ud801"}),
+    ("const pair", {"properties": {"x": {"const": "\U0001f600"}}}, {"x": "\ud83d\ude00"}),
+    ("const pair2", {"properties": {"x": {"const": "\ud83d\ude00"}}}, {"x": "\U0001f600"}),
+    (
+        "addl surrogate",
+        {"properties": {"\ud800": True}, "additionalProperties": False},
+        {"\ud801": 1},
+    ),
+    ("uniq surrogate", {"properties": {"x": {"uniqueItems": True}}}, {"x": ["\ud800", "\ud800"]}),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in SURROGATE_CASES]
+)
+def test_lone_surrogates_never_flip_a_negation(
+    engine: EngineName, schema: dict[str, Any], value: Any
+) -> None:
+    assert_never_wider(engine, schema, value)
