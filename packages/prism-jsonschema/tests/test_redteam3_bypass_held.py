@@ -1259,3 +1259,42 @@ def test_lone_surrogates_never_flip_a_negation(
     engine: EngineName, schema: dict[str, Any], value: Any
 ) -> None:
     assert_never_wider(engine, schema, value)
+
+
+# --- `$schema` spellings other than the published identifiers are refused (see finding 5 for https)
+ODD_SCHEMA_URIS: list[Any] = [
+    "",
+    None,
+    7,
+    [D7],
+    {"$ref": "#"},
+    "http://json-schema.org/schema#",
+    "http://json-schema.org/draft-03/schema#",
+    "http://json-schema.org/draft-05/schema#",
+    "https://json-schema.org/draft/next/schema",
+    "http://json-schema.org/draft-07/schema#foo",
+    "http://json-schema.org/draft-07/schema#/definitions",
+    " http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema# ",
+    "http://json-schema.org/draft-07/schema#\n",
+    "http://json-schema.org/draft-07/schema##",
+    "HTTP://json-schema.org/draft-07/schema#",
+    "http://JSON-SCHEMA.org/draft-07/schema#",
+    "http://json-schema.org:80/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema?#",
+    "http://json-schema.org/draft-07/./schema#",
+    "http://json-schema.org/draft-07/schema%23",
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("uri", ODD_SCHEMA_URIS, ids=[ascii(u) for u in ODD_SCHEMA_URIS])
+def test_unpublished_schema_uris_are_refused(engine: EngineName, uri: Any) -> None:
+    schema = {
+        "$schema": uri,
+        "properties": {"x": {"$ref": "#/definitions/s", "maxLength": 2}},
+        "definitions": {"s": {"type": "string"}},
+    }
+    result = _validator(engine, False).validate(schema, {"x": "abcdef"})
+    assert not result.ok
+    assert result.errors[0].path is None
