@@ -1298,3 +1298,114 @@ def test_unpublished_schema_uris_are_refused(engine: EngineName, uri: Any) -> No
     result = _validator(engine, False).validate(schema, {"x": "abcdef"})
     assert not result.ok
     assert result.errors[0].path is None
+
+
+# --- malformed keyword values: refused, or read the way the reference reads them ------------------
+MALFORMED: list[dict[str, Any]] = [
+    {"maxLength": 2.0},
+    {"maxLength": True},
+    {"maxLength": "2"},
+    {"maxLength": -1},
+    {"maxLength": 1e30},
+    {"maxItems": 1.0},
+    {"minProperties": 1.0},
+    {"maximum": True},
+    {"minimum": False},
+    {"maximum": "5"},
+    {"maximum": None},
+    {"multipleOf": True},
+    {"multipleOf": 0},
+    {"multipleOf": -2},
+    {"type": "Integer"},
+    {"type": "int"},
+    {"type": ["string", "String"]},
+    {"type": []},
+    {"type": None},
+    {"type": ["string", "string"]},
+    {"enum": "abc"},
+    {"enum": {"a": 1}},
+    {"enum": None},
+    {"const": float("1e308")},
+    {"required": "abc"},
+    {"required": [1]},
+    {"required": ["a", "a"]},
+    {"required": True},
+    {"properties": []},
+    {"properties": {"a": 1}},
+    {"properties": {"a": None}},
+    {"items": 1},
+    {"items": None},
+    {"additionalProperties": 1},
+    {"additionalProperties": None},
+    {"not": 1},
+    {"not": None},
+    {"not": []},
+    {"allOf": {}},
+    {"allOf": []},
+    {"anyOf": []},
+    {"oneOf": []},
+    {"allOf": [1]},
+    {"pattern": 1},
+    {"pattern": None},
+    {"patternProperties": {"a": 1}},
+    {"patternProperties": []},
+    {"dependencies": {"a": "b"}},
+    {"dependencies": {"a": 1}},
+    {"dependencies": []},
+    {"dependentRequired": {"a": "b"}},
+    {"dependentRequired": {"a": [1]}},
+    {"uniqueItems": 1},
+    {"uniqueItems": "true"},
+    {"exclusiveMinimum": "1"},
+    {"exclusiveMaximum": None},
+    {"format": 1},
+    {"format": None},
+    {"contains": 1},
+    {"propertyNames": 1},
+    {"if": 1},
+    {"then": 1},
+    {"$ref": 1},
+    {"$ref": None},
+    {"$ref": ""},
+    {"$ref": "#", "$defs": 1},
+    {"minContains": -1, "contains": True},
+    {"maxContains": 1.5, "contains": True},
+    {"prefixItems": {}},
+    {"prefixItems": []},
+    {"unevaluatedItems": 1},
+    {"$defs": []},
+    {"definitions": []},
+    {"$anchor": "1a"},
+    {"$anchor": 1},
+    {"$comment": 1},
+    {"$id": 1},
+    {"title": 1},
+    {"default": "object"},
+]
+MALFORMED_VALUES: list[Any] = [
+    "a",
+    "abc",
+    "",
+    1,
+    2,
+    5,
+    1.5,
+    True,
+    None,
+    [],
+    [1, 1],
+    {"a": 1},
+    {"b": 1},
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("draft", [D4, D7, D2020], ids=["4", "7", "2020"])
+@pytest.mark.parametrize("negate", [False, True], ids=["plain", "not"])
+@pytest.mark.parametrize("sub", MALFORMED, ids=[str(n) for n in range(len(MALFORMED))])
+def test_malformed_keywords_never_widen(
+    engine: EngineName, draft: str, negate: bool, sub: Any
+) -> None:
+    inner = {"not": sub} if negate else sub
+    for value in MALFORMED_VALUES:
+        assert_never_wider(engine, _x(inner, draft), {"x": value})
