@@ -22,6 +22,7 @@ from prism.core import (
     ToolGates,
     ToolRegistry,
     dispatch_tool_call,
+    dispatch_tool_calls_in_order,
     parse_tool_call,
 )
 from prism.jsonschema import (
@@ -1409,3 +1410,52 @@ def test_malformed_keywords_never_widen(
     inner = {"not": sub} if negate else sub
     for value in MALFORMED_VALUES:
         assert_never_wider(engine, _x(inner, draft), {"x": value})
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("concurrency", [1, 2])
+async def test_a_handler_mutating_shared_arguments_never_reaches_another_call(
+    engine: EngineName, concurrency: int
+) -> None:
+    """Two calls share one arguments object; the first handler rewrites it (and its own copy)."""
+    schema = {
+        "type": "object",
+        "properties": {"x": {"const": "safe"}, "y": {"items": {"const": "safe"}}},
+        "required": ["x"],
+    }
+    shared: dict[str, Any] = {"x": "safe", "y": ["safe"]}
+    received: list[Any] = []
+
+    async def mutate(args: Any, context: ToolExecutionContext) -> str:
+        args["x"] = "rm -rf /"
+        args["y"].append("rm -rf /")
+        shared["x"] = "rm -rf /"
+        shared["y"].append("rm -rf /")
+        return "mutated"
+
+    async def victim(args: Any, context: ToolExecutionContext) -> str:
+        received.append(args)
+        return "ran"
+
+    registry = ToolRegistry(
+        [
+            ToolDefinition(name="m", execute=mutate, parameters=schema),
+            ToolDefinition(name="v", execute=victim, parameters=schema),
+        ]
+    )
+    options = JsonSchemaValidatorOptions(engine=engine)
+    gates = ToolGates(validator=create_json_schema_tool_argument_validator(options=options))
+    calls = [
+        ToolCall(id="1", name="m", arguments=shared),
+        ToolCall(id="2", name="v", arguments=shared),
+    ]
+    results = await dispatch_tool_calls_in_order(
+        calls, tool_concurrency=concurrency, registry=registry, gates=gates
+    )
+    assert results[0].error is None
+    if received:
+        assert received == [{"x": "safe", "y": ["safe"]}]
+    else:
+        assert results[1].error is not None
+        assert results[1].error.code == "validation_failed"
