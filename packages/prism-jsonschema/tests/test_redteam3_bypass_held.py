@@ -1459,3 +1459,14 @@ async def test_a_handler_mutating_shared_arguments_never_reaches_another_call(
     else:
         assert results[1].error is not None
         assert results[1].error.code == "validation_failed"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("draft", [D4, D7, D2020], ids=["4", "7", "2020"])
+@pytest.mark.parametrize("fmt", ["email", "ipv4", "uuid", "date", "regex", "hostname", "made-up"])
+def test_unasserted_formats_are_annotations_even_under_not(
+    engine: EngineName, draft: str, fmt: str
+) -> None:
+    for text in ("a@b.c", "x", "1.2.3.4", "(", "2020-01-01"):
+        for sub in ({"format": fmt}, {"not": {"format": fmt}}):
+            assert_never_wider(engine, _x(sub, draft), {"x": text})
