@@ -1470,3 +1470,50 @@ def test_unasserted_formats_are_annotations_even_under_not(
     for text in ("a@b.c", "x", "1.2.3.4", "(", "2020-01-01"):
         for sub in ({"format": fmt}, {"not": {"format": fmt}}):
             assert_never_wider(engine, _x(sub, draft), {"x": text})
+
+
+# --- two patterns that spell out to one text: both still apply (or the schema is refused) -------
+SAME_SPELLING: list[tuple[str, str, str]] = [
+    ("^\\d$", "^[0-9]$", "1"),
+    ("^\\u0041$", "^\\x41$", "A"),
+    ("^\\u{41}$", "^\\u0041$", "A"),
+    ("^\\x41$", "^\\u{41}$", "A"),
+    ("^\\x41$", "^\\u{0041}$", "A"),
+    ("^\\w$", "^[a-zA-Z0-9_]$", "a"),
+    ("^.$", "^[^\\n\\r\\u2028\\u2029]$", "a"),
+    (
+        "^\\s$",
+        "^[\\t-\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]$",
+        " ",
+    ),
+    ("^[a-b-c]$", "^[a-b\\-c]$", "-"),
+    ("^\\/$", "^/$", "/"),
+    ("^\\-$", "^-$", "-"),
+    ("^a{1}$", "^a$", "a"),
+    ("^\\.$", "^[.]$", "."),
+    ("^\\0$", "^\\x00$", "\x00"),
+    ("^\\t$", "^\\x09$", "\t"),
+    ("^\\p{Lu}$", "^\\p{gc=Lu}$", "A"),
+    ("^\\p{sc=Greek}$", "^\\p{Script=Greek}$", "α"),
+    ("^(?<n>a)$", "^(a)$", "a"),
+    ("^(?:a)$", "^(a)$", "a"),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("draft", [D7, D2020], ids=["7", "2020"])
+@pytest.mark.parametrize(
+    ("first", "second", "key"), SAME_SPELLING, ids=[str(n) for n in range(len(SAME_SPELLING))]
+)
+def test_patterns_spelled_alike_never_shadow_each_other(
+    engine: EngineName, draft: str, first: str, second: str, key: str
+) -> None:
+    validator = _validator(engine, False)
+    both = {
+        "$schema": draft,
+        "patternProperties": {first: {"type": "integer"}, second: {"type": "string"}},
+    }
+    assert not validator.validate(both, {key: "s"}).ok
+    assert not validator.validate(both, {key: 1}).ok
+    clash = _x({"allOf": [{"pattern": first}, {"not": {"pattern": second}}]}, draft)
+    assert not validator.validate(clash, {"x": key}).ok
