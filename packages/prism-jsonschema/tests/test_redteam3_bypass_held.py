@@ -9,6 +9,7 @@ verdicts recorded below) for patterns, which Prism reads as ECMA-262 with the ``
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
@@ -1517,3 +1518,47 @@ def test_patterns_spelled_alike_never_shadow_each_other(
     assert not validator.validate(both, {key: 1}).ok
     clash = _x({"allOf": [{"pattern": first}, {"not": {"pattern": second}}]}, draft)
     assert not validator.validate(clash, {"x": key}).ok
+
+
+# --- equality of numbers at the edges of int64/float53, nested in arrays and objects --------------
+EDGE_NUMBERS: list[Any] = [
+    2**53,
+    2**53 + 1,
+    9007199254740992.0,
+    9007199254740994.0,
+    2**64,
+    2**64 + 1,
+    18446744073709551616.0,
+    2**63,
+    2**63 - 1,
+    9.223372036854776e18,
+    -(2**63),
+    -(2**63) - 1,
+    10**30,
+    1e30,
+    10**30 + 1,
+    0,
+    -0.0,
+    0.0,
+    1,
+    1.0,
+    True,
+    False,
+    2**1000,
+    float(2**1000),
+    2**1000 + 1,
+]
+EDGE_PAIRS = list(itertools.combinations(EDGE_NUMBERS, 2))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("negate", [False, True], ids=["plain", "not"])
+def test_equality_of_edge_numbers_never_widens(engine: EngineName, negate: bool) -> None:
+    def wrap(sub: dict[str, Any]) -> dict[str, Any]:
+        return {"properties": {"x": {"not": sub} if negate else sub}}
+
+    for a, b in EDGE_PAIRS:
+        for items in ([a, b], [[a], [b]], [{"k": a}, {"k": b}]):
+            assert_never_wider(engine, wrap({"uniqueItems": True}), {"x": items})
+        assert_never_wider(engine, wrap({"const": [a]}), {"x": [b]})
+        assert_never_wider(engine, wrap({"enum": [{"k": a}]}), {"x": {"k": b}})
