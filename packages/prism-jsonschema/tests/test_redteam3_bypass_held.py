@@ -1562,3 +1562,32 @@ def test_equality_of_edge_numbers_never_widens(engine: EngineName, negate: bool)
             assert_never_wider(engine, wrap({"uniqueItems": True}), {"x": items})
         assert_never_wider(engine, wrap({"const": [a]}), {"x": [b]})
         assert_never_wider(engine, wrap({"enum": [{"k": a}]}), {"x": {"k": b}})
+
+
+DRAFT4_BOOLEAN_SUBSCHEMAS: list[Any] = [
+    {"not": False},
+    {"not": True},
+    {"items": False},
+    {"items": True},
+    {"properties": {"a": False}},
+    {"allOf": [False]},
+    {"anyOf": [True]},
+    {"items": [False]},
+    {"additionalItems": False, "items": [True]},
+    {"dependencies": {"a": False}},
+    {"patternProperties": {"a": False}},
+    False,
+    True,
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    "sub", DRAFT4_BOOLEAN_SUBSCHEMAS, ids=[str(n) for n in range(len(DRAFT4_BOOLEAN_SUBSCHEMAS))]
+)
+def test_draft4_refuses_boolean_subschemas(engine: EngineName, sub: Any) -> None:
+    """Draft-04 has no boolean schemas (its `additionalProperties: false` is a keyword form)."""
+    result = _validator(engine, False).validate({"$schema": D4, "properties": {"x": sub}}, {"x": 1})
+    assert not result.ok
+    assert result.errors[0].path is None
+    assert "needs draft-06 or later" in result.errors[0].message
