@@ -84,6 +84,14 @@ FORMAT_NEGATION = [
         _x({"not": {"format": "ipv6"}}),
         {"x": "1:2:3:4:5:6:7::"},
     ),
+    # fastjsonschema's ipv6 regex also refuses valid compressed forms the reference accepts
+    ("not-ipv6-zero-groups", FJS, _x({"not": {"format": "ipv6"}}), {"x": "0::0000"}),
+    (
+        "not-ipv6-seven-groups-compressed",
+        FJS,
+        _x({"not": {"format": "ipv6"}}, D7),
+        {"x": "0:0:FFFF:fe80:fe80::ffff:FFFF"},
+    ),
     (
         "not-uuid-plus-sign",
         FJS,
