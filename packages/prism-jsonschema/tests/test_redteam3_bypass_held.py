@@ -9,8 +9,9 @@ verdicts recorded below) for patterns, which Prism reads as ECMA-262 with the ``
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import jsonschema
 import pytest
@@ -22,6 +23,7 @@ from prism.core import (
     ToolGates,
     ToolRegistry,
     dispatch_tool_call,
+    dispatch_tool_calls_in_order,
     parse_tool_call,
 )
 from prism.jsonschema import (
@@ -36,11 +38,12 @@ D7 = "http://json-schema.org/draft-07/schema#"
 D2019 = "https://json-schema.org/draft/2019-09/schema"
 D2020 = "https://json-schema.org/draft/2020-12/schema"
 DRAFTS = {"4": D4, "6": D6, "7": D7, "2019": D2019, "2020": D2020}
-ENGINES = ("fastjsonschema", "jsonschema-rs")
+EngineName = Literal["fastjsonschema", "jsonschema-rs"]
+ENGINES: tuple[EngineName, ...] = ("fastjsonschema", "jsonschema-rs")
 
 
 @functools.cache
-def _validator(engine: str, formats: bool) -> JsonSchemaArgumentValidator:
+def _validator(engine: EngineName, formats: bool) -> JsonSchemaArgumentValidator:
     options = JsonSchemaValidatorOptions(engine=engine, validate_formats=formats)
     return JsonSchemaArgumentValidator(options=options)
 
@@ -56,7 +59,7 @@ def _reference(schema: dict[str, Any], value: Any, *, formats: bool) -> bool | N
 
 
 def assert_never_wider(
-    engine: str, schema: dict[str, Any], value: Any, *, formats: bool = False
+    engine: EngineName, schema: dict[str, Any], value: Any, *, formats: bool = False
 ) -> None:
     """Prism accepts the value only if the reference does (a broken schema must not pass)."""
     if _validator(engine, formats).validate(schema, value).ok:
@@ -221,7 +224,7 @@ REFERENCE_CASES = list(_reference_cases())
     ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in REFERENCE_CASES]
 )
 def test_references_resolve_as_the_reference_does(
-    engine: str, schema: dict[str, Any], value: Any
+    engine: EngineName, schema: dict[str, Any], value: Any
 ) -> None:
     assert_never_wider(engine, schema, value)
 
@@ -335,9 +338,14 @@ def _keyword_cases() -> Iterator[Any]:
             [{"abc": 1}, {"b": 1}],
             "6 7 2019 2020",
         )
-    for name, names in (("false", False), ("const", {"const": "a"}), ("enum", {"enum": ["a"]})):
+    others: tuple[tuple[str, Any], ...] = (
+        ("false", False),
+        ("const", {"const": "a"}),
+        ("enum", {"enum": ["a"]}),
+    )
+    for name, other in others:
         yield from root(
-            f"property-names-{name}", {"propertyNames": names}, [{"b": 1}], "6 7 2019 2020"
+            f"property-names-{name}", {"propertyNames": other}, [{"b": 1}], "6 7 2019 2020"
         )
     yield from root(
         "property-names-int", {"propertyNames": {"type": "integer"}}, [{"1": 1}], "6 7 2019 2020"
@@ -362,7 +370,7 @@ KEYWORD_CASES = list(_keyword_cases())
     ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in KEYWORD_CASES]
 )
 def test_keywords_are_never_wider_than_the_reference(
-    engine: str, schema: dict[str, Any], value: Any
+    engine: EngineName, schema: dict[str, Any], value: Any
 ) -> None:
     assert_never_wider(engine, schema, value)
 
@@ -445,7 +453,7 @@ APPLICATOR_DEFS = {
 @pytest.mark.parametrize("draft", [D2019, D2020], ids=["2019", "2020"])
 @pytest.mark.parametrize("sub", APPLICATORS, ids=[str(n) for n in range(len(APPLICATORS))])
 def test_applicators_plain_and_negated_never_widen(
-    engine: str, negate: bool, draft: str, sub: Any
+    engine: EngineName, negate: bool, draft: str, sub: Any
 ) -> None:
     inner = {"not": sub} if negate else sub
     schema = _x(inner, draft, **{"$defs": APPLICATOR_DEFS})
@@ -636,7 +644,9 @@ V8_PATTERN_VERDICTS = [
     ("pattern", "text", "v8"),
     [pytest.param(p, s, m, id=f"{n}") for n, (p, s, m) in enumerate(V8_PATTERN_VERDICTS)],
 )
-def test_patterns_never_wider_than_ecma(engine: str, pattern: str, text: str, v8: int) -> None:
+def test_patterns_never_wider_than_ecma(
+    engine: EngineName, pattern: str, text: str, v8: int
+) -> None:
     validator = _validator(engine, False)
     positions = {
         "pattern": (_x({"pattern": pattern}), {"x": text}, v8 == 1),
@@ -813,7 +823,7 @@ FORMAT_VALUES: dict[str, list[str]] = {
 @pytest.mark.parametrize("draft", list(DRAFTS.values()), ids=list(DRAFTS))
 @pytest.mark.parametrize("fmt", list(FORMAT_VALUES))
 def test_asserted_formats_never_pass_what_the_reference_refuses(
-    engine: str, draft: str, fmt: str
+    engine: EngineName, draft: str, fmt: str
 ) -> None:
     for text in FORMAT_VALUES[fmt]:
         assert_never_wider(engine, _x({"format": fmt}, draft), {"x": text}, formats=True)
@@ -824,7 +834,7 @@ def test_asserted_formats_never_pass_what_the_reference_refuses(
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("draft", list(DRAFTS.values()), ids=list(DRAFTS))
-def test_negated_ipv4_never_widens(engine: str, draft: str) -> None:
+def test_negated_ipv4_never_widens(engine: EngineName, draft: str) -> None:
     """ipv4 is checked exactly on both engines, so `not` of it holds (unlike email)."""
     for text in FORMAT_VALUES["ipv4"]:
         assert_never_wider(
@@ -935,7 +945,9 @@ def _exact(value: Any) -> bool:
     return type(value) in (str, int, float, bool, type(None))
 
 
-async def _dispatch(engine: str, schema: dict[str, Any], call: ToolCall) -> tuple[Any, list[Any]]:
+async def _dispatch(
+    engine: EngineName, schema: dict[str, Any], call: ToolCall
+) -> tuple[Any, list[Any]]:
     seen: list[Any] = []
 
     async def handler(args: Any, context: ToolExecutionContext) -> str:
@@ -952,7 +964,7 @@ async def _dispatch(engine: str, schema: dict[str, Any], call: ToolCall) -> tupl
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(("schema", "make"), [pytest.param(s, m, id=i) for i, s, m in ARGUMENTS])
 async def test_the_handler_receives_exactly_what_was_validated(
-    engine: str, schema: dict[str, Any], make: Any
+    engine: EngineName, schema: dict[str, Any], make: Any
 ) -> None:
     result, seen = await _dispatch(engine, schema, ToolCall(id="1", name="t", arguments=make()))
     if seen:
@@ -969,7 +981,9 @@ async def test_the_handler_receives_exactly_what_was_validated(
 @pytest.mark.anyio
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("text", JSON_TEXTS)
-async def test_json_text_arguments_validate_what_the_handler_gets(engine: str, text: str) -> None:
+async def test_json_text_arguments_validate_what_the_handler_gets(
+    engine: EngineName, text: str
+) -> None:
     call = parse_tool_call("1", "t", text)
     result, seen = await _dispatch(engine, SAFE, call)
     if seen:
@@ -1076,6 +1090,504 @@ def _name_cases(name: str, draft: str) -> list[tuple[dict[str, Any], Any]]:
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("draft", [D7, D2020], ids=["7", "2020"])
 @pytest.mark.parametrize("name", ODD_NAMES, ids=[ascii(n) for n in ODD_NAMES])
-def test_odd_property_names_are_still_checked(engine: str, draft: str, name: str) -> None:
+def test_odd_property_names_are_still_checked(engine: EngineName, draft: str, name: str) -> None:
     for schema, value in _name_cases(name, draft):
         assert_never_wider(engine, schema, value)
+
+
+# --- $ref targets: containers of schemas, data, dropped keywords and keyword-owned subschemas ---
+def _pointer_target_cases(d: str) -> list[tuple[dict[str, Any], Any]]:
+    k = _defs(d)
+    return [
+        ({k: {"not": {}}, "properties": {"x": {"$ref": f"#/{k}"}}}, {"x": 1}),
+        ({"properties": {"not": {}, "x": {"$ref": "#/properties"}}}, {"x": 1}),
+        (
+            {"properties": {"x": {"$ref": "#/properties/x/allOf"}, "y": True}, "allOf": [True]},
+            {"x": 1},
+        ),
+        ({k: {"f": False}, "properties": {"x": {"$ref": f"#/{k}/f"}}}, {"x": 1}),
+        ({k: {"t": True}, "properties": {"x": {"not": {"$ref": f"#/{k}/t"}}}}, {"x": 1}),
+        (
+            {"properties": {"x": {"$ref": "#/properties/y/not"}, "y": {"not": {"type": "string"}}}},
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/items"},
+                    "y": {"items": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/additionalProperties"},
+                    "y": {"additionalProperties": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/patternProperties/^a"},
+                    "y": {"patternProperties": {"^a": {"type": "string"}}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/dependencies/a"},
+                    "y": {"dependencies": {"a": {"type": "string"}}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {"properties": {"x": {"$ref": "#/properties/y/if"}, "y": {"if": {"type": "string"}}}},
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/contains"},
+                    "y": {"contains": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/propertyNames"},
+                    "y": {"propertyNames": {"type": "string", "maxLength": 0}},
+                }
+            },
+            {"x": "a"},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/unevaluatedProperties"},
+                    "y": {"unevaluatedProperties": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/prefixItems/0"},
+                    "y": {"prefixItems": [{"type": "string"}]},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/dependentSchemas/a"},
+                    "y": {"dependentSchemas": {"a": {"type": "string"}}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/contentSchema"},
+                    "y": {"contentSchema": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        (
+            {
+                "properties": {
+                    "x": {"$ref": "#/properties/y/additionalItems"},
+                    "y": {"items": [{}], "additionalItems": {"type": "string"}},
+                }
+            },
+            {"x": 1},
+        ),
+        ({"properties": {"x": {"$ref": "#"}}, "type": "object", "required": ["x"]}, {"x": 1}),
+    ]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("draft", [D7, D2020], ids=["7", "2020"])
+def test_references_only_reach_schema_positions(engine: EngineName, draft: str) -> None:
+    for schema, value in _pointer_target_cases(draft):
+        assert_never_wider(engine, {"$schema": draft, **schema}, value)
+
+
+# --- lone surrogates under `not` / in schema data: a failure is never flipped into a pass ---------
+SURROGATE_CASES: list[tuple[str, dict[str, Any], Any]] = [
+    ("not pn", {"not": {"propertyNames": {"pattern": "^a"}}}, {"\ud800": 1}),
+    ("not pn2", {"not": {"propertyNames": {"pattern": "^[^a]"}}}, {"\ud800": 1}),
+    ("not pp", {"not": {"patternProperties": {"^[^a]": {"type": "string"}}}}, {"\ud800": "s"}),
+    ("not pp2", {"not": {"patternProperties": {"^[^a]": {"type": "integer"}}}}, {"\ud800": "s"}),
+    ("not pat", {"properties": {"x": {"not": {"pattern": "^[^a]"}}}}, {"x": "\ud800"}),
+    ("not pat2", {"properties": {"x": {"not": {"pattern": "^a"}}}}, {"x": "\ud800"}),
+    ("not not pat", {"properties": {"x": {"not": {"not": {"pattern": "^a"}}}}}, {"x": "\ud800"}),
+    ("not const", {"properties": {"x": {"not": {"const": "\ud800"}}}}, {"x": "\ud800"}),
+    ("not enum", {"properties": {"x": {"not": {"enum": ["\ud800"]}}}}, {"x": "\ud800"}),
+    ("not maxLength", {"properties": {"x": {"not": {"maxLength": 1}}}}, {"x": "\ud800"}),
+    ("not required", {"not": {"required": ["\ud800"]}}, {"\ud800": 1}),
+    ("not props", {"not": {"properties": {"\ud800": {"type": "integer"}}}}, {"\ud800": 1}),
+    ("props surrogate", {"properties": {"\ud800": {"type": "integer"}}}, {"\ud800": "s"}),
+    ("const surrogate", {"properties": {"x": {"const": "\ud800"}}}, {"x": "\ud801"}),
+    ("enum surrogate", {"properties": {"x": {"enum": ["\ud800", "a"]}}}, {"x": "\ud801"}),
+    ("const pair", {"properties": {"x": {"const": "\U0001f600"}}}, {"x": "\ud83d\ude00"}),
+    ("const pair2", {"properties": {"x": {"const": "\ud83d\ude00"}}}, {"x": "\U0001f600"}),
+    (
+        "addl surrogate",
+        {"properties": {"\ud800": True}, "additionalProperties": False},
+        {"\ud801": 1},
+    ),
+    ("uniq surrogate", {"properties": {"x": {"uniqueItems": True}}}, {"x": ["\ud800", "\ud800"]}),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("schema", "value"), [pytest.param(s, v, id=i) for i, s, v in SURROGATE_CASES]
+)
+def test_lone_surrogates_never_flip_a_negation(
+    engine: EngineName, schema: dict[str, Any], value: Any
+) -> None:
+    assert_never_wider(engine, schema, value)
+
+
+# --- `$schema` spellings other than the published identifiers are refused (see finding 5 for https)
+ODD_SCHEMA_URIS: list[Any] = [
+    "",
+    None,
+    7,
+    [D7],
+    {"$ref": "#"},
+    "http://json-schema.org/schema#",
+    "http://json-schema.org/draft-03/schema#",
+    "http://json-schema.org/draft-05/schema#",
+    "https://json-schema.org/draft/next/schema",
+    "http://json-schema.org/draft-07/schema#foo",
+    "http://json-schema.org/draft-07/schema#/definitions",
+    " http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema# ",
+    "http://json-schema.org/draft-07/schema#\n",
+    "http://json-schema.org/draft-07/schema##",
+    "HTTP://json-schema.org/draft-07/schema#",
+    "http://JSON-SCHEMA.org/draft-07/schema#",
+    "http://json-schema.org:80/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema?#",
+    "http://json-schema.org/draft-07/./schema#",
+    "http://json-schema.org/draft-07/schema%23",
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("uri", ODD_SCHEMA_URIS, ids=[ascii(u) for u in ODD_SCHEMA_URIS])
+def test_unpublished_schema_uris_are_refused(engine: EngineName, uri: Any) -> None:
+    schema = {
+        "$schema": uri,
+        "properties": {"x": {"$ref": "#/definitions/s", "maxLength": 2}},
+        "definitions": {"s": {"type": "string"}},
+    }
+    result = _validator(engine, False).validate(schema, {"x": "abcdef"})
+    assert not result.ok
+    assert result.errors[0].path is None
+
+
+# --- malformed keyword values: refused, or read the way the reference reads them ------------------
+MALFORMED: list[dict[str, Any]] = [
+    {"maxLength": 2.0},
+    {"maxLength": True},
+    {"maxLength": "2"},
+    {"maxLength": -1},
+    {"maxLength": 1e30},
+    {"maxItems": 1.0},
+    {"minProperties": 1.0},
+    {"maximum": True},
+    {"minimum": False},
+    {"maximum": "5"},
+    {"maximum": None},
+    {"multipleOf": True},
+    {"multipleOf": 0},
+    {"multipleOf": -2},
+    {"type": "Integer"},
+    {"type": "int"},
+    {"type": ["string", "String"]},
+    {"type": []},
+    {"type": None},
+    {"type": ["string", "string"]},
+    {"enum": "abc"},
+    {"enum": {"a": 1}},
+    {"enum": None},
+    {"const": float("1e308")},
+    {"required": "abc"},
+    {"required": [1]},
+    {"required": ["a", "a"]},
+    {"required": True},
+    {"properties": []},
+    {"properties": {"a": 1}},
+    {"properties": {"a": None}},
+    {"items": 1},
+    {"items": None},
+    {"additionalProperties": 1},
+    {"additionalProperties": None},
+    {"not": 1},
+    {"not": None},
+    {"not": []},
+    {"allOf": {}},
+    {"allOf": []},
+    {"anyOf": []},
+    {"oneOf": []},
+    {"allOf": [1]},
+    {"pattern": 1},
+    {"pattern": None},
+    {"patternProperties": {"a": 1}},
+    {"patternProperties": []},
+    {"dependencies": {"a": "b"}},
+    {"dependencies": {"a": 1}},
+    {"dependencies": []},
+    {"dependentRequired": {"a": "b"}},
+    {"dependentRequired": {"a": [1]}},
+    {"uniqueItems": 1},
+    {"uniqueItems": "true"},
+    {"exclusiveMinimum": "1"},
+    {"exclusiveMaximum": None},
+    {"format": 1},
+    {"format": None},
+    {"contains": 1},
+    {"propertyNames": 1},
+    {"if": 1},
+    {"then": 1},
+    {"$ref": 1},
+    {"$ref": None},
+    {"$ref": ""},
+    {"$ref": "#", "$defs": 1},
+    {"minContains": -1, "contains": True},
+    {"maxContains": 1.5, "contains": True},
+    {"prefixItems": {}},
+    {"prefixItems": []},
+    {"unevaluatedItems": 1},
+    {"$defs": []},
+    {"definitions": []},
+    {"$anchor": "1a"},
+    {"$anchor": 1},
+    {"$comment": 1},
+    {"$id": 1},
+    {"title": 1},
+    {"default": "object"},
+]
+MALFORMED_VALUES: list[Any] = [
+    "a",
+    "abc",
+    "",
+    1,
+    2,
+    5,
+    1.5,
+    True,
+    None,
+    [],
+    [1, 1],
+    {"a": 1},
+    {"b": 1},
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("draft", [D4, D7, D2020], ids=["4", "7", "2020"])
+@pytest.mark.parametrize("negate", [False, True], ids=["plain", "not"])
+@pytest.mark.parametrize("sub", MALFORMED, ids=[str(n) for n in range(len(MALFORMED))])
+def test_malformed_keywords_never_widen(
+    engine: EngineName, draft: str, negate: bool, sub: Any
+) -> None:
+    inner = {"not": sub} if negate else sub
+    for value in MALFORMED_VALUES:
+        assert_never_wider(engine, _x(inner, draft), {"x": value})
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("concurrency", [1, 2])
+async def test_a_handler_mutating_shared_arguments_never_reaches_another_call(
+    engine: EngineName, concurrency: int
+) -> None:
+    """Two calls share one arguments object; the first handler rewrites it (and its own copy)."""
+    schema = {
+        "type": "object",
+        "properties": {"x": {"const": "safe"}, "y": {"items": {"const": "safe"}}},
+        "required": ["x"],
+    }
+    shared: dict[str, Any] = {"x": "safe", "y": ["safe"]}
+    received: list[Any] = []
+
+    async def mutate(args: Any, context: ToolExecutionContext) -> str:
+        args["x"] = "rm -rf /"
+        args["y"].append("rm -rf /")
+        shared["x"] = "rm -rf /"
+        shared["y"].append("rm -rf /")
+        return "mutated"
+
+    async def victim(args: Any, context: ToolExecutionContext) -> str:
+        received.append(args)
+        return "ran"
+
+    registry = ToolRegistry(
+        [
+            ToolDefinition(name="m", execute=mutate, parameters=schema),
+            ToolDefinition(name="v", execute=victim, parameters=schema),
+        ]
+    )
+    options = JsonSchemaValidatorOptions(engine=engine)
+    gates = ToolGates(validator=create_json_schema_tool_argument_validator(options=options))
+    calls = [
+        ToolCall(id="1", name="m", arguments=shared),
+        ToolCall(id="2", name="v", arguments=shared),
+    ]
+    results = await dispatch_tool_calls_in_order(
+        calls, tool_concurrency=concurrency, registry=registry, gates=gates
+    )
+    assert results[0].error is None
+    if received:
+        assert received == [{"x": "safe", "y": ["safe"]}]
+    else:
+        assert results[1].error is not None
+        assert results[1].error.code == "validation_failed"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("draft", [D4, D7, D2020], ids=["4", "7", "2020"])
+@pytest.mark.parametrize("fmt", ["email", "ipv4", "uuid", "date", "regex", "hostname", "made-up"])
+def test_unasserted_formats_are_annotations_even_under_not(
+    engine: EngineName, draft: str, fmt: str
+) -> None:
+    for text in ("a@b.c", "x", "1.2.3.4", "(", "2020-01-01"):
+        for sub in ({"format": fmt}, {"not": {"format": fmt}}):
+            assert_never_wider(engine, _x(sub, draft), {"x": text})
+
+
+# --- two patterns that spell out to one text: both still apply (or the schema is refused) -------
+SAME_SPELLING: list[tuple[str, str, str]] = [
+    ("^\\d$", "^[0-9]$", "1"),
+    ("^\\u0041$", "^\\x41$", "A"),
+    ("^\\u{41}$", "^\\u0041$", "A"),
+    ("^\\x41$", "^\\u{41}$", "A"),
+    ("^\\x41$", "^\\u{0041}$", "A"),
+    ("^\\w$", "^[a-zA-Z0-9_]$", "a"),
+    ("^.$", "^[^\\n\\r\\u2028\\u2029]$", "a"),
+    (
+        "^\\s$",
+        "^[\\t-\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]$",
+        " ",
+    ),
+    ("^[a-b-c]$", "^[a-b\\-c]$", "-"),
+    ("^\\/$", "^/$", "/"),
+    ("^\\-$", "^-$", "-"),
+    ("^a{1}$", "^a$", "a"),
+    ("^\\.$", "^[.]$", "."),
+    ("^\\0$", "^\\x00$", "\x00"),
+    ("^\\t$", "^\\x09$", "\t"),
+    ("^\\p{Lu}$", "^\\p{gc=Lu}$", "A"),
+    ("^\\p{sc=Greek}$", "^\\p{Script=Greek}$", "α"),
+    ("^(?<n>a)$", "^(a)$", "a"),
+    ("^(?:a)$", "^(a)$", "a"),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("draft", [D7, D2020], ids=["7", "2020"])
+@pytest.mark.parametrize(
+    ("first", "second", "key"), SAME_SPELLING, ids=[str(n) for n in range(len(SAME_SPELLING))]
+)
+def test_patterns_spelled_alike_never_shadow_each_other(
+    engine: EngineName, draft: str, first: str, second: str, key: str
+) -> None:
+    validator = _validator(engine, False)
+    both = {
+        "$schema": draft,
+        "patternProperties": {first: {"type": "integer"}, second: {"type": "string"}},
+    }
+    assert not validator.validate(both, {key: "s"}).ok
+    assert not validator.validate(both, {key: 1}).ok
+    clash = _x({"allOf": [{"pattern": first}, {"not": {"pattern": second}}]}, draft)
+    assert not validator.validate(clash, {"x": key}).ok
+
+
+# --- equality of numbers at the edges of int64/float53, nested in arrays and objects --------------
+EDGE_NUMBERS: list[Any] = [
+    2**53,
+    2**53 + 1,
+    9007199254740992.0,
+    9007199254740994.0,
+    2**64,
+    2**64 + 1,
+    18446744073709551616.0,
+    2**63,
+    2**63 - 1,
+    9.223372036854776e18,
+    -(2**63),
+    -(2**63) - 1,
+    10**30,
+    1e30,
+    10**30 + 1,
+    0,
+    -0.0,
+    0.0,
+    1,
+    1.0,
+    True,
+    False,
+    2**1000,
+    float(2**1000),
+    2**1000 + 1,
+]
+EDGE_PAIRS = list(itertools.combinations(EDGE_NUMBERS, 2))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("negate", [False, True], ids=["plain", "not"])
+def test_equality_of_edge_numbers_never_widens(engine: EngineName, negate: bool) -> None:
+    def wrap(sub: dict[str, Any]) -> dict[str, Any]:
+        return {"properties": {"x": {"not": sub} if negate else sub}}
+
+    for a, b in EDGE_PAIRS:
+        for items in ([a, b], [[a], [b]], [{"k": a}, {"k": b}]):
+            assert_never_wider(engine, wrap({"uniqueItems": True}), {"x": items})
+        assert_never_wider(engine, wrap({"const": [a]}), {"x": [b]})
+        assert_never_wider(engine, wrap({"enum": [{"k": a}]}), {"x": {"k": b}})
+
+
+DRAFT4_BOOLEAN_SUBSCHEMAS: list[Any] = [
+    {"not": False},
+    {"not": True},
+    {"items": False},
+    {"items": True},
+    {"properties": {"a": False}},
+    {"allOf": [False]},
+    {"anyOf": [True]},
+    {"items": [False]},
+    {"additionalItems": False, "items": [True]},
+    {"dependencies": {"a": False}},
+    {"patternProperties": {"a": False}},
+    False,
+    True,
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    "sub", DRAFT4_BOOLEAN_SUBSCHEMAS, ids=[str(n) for n in range(len(DRAFT4_BOOLEAN_SUBSCHEMAS))]
+)
+def test_draft4_refuses_boolean_subschemas(engine: EngineName, sub: Any) -> None:
+    """Draft-04 has no boolean schemas (its `additionalProperties: false` is a keyword form)."""
+    result = _validator(engine, False).validate({"$schema": D4, "properties": {"x": sub}}, {"x": 1})
+    assert not result.ok
+    assert result.errors[0].path is None
+    assert "needs draft-06 or later" in result.errors[0].message
