@@ -226,6 +226,7 @@ class SchemaWalk:
                     spelled,
                     self.state.options.max_pattern_input_length,
                     tables=reads_unicode_tables(spelled),
+                    where=f" (at {location(path)[:120]})",
                 )
         except PatternRefused as exc:
             raise SchemaRejected(

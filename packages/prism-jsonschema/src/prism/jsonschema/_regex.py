@@ -62,7 +62,13 @@ class Re2Pattern:
     __slots__ = ("match", "pattern", "search", "size", "tables")
 
     def __init__(
-        self, pattern: str, regexp: Any, max_input: int | None = None, *, tables: bool = False
+        self,
+        pattern: str,
+        regexp: Any,
+        max_input: int | None = None,
+        *,
+        tables: bool = False,
+        where: str = "",
     ) -> None:
         self.pattern = pattern
         self.tables = tables
@@ -81,7 +87,7 @@ class Re2Pattern:
                 )
             data = text.encode("utf-8", "surrogatepass")
             if tables:
-                _refuse_unassigned(data, pattern)
+                _refuse_unassigned(data, f"the pattern {pattern[:80]!r}{where}")
             return bool(match(_UNANCHORED, data, 0, len(data))[0][0] >= 0)
 
         def anchored(text: str) -> bool:
@@ -93,7 +99,7 @@ class Re2Pattern:
 
 
 def compile_pattern(
-    pattern: str, max_input: int | None = None, *, tables: bool = False
+    pattern: str, max_input: int | None = None, *, tables: bool = False, where: str = ""
 ) -> Re2Pattern:
     """Compile ``pattern`` with RE2 or raise ``PatternRefused`` naming the problem; ``search``
     raises ``PatternInputTooLong`` for a string longer than ``max_input`` and, when ``tables``
@@ -112,7 +118,7 @@ def compile_pattern(
         raise PatternRefused(str(exc)) from None
     if tables:
         _unassigned()  # built once, when compiling: never on a first validation's path
-    return Re2Pattern(pattern, compiled._regexp, max_input, tables=tables)
+    return Re2Pattern(pattern, compiled._regexp, max_input, tables=tables, where=where)
 
 
 _ASSIGNED_IN_RE2: Final = r"[^\p{L}\p{M}\p{N}\p{P}\p{S}\p{Z}\p{C}]"
@@ -138,7 +144,7 @@ def _unassigned() -> Any:
     return re2.compile(f"{_ASSIGNED_IN_RE2}|[{''.join(ranges)}]", options=options)._regexp
 
 
-def _refuse_unassigned(data: bytes, pattern: str) -> None:
+def _refuse_unassigned(data: bytes, what: str) -> None:
     """ECMA-262 reads ``\\p{..}`` with current Unicode (V8: 17.0); RE2, Rust's ``regex`` and
     Python's ``unicodedata`` lag behind. A code point one of them does not assign may be a
     letter to ECMA and not to RE2 (U+1C89, Unicode 16.0): the value is refused, not guessed."""
@@ -147,8 +153,8 @@ def _refuse_unassigned(data: bytes, pattern: str) -> None:
         point = ord(data[found[0] : found[1]].decode("utf-8", "surrogatepass"))
         raise UnassignedCodePoint(
             f"a string holds U+{point:04X}, a code point Unicode {unicodedata.unidata_version} "
-            f"(the oldest tables Prism reads patterns with) does not assign; the pattern "
-            f"{pattern[:80]!r} reads Unicode properties (\\p{{..}}), which current ECMA-262 "
+            f"(the oldest tables Prism reads patterns with) does not assign; {what} "
+            "reads Unicode properties (\\p{..}), which current ECMA-262 "
             "may read otherwise for it, so the value is refused rather than guessed"
         )
 
@@ -164,7 +170,7 @@ def refuse_unassigned_names(value: object) -> None:
             for name, child in item.items():
                 _refuse_unassigned(
                     str(name).encode("utf-8", "surrogatepass"), "a patternProperties key"
-                )
+                )  # jsonschema-rs does not say which key met the name
                 stack.append(child)
         elif isinstance(item, list):
             stack.extend(item)
