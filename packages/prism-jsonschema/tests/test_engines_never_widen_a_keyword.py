@@ -1,8 +1,8 @@
 """Where an engine's own keyword is inexact, Prism's is exact or refuses: ``multipleOf`` never
 accepts a non-multiple (fastjsonschema's 28-digit ``Decimal`` quotient and jsonschema-rs's float
-remainder both did), ``pattern`` classes mean what ECMA-262 says (RE2's ``.`` and ``\\S``
-accepted line terminators and Unicode spaces). Differential against the ``jsonschema`` package:
-Prism never says valid where it says invalid."""
+remainder both did; an integer divisor is the reference's own ``%``), ``pattern`` classes mean
+what ECMA-262 says (RE2's ``.`` and ``\\S`` accepted line terminators and Unicode spaces).
+Differential against the ``jsonschema`` package: Prism never says valid where it says invalid."""
 
 from __future__ import annotations
 
@@ -44,9 +44,12 @@ async def test_a_rounded_quotient_does_not_pass_multiple_of(
     result, handler = await attacks.dispatch_once(engine, schema, {"n": value})
     assert result.error is not None
     assert handler.calls == []
+    # Exact is stricter than the reference's float division, so under `not` it would accept
+    # what the reference rejects: that schema is refused (see _polarity).
     inverted = {"type": "object", "properties": {"n": {"not": {"multipleOf": divisor}}}}
     result, handler = await attacks.dispatch_once(engine, inverted, {"n": value})
-    assert result.error is None
+    assert result.error is not None and "unsafe under not" in result.error.message
+    assert handler.calls == []
 
 
 @pytest.mark.parametrize("divisor", [0.1, 0.01, 0.7, 3, 2.5, 1e-5])
@@ -83,9 +86,13 @@ _PROPERTY = settings(
 def test_multiple_of_is_never_wider_than_exact_math_or_jsonschema(
     engine: str, value: float, divisor: float
 ) -> None:
-    if _validator(engine).validate({"multipleOf": divisor}, value).ok:
+    ok = _validator(engine).validate({"multipleOf": divisor}, value).ok
+    reference = jsonschema.Draft202012Validator({"multipleOf": divisor}).is_valid(value)
+    if isinstance(divisor, int):  # the reference's own `%`: exact, so safe under `not` too
+        assert ok == reference
+    elif ok:
         assert _exact(value, divisor)
-        assert jsonschema.Draft202012Validator({"multipleOf": divisor}).is_valid(value)
+        assert reference
 
 
 ECMA_CASES = [  # (pattern, string, what ECMA-262 with the u flag says)

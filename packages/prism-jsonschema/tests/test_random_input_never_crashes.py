@@ -151,9 +151,17 @@ def test_engines_agree_on_random_well_formed_schemas(schema: Any, instances: lis
             rs = RS.validate(candidate, instance)
             _check_result(fast)
             _check_result(rs)
+            if _stricter_where_negated(fast) or _stricter_where_negated(rs):
+                # a float multipleOf under not/if/oneOf: refused by design, on both engines
+                assert _stricter_where_negated(fast) and _stricter_where_negated(rs)
+                continue
             assert not any("rejected" in e.message for e in fast.errors), fast.errors
             assert not any("rejected" in e.message for e in rs.errors), rs.errors
             assert fast.ok == rs.ok, (candidate, instance, fast.errors, rs.errors)
+
+
+def _stricter_where_negated(result: Any) -> bool:
+    return any("unsafe under not, if, oneOf" in e.message for e in result.errors)
 
 
 _any_keyword = st.sampled_from(

@@ -15,8 +15,9 @@ from ._exact import rs_keywords
 from ._expansion import compare_weight, expanded_size, expanded_weight
 from ._fastjsonschema import compile_fastjsonschema
 from ._keywords import SchemaWalk
-from ._lowering import lower_for_fastjsonschema, prepare_common
+from ._lowering import guard_names_for_rs, lower_for_fastjsonschema, prepare_common
 from ._options import JsonSchemaValidatorOptions
+from ._polarity import refuse_inexact_where_negated
 from ._refgraph import resolve_references
 from ._rs import compile_rs
 from ._scan import check_pattern_weights, own_weights
@@ -73,7 +74,10 @@ def _draft(schema: Mapping[Any, Any]) -> Draft:
     draft = draft_for_uri(uri) if isinstance(uri, str) else None
     if draft is None:
         raise SchemaRejected(
-            f"$schema {str(uri)[:120]!r} is not a known draft (04, 06, 07, 2019-09, 2020-12); "
+            f"$schema {str(uri)[:120]!r} is not a known draft: only a published meta-schema "
+            "URI is read (draft-04, -06, -07 as http://json-schema.org/draft-0N/schema, "
+            "2019-09 and 2020-12 as https://json-schema.org/draft/YYYY-MM/schema, each with or "
+            "without a final '#'); another spelling is not read as the draft it resembles, and "
             "unknown meta-schemas are never fetched"
         )
     return draft
@@ -92,6 +96,7 @@ def compile_checked(
     document = checked.document
     nodes = [node for node, _ in walk.schema_nodes]
     targets = resolve_references(walk)
+    refuse_inexact_where_negated(walk, targets, formats=options.validate_formats)
     checked.expanded = expanded_size(nodes, targets, options.max_expanded_size) + compare_weight(
         nodes
     )
@@ -99,6 +104,7 @@ def compile_checked(
     checked.scan = expanded_weight(nodes, targets, own) if any(own) else 0
     prepare_common(document, walk.schema_nodes, walk.draft)
     if options.engine == "jsonschema-rs":
+        guard_names_for_rs(document, walk.schema_nodes, walk.regexes)
         validator = compile_rs(
             document,
             validate_formats=options.validate_formats,

@@ -32,7 +32,7 @@ _DRAFT2019: Final = (_DRAFT7 - {"dependencies"}) | {
     "dependentSchemas", "maxContains", "minContains", "unevaluatedProperties",
     "unevaluatedItems", "contentSchema", "deprecated",
 }  # fmt: skip
-_DRAFT2020: Final = (_DRAFT2019 - {"$recursiveRef", "$recursiveAnchor"}) | {
+_DRAFT2020: Final = (_DRAFT2019 - {"$recursiveRef", "$recursiveAnchor", "additionalItems"}) | {
     "$dynamicRef", "$dynamicAnchor", "prefixItems",
 }  # fmt: skip
 
@@ -40,6 +40,11 @@ KEYWORDS: Final[dict[Draft, frozenset[str]]] = {
     4: _DRAFT4, 6: _DRAFT6, 7: _DRAFT7, 2019: _DRAFT2019, 2020: _DRAFT2020,
 }  # fmt: skip
 """What each draft defines (core, applicator, validation, meta-data, content vocabularies).
+
+A keyword the reference does not apply in a draft is no keyword there (2020-12 has no
+``additionalItems``: next to ``prefixItems`` it would act on one engine and not on the reference,
+which under ``not`` accepts what the reference rejects); a test holds this table to the
+reference's own keyword table per draft.
 
 ``definitions`` stays a container of schemas in every draft: it is where most real schemas keep
 their ``$ref`` targets, 2019-09 and 2020-12 included."""

@@ -1,4 +1,4 @@
-"""Known JSON Schema drafts: which ``$schema`` URIs are accepted and their canonical spelling."""
+"""Known JSON Schema drafts: which ``$schema`` URIs are accepted (exact published spellings)."""
 
 from __future__ import annotations
 
@@ -19,21 +19,17 @@ CANONICAL_URI: Final[dict[Draft, str]] = {
     2020: "https://json-schema.org/draft/2020-12/schema",
 }
 
-_PATHS: Final[dict[str, Draft]] = {
-    "json-schema.org/draft-04/schema": 4,
-    "json-schema.org/draft-06/schema": 6,
-    "json-schema.org/draft-07/schema": 7,
-    "json-schema.org/draft/2019-09/schema": 2019,
-    "json-schema.org/draft/2020-12/schema": 2020,
+_PUBLISHED: Final[dict[str, Draft]] = {
+    **{uri: draft for draft, uri in CANONICAL_URI.items()},
+    **{uri.removesuffix("#"): draft for draft, uri in CANONICAL_URI.items()},
+    **{uri + "#": draft for draft, uri in CANONICAL_URI.items() if not uri.endswith("#")},
 }
+"""The published meta-schema URIs, exactly as the ``jsonschema`` package (the reference) knows
+them: http for 04/06/07, https for 2019-09/2020-12, each with or without the empty fragment.
+Any other spelling (https draft-07, http 2019-09 ...) the reference reads as 2020-12: reading it
+as the older draft it resembles would drop keywords the reference applies, so it is refused."""
 
 
 def draft_for_uri(uri: str) -> Draft | None:
-    """The draft a ``$schema`` URI names (http or https, with or without an empty fragment)."""
-    for scheme in ("https://", "http://"):
-        if uri.startswith(scheme):
-            rest = uri[len(scheme) :]
-            if rest.endswith("#"):
-                rest = rest[:-1]
-            return _PATHS.get(rest)
-    return None
+    """The draft a ``$schema`` URI names: only an exact published spelling (an allowlist)."""
+    return _PUBLISHED.get(uri)

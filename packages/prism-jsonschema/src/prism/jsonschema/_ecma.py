@@ -16,7 +16,7 @@ from typing import Final
 
 from ._regex import PatternRefused
 
-__all__ = ["ECMA_SPACE", "translate"]
+__all__ = ["ECMA_SPACE", "reads_unicode_tables", "translate"]
 
 ECMA_SPACE: Final = r"\x09-\x0D\x20\xA0" + "\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 r"""ECMA-262 WhiteSpace and LineTerminator: what ``\s`` means there (spelled as ``_spell`` does)."""
@@ -46,6 +46,8 @@ _CATEGORIES: Final = frozenset(
 )
 """General_Category short names both RE2 and Rust's ``regex`` know."""
 _SCRIPT_NAME: Final = re.compile(r"[A-Z][a-z]+(?:_[A-Z][a-z]+)*")
+_PROPERTY_ESCAPE: Final = re.compile(r"(?<!\\)(?:\\\\)*\\[pP]")
+r"""A ``\p``/``\P`` escape in spelled-out text (every backslash there starts a pair)."""
 _SET_OPERATORS: Final = ("[", "&&", "--", "~~")
 """Inside ``[...]`` these are literal in ECMA-262 but nest or combine classes in Rust."""
 
@@ -81,6 +83,12 @@ def translate(pattern: str) -> str:
         out.append(text)
         last = char if i == start + 1 else ""
     return "".join(out)
+
+
+def reads_unicode_tables(spelled: str) -> bool:
+    r"""Whether a spelled-out pattern reads Unicode properties (``\p{..}``/``\P{..}``): its
+    meaning then depends on the Unicode version of the engine's tables."""
+    return _PROPERTY_ESCAPE.search(spelled) is not None
 
 
 def _quantifier(pattern: str, at: int) -> tuple[str, int]:

@@ -1,8 +1,11 @@
 """Keywords every engine evaluates with the same Python code, exactly and within bounds.
 
-``multipleOf`` is decided on the numbers' decimal text (what the JSON says), never through a
+``multipleOf`` with an integer divisor is the ``jsonschema`` package's own arithmetic (``%``:
+exact on integers, the float's binary value otherwise), so it is exact wherever it stands. With
+a float divisor it is decided on the numbers' decimal text (what the JSON says), never through a
 rounded float or 28-digit ``Decimal`` quotient, and never accepts what float division rejects
-(the ``jsonschema`` package's answer): both engines' own versions accepted non-multiples. On
+(the reference's answer): both engines' own versions accepted non-multiples. That is stricter
+than the reference, so it is refused where strictness would widen (see ``_polarity``). On
 jsonschema-rs ``pattern`` runs on the same RE2 patterns as fastjsonschema, with the same bound
 on the length of the string it reads.
 """
@@ -12,9 +15,10 @@ from __future__ import annotations
 import threading
 from typing import Any, Final, cast
 
-from ._regex import PatternInputTooLong, Re2Pattern
+from ._regex import PatternInputRefused, Re2Pattern, refuse_unassigned_names
 
 __all__ = [
+    "NAME_GUARD",
     "OVERFLOW",
     "ExactChecksExceeded",
     "is_multiple",
@@ -23,9 +27,14 @@ __all__ = [
     "unique_items",
 ]
 
+NAME_GUARD: Final = "prismUnicodeNames"
+"""A root keyword of Prism's own (a schema's unknown keywords never reach an engine): every
+property name in the value is checked for code points the oldest Unicode tables lack."""
+
 OVERFLOW = threading.local()
-"""``OVERFLOW.error``: set by a jsonschema-rs ``pattern`` that met a string over the input
-bound, or a ``multipleOf`` past the exact-check budget. Its exception only means "does not
+"""``OVERFLOW.error``: set by a jsonschema-rs ``pattern`` that met a string it cannot match
+exactly (over the input bound, or see ``UnassignedCodePoint``), or a ``multipleOf`` past the
+exact-check budget. Its exception only means "does not
 match" to the engine (so ``not`` would accept): the validator clears this before each run and
 fails the value when it is set after."""
 
@@ -78,19 +87,17 @@ def is_multiple(value: object, divisor: int | float) -> bool:
     ):
         return True  # not a number: multipleOf does not apply
     number = cast("int | float", value)  # narrowed by the exact type checks above
-    if type(divisor) is float:  # float division first: cheap, and it must accept too
+    if type(divisor) is not float:  # exactly the reference: ``instance % dB``
         try:
-            quotient = number / divisor
-        except OverflowError:
+            return number % divisor == 0  # a float value: its binary value, too
+        except OverflowError:  # a divisor past any float: the reference raises
             return False
-        if not quotient.is_integer():  # also false for an infinity or NaN; no big int built
-            return False
-    else:
-        try:
-            if number % divisor != 0:  # a float value: its binary value, too
-                return False
-        except OverflowError:  # a divisor past any float: only 0 is a multiple
-            return number == 0
+    try:  # float division first: cheap, and it must accept too
+        quotient = number / divisor
+    except OverflowError:
+        return False
+    if not quotient.is_integer():  # also false for an infinity or NaN; no big int built
+        return False
     last = SPENT.last
     if (
         last is not None
@@ -190,13 +197,25 @@ def rs_keywords(regexes: dict[str, Re2Pattern]) -> dict[str, type]:
                 return
             try:
                 found = self.search(instance)
-            except PatternInputTooLong as exc:
+            except PatternInputRefused as exc:
                 OVERFLOW.error = exc
                 raise
             if not found:
                 raise ValueError(f"{_clip(instance)} does not match {_clip(self.pattern)}")
 
-    return {"multipleOf": _MultipleOf, "pattern": Pattern}
+    return {"multipleOf": _MultipleOf, "pattern": Pattern, NAME_GUARD: _NameGuard}
+
+
+class _NameGuard:
+    def __init__(self, parent: Any, value: Any, path: Any) -> None:
+        pass
+
+    def validate(self, instance: Any) -> None:
+        try:
+            refuse_unassigned_names(instance)
+        except PatternInputRefused as exc:
+            OVERFLOW.error = exc
+            raise
 
 
 def _clip(value: object) -> str:

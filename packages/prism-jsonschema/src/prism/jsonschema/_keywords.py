@@ -11,7 +11,7 @@ from typing import Final, NoReturn
 
 from ._dialect import DROPPED_ANNOTATIONS, KEYWORDS
 from ._drafts import Draft
-from ._ecma import translate
+from ._ecma import reads_unicode_tables, translate
 from ._formats import check_format
 from ._pointer import Path, location, pointer
 from ._regex import PatternRefused, Re2Pattern, compile_pattern
@@ -26,6 +26,9 @@ _SCHEMA: Final = frozenset(
      "additionalItems", "unevaluatedProperties", "unevaluatedItems", "contentSchema"}
 )  # fmt: skip
 _SCHEMA_LIST: Final = frozenset({"allOf", "anyOf", "oneOf"})
+_NEGATING: Final = ("not", "if", "oneOf")
+"""Where a subschema's failure can make its parent pass (see ``_polarity``); so does
+``contains`` next to ``maxContains``."""
 _SCHEMA_MAP: Final = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
 _COUNTS: Final = frozenset(
     {"maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties",
@@ -47,6 +50,9 @@ class SchemaWalk:
         self.schema_nodes: list[tuple[dict[str, Json], Path]] = []
         self.positions: dict[str, dict[str, Json] | bool] = {}
         """Every schema position by JSON Pointer: the only places a ``$ref`` may point to."""
+        self.negated_roots: list[dict[str, Json]] = []
+        """Subschemas in a negated or mixed position (``not``, ``if``, ``oneOf`` items,
+        ``contains`` next to ``maxContains``): where a stricter check can widen."""
         self.anchors: dict[str, dict[str, Json]] = {}
         """``$anchor``/``$dynamicAnchor`` names (2019-09 and later) and the nodes they name."""
         self._keywords = KEYWORDS[draft]
@@ -67,6 +73,7 @@ class SchemaWalk:
             "exclusiveMinimum": self._exclusive,
             "uniqueItems": self._bool,
             "$recursiveAnchor": self._bool,
+            "$recursiveRef": self._recursive_ref,
             "format": self._format,
         }
 
@@ -94,7 +101,16 @@ class SchemaWalk:
                 self.state.ref(key, copied, child)
         self.state.leave(value)
         self._identifiers(out, path)
+        self._negated(out)
         return out
+
+    def _negated(self, node: dict[str, Json]) -> None:
+        keys = [*_NEGATING, "contains"] if "maxContains" in node else _NEGATING
+        for key in keys:
+            sub = node.get(key)
+            for schema in sub if isinstance(sub, list) else [sub]:
+                if isinstance(schema, dict):
+                    self.negated_roots.append(schema)
 
     def _identifiers(self, node: dict[str, Json], path: Path) -> None:
         """``$schema`` and ``$id`` only at the root (one dialect and one base URI for every
@@ -207,7 +223,10 @@ class SchemaWalk:
             spelled = translate(pattern)
             if spelled not in self.regexes:
                 self.regexes[spelled] = compile_pattern(
-                    spelled, self.state.options.max_pattern_input_length
+                    spelled,
+                    self.state.options.max_pattern_input_length,
+                    tables=reads_unicode_tables(spelled),
+                    where=f" (at {location(path)[:120]})",
                 )
         except PatternRefused as exc:
             raise SchemaRejected(
@@ -281,6 +300,17 @@ class SchemaWalk:
             _expect(isinstance(copied, bool), path, "a boolean in draft-04")
         else:
             _expect(_is_number(copied), path, "a number (the boolean form needs draft-04)")
+        return copied
+
+    def _recursive_ref(self, value: object, path: Path, depth: int) -> Json:
+        # 2019-09 allows only "#"; the reference resolves any value to the dynamic root, an
+        # engine reading it as a pointer would check another schema: refused, never guessed.
+        copied = self.state.data(value, path, depth)
+        if copied != "#":
+            raise SchemaRejected(
+                f"schema keyword '$recursiveRef' at {location(path)} must be \"#\" (the only "
+                f"value 2019-09 allows), got {str(copied)[:80]!r}"
+            )
         return copied
 
     def _bool(self, value: object, path: Path, depth: int) -> Json:

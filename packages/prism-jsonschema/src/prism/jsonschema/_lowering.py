@@ -13,11 +13,12 @@ from typing import Final
 from urllib.parse import unquote
 
 from ._drafts import CANONICAL_URI, Draft
+from ._exact import NAME_GUARD
 from ._pointer import Path, location, pointer
-from ._regex import Re2Pattern
+from ._regex import PatternInputRefused, Re2Pattern
 from ._walk import Json, SchemaRejected
 
-__all__ = ["lower_for_fastjsonschema", "prepare_common"]
+__all__ = ["guard_names_for_rs", "lower_for_fastjsonschema", "prepare_common"]
 
 SchemaNodes = list[tuple[dict[str, Json], Path]]
 
@@ -42,6 +43,20 @@ def prepare_common(document: dict[str, Json], nodes: SchemaNodes, draft: Draft) 
         if path is not None:
             node.pop("$schema", None)
     document["$schema"] = CANONICAL_URI[draft]
+
+
+def guard_names_for_rs(
+    document: dict[str, Json], nodes: SchemaNodes, regexes: Mapping[str, Re2Pattern]
+) -> None:
+    """jsonschema-rs matches ``patternProperties`` natively, with Rust's Unicode tables: where a
+    key reads Unicode properties, the root gets ``NAME_GUARD``, which fails the whole value when
+    any property name in it holds a code point the oldest tables do not assign (at the root:
+    a valid value has run every root keyword, whatever ``not`` or ``anyOf`` skipped below)."""
+    for node, _path in nodes:
+        patterns = node.get("patternProperties")
+        if isinstance(patterns, dict) and any(regexes[k].tables for k in patterns):
+            document[NAME_GUARD] = True
+            return
 
 
 def lower_for_fastjsonschema(
@@ -108,9 +123,16 @@ def _avoid_required_quirk(node: dict[str, Json], regexes: Mapping[str, Re2Patter
         known = set(properties) if isinstance(properties, dict) else set()
         keys = list(patterns) if isinstance(patterns, dict) else []
         for name in node["required"]:  # type: ignore[union-attr]
-            if name not in known and not any(regexes[k].search(str(name)) for k in keys):
+            if name not in known and not _matches_any(str(name), keys, regexes):
                 node["additionalProperties"] = {"not": {}}  # same meaning, other code path
                 return
+
+
+def _matches_any(name: str, keys: list[str], regexes: Mapping[str, Re2Pattern]) -> bool:
+    try:
+        return any(regexes[key].search(name) for key in keys)
+    except PatternInputRefused:  # undecided: the rewrite above keeps the meaning anyway
+        return False
 
 
 def _refuse_what_cannot_resolve_exactly(node: dict[str, Json], path: Path, draft: Draft) -> None:

@@ -12,7 +12,7 @@ from ._keywords import SchemaWalk
 from ._pointer import location
 from ._walk import Json, SchemaRejected
 
-__all__ = ["resolve_references"]
+__all__ = ["Targets", "resolve_references"]
 
 
 Targets = dict[int, list[dict[str, Json] | bool]]

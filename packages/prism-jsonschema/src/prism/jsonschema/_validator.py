@@ -26,7 +26,7 @@ from ._instance import (
     weigh,
 )
 from ._options import JsonSchemaValidatorOptions
-from ._regex import PatternInputTooLong
+from ._regex import PatternInputRefused
 from ._rs import compile_rs_bounds, lone_surrogate, rs_available
 from ._scan import CHARS_PER_WORK, SHORT_TIERS, Impure, longest_within, plain_nodes, text_of
 from ._walk import SchemaRejected
@@ -349,7 +349,7 @@ class JsonSchemaArgumentValidator:
                 return self._fastjsonschema_failure(exc, entry.collect_all, instance)
             first = fastjsonschema_errors(exc, instance, 1)
             return failure(*first, ToolArgumentValidationIssue(path=None, message=MORE))
-        if isinstance(exc, PatternInputTooLong | ExactChecksExceeded):
+        if isinstance(exc, PatternInputRefused | ExactChecksExceeded):
             return failure(ToolArgumentValidationIssue(path=None, message=str(exc)))
         return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
 
