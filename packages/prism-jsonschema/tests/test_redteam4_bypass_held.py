@@ -300,6 +300,110 @@ def test_an_undecidable_value_is_not_accepted_under_not(
     assert verdict(engine, _x(sub), {"x": value}) != "valid"
 
 
+# Every route by which a ``\\p{..}`` pattern can meet a string (or a key) reaches the check.
+NEW_LETTER = "\U00010940"  # a Sidetic letter, Unicode 17.0: unassigned in every table Prism reads
+NOT_P: dict[str, Any] = {"not": {"pattern": "\\p{L}"}}
+REACH: list[tuple[str, dict[str, Any], Any]] = [
+    (
+        "dependentSchemas",
+        {"dependentSchemas": {"a": {"properties": {"b": NOT_P}}}},
+        {"a": 1, "b": NEW_LETTER},
+    ),
+    (
+        "recursion",
+        {"properties": {"a": NOT_P, "c": {"$ref": "#"}}},
+        {"c": {"c": {"a": NEW_LETTER}}},
+    ),
+    (
+        "prefixItems",
+        {"properties": {"x": {"prefixItems": [True, NOT_P]}}},
+        {"x": ["a", NEW_LETTER]},
+    ),
+    (
+        "items-after-prefix",
+        {"properties": {"x": {"prefixItems": [True], "items": NOT_P}}},
+        {"x": ["a", NEW_LETTER]},
+    ),
+    ("contains", {"properties": {"x": {"contains": NOT_P}}}, {"x": [NEW_LETTER]}),
+    ("slash-key", {"properties": {"a/b": NOT_P}}, {"a/b": NEW_LETTER}),
+    ("tilde-key", {"properties": {"a~1b": NOT_P}}, {"a~1b": NEW_LETTER}),
+    ("empty-key", {"properties": {"": NOT_P}}, {"": NEW_LETTER}),
+    ("else", {"properties": {"x": {"if": False, "else": NOT_P}}}, {"x": NEW_LETTER}),
+    (
+        "additionalProperties",
+        {"properties": {"a": True}, "additionalProperties": NOT_P},
+        {"b": NEW_LETTER},
+    ),
+    ("unevaluatedProperties", {"unevaluatedProperties": NOT_P}, {"b": NEW_LETTER}),
+    ("unevaluatedItems", {"properties": {"x": {"unevaluatedItems": NOT_P}}}, {"x": [NEW_LETTER]}),
+    ("anyOf", {"anyOf": [{"properties": {"b": NOT_P}}]}, {"b": NEW_LETTER}),
+    (
+        "ref-escaped",
+        {"$defs": {"a/b": NOT_P}, "properties": {"b": {"$ref": "#/$defs/a~1b"}}},
+        {"b": NEW_LETTER},
+    ),
+    (
+        "propertyNames-ref",
+        {"$defs": {"p": NOT_P}, "propertyNames": {"$ref": "#/$defs/p"}},
+        {NEW_LETTER: 1},
+    ),
+    (
+        "if-oneOf",
+        {"properties": {"x": {"oneOf": [{"pattern": "\\p{L}"}, {"pattern": "\\p{Lo}"}]}}},
+        {"x": NEW_LETTER},
+    ),
+    ("astral-key", {"properties": {NEW_LETTER: NOT_P}}, {NEW_LETTER: NEW_LETTER}),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("schema", "value"), [pytest.param(s, v, id=n) for n, s, v in REACH])
+def test_every_route_to_a_property_pattern_checks_the_tables(
+    engine: EngineName, schema: dict[str, Any], value: Any
+) -> None:
+    assert verdict(engine, {"type": "object", **schema}, value) == "refused"
+
+
+# A $ref into a position fastjsonschema's lowering rewrote still names what the reference reads.
+INT: dict[str, Any] = {"type": "integer"}
+LOWERED: list[tuple[str, dict[str, Any], Any]] = [
+    (
+        "dependentSchemas",
+        {"y": {"dependentSchemas": {"a": {"properties": {"a": INT}}}}},
+        {"a": "s"},
+    ),
+    ("ref-sibling-properties", {"y": {"$ref": "#/$defs/t", "properties": {"z": INT}}}, "s"),
+    ("ref-sibling-allOf", {"y": {"$ref": "#/$defs/t", "allOf": [True, INT]}}, "s"),
+    ("then", {"y": {"if": True, "then": INT}}, "s"),
+    ("items", {"y": {"items": INT}}, "s"),
+    ("propertyNames", {"y": {"propertyNames": {"maxLength": 1}}}, "ss"),
+]
+TARGETS = {
+    "dependentSchemas": "#/properties/y/dependentSchemas/a",
+    "ref-sibling-properties": "#/properties/y/properties/z",
+    "ref-sibling-allOf": "#/properties/y/allOf/1",
+    "then": "#/properties/y/then",
+    "items": "#/properties/y/items",
+    "propertyNames": "#/properties/y/propertyNames",
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("name", "props", "value"), [pytest.param(*case, id=case[0]) for case in LOWERED]
+)
+def test_a_ref_into_a_lowered_position_is_not_widened(
+    engine: EngineName, name: str, props: dict[str, Any], value: Any
+) -> None:
+    schema = {
+        "type": "object",
+        "$defs": {"t": True},
+        "properties": {**props, "x": {"$ref": TARGETS[name]}},
+    }
+    assert not reference_valid(schema, {"x": value})
+    assert verdict(engine, schema, {"x": value}) != "valid"
+
+
 # --- 5. Allowlisted formats never pass what the reference rejects (edge spellings) ---
 U = "12345678-1234-1234-1234-123456789abc"
 FORMAT_EDGES: dict[str, list[str]] = {
