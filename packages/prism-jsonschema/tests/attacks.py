@@ -3,6 +3,7 @@ attack tests: each finding is reproduced end to end, on asyncio and trio)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from prism.core import (
@@ -43,3 +44,28 @@ async def dispatch_once(
         gates=ToolGates(validator=validate),
     )
     return result, handler
+
+
+def compile_children() -> list[tuple[int, int]]:
+    """(pid, RSS bytes) of every live compile child of this process (``python -I -S -c``), read
+    from /proc: a test worker has other children (servers of session fixtures) to leave alone."""
+    me = os.getpid()
+    found: list[tuple[int, int]] = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            if int(fields[1]) != me:
+                continue
+            with open(f"/proc/{name}/cmdline", "rb") as cmdline:
+                argv = cmdline.read().split(b"\0")
+            if argv[1:4] != [b"-I", b"-S", b"-c"]:
+                continue
+            with open(f"/proc/{name}/statm") as statm:
+                rss = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+        found.append((int(name), rss))
+    return found

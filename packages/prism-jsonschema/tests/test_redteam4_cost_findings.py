@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 import anyio
+import prism_jsonschema_tests_attacks as attacks  # loaded by conftest.py
 
 from prism.core import (
     AbortController,
@@ -33,26 +34,6 @@ from prism.jsonschema import (
 MIB = 2**20
 
 
-def _children() -> list[tuple[int, int]]:
-    """(pid, RSS bytes) of every live child process of this process, read from /proc."""
-    me = os.getpid()
-    found: list[tuple[int, int]] = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            if int(fields[1]) != me:
-                continue
-            with open(f"/proc/{name}/statm") as statm:
-                rss = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, IndexError, ValueError):
-            continue
-        found.append((int(name), rss))
-    return found
-
-
 class _ChildSampler:
     """Polls /proc every 10 ms for the peak number and summed RSS of child processes."""
 
@@ -65,7 +46,7 @@ class _ChildSampler:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            live = _children()
+            live = attacks.compile_children()
             now = time.monotonic()
             for pid, _ in live:
                 self.first_seen.setdefault(pid, now)
@@ -85,7 +66,7 @@ class _ChildSampler:
 def _drain_children(deadline: float) -> None:
     """Wait (bounded) until the abandoned compiles' children are gone, so no test inherits them."""
     ends = time.monotonic() + deadline
-    while _children() and time.monotonic() < ends:
+    while attacks.compile_children() and time.monotonic() < ends:
         time.sleep(0.05)
 
 
@@ -241,10 +222,10 @@ def test_a_compiling_child_killed_from_outside_is_not_cached_as_the_schemas_faul
     worker = threading.Thread(target=lambda: first.append(validator.validate(schema, {})))
     worker.start()
     ends = time.monotonic() + scaled(30)
-    while not _children() and time.monotonic() < ends:
+    while not attacks.compile_children() and time.monotonic() < ends:
         time.sleep(0.002)
     time.sleep(0.1)
-    for pid, _ in _children():
+    for pid, _ in attacks.compile_children():
         os.kill(pid, signal.SIGKILL)
     worker.join(scaled(60))
     assert not worker.is_alive()
@@ -258,10 +239,10 @@ def _signal_first_child(validator: JsonSchemaArgumentValidator, schema: Any, sig
     worker = threading.Thread(target=lambda: first.append(validator.validate(schema, {})))
     worker.start()
     ends = time.monotonic() + scaled(30)
-    while not _children() and time.monotonic() < ends:
+    while not attacks.compile_children() and time.monotonic() < ends:
         time.sleep(0.002)
     time.sleep(0.1)
-    for pid, _ in _children():
+    for pid, _ in attacks.compile_children():
         os.kill(pid, sig)
     worker.join(scaled(60))
     assert not worker.is_alive()
@@ -286,7 +267,7 @@ def test_a_compiling_child_runs_under_cpu_and_memory_limits() -> None:
     worker.start()
     ends = time.monotonic() + scaled(30)
     while not seen and worker.is_alive() and time.monotonic() < ends:
-        for pid, _ in _children():
+        for pid, _ in attacks.compile_children():
             try:
                 with open(f"/proc/{pid}/limits") as limits:
                     text = limits.read()
