@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import weakref
 from bisect import bisect_right
 from typing import Any, Final
 
 from prism.core import JsonObject, ToolArgumentValidationIssue, ToolArgumentValidationResult
 
-from ._cache import WEAK_ALIAS_BYTES, CacheInfo, CompileCache, Entry, names, retained_bytes
+from ._cache import WEAK_ALIAS_BYTES, CacheInfo, CompileCache, Entry, names
 from ._childcompile import CompileFault
 from ._compile import check_schema, compile_checked
 from ._cost import held_bytes
-from ._errors import MORE, clip, fastjsonschema_errors, rs_errors, rs_first_error
+from ._errors import MORE, fastjsonschema_errors, rs_errors, rs_first_error
 from ._exact import ExactChecksExceeded
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
@@ -27,40 +26,27 @@ from ._instance import (
 )
 from ._options import JsonSchemaValidatorOptions
 from ._regex import PatternInputRefused
-from ._rs import compile_rs_bounds, lone_surrogate, rs_available
+from ._rs import compile_rs_bounds, rs_available
 from ._scan import CHARS_PER_WORK, SHORT_TIERS, Impure, longest_within, plain_nodes, text_of
+from ._verdicts import (
+    COLLECT_QUOTED,
+    COLLECT_WORK,
+    RS_QUOTED,
+    alias_size,
+    engine_crash,
+    proven,
+    rejection,
+    rs_failed,
+    unquoted,
+    weakly_referable,
+)
 from ._walk import SchemaRejected
 
-__all__ = [
-    "COLLECT_QUOTED",
-    "COLLECT_WORK",
-    "LIGHT_WORK",
-    "RS_QUOTED",
-    "JsonSchemaArgumentValidator",
-]
+__all__ = ["LIGHT_WORK", "JsonSchemaArgumentValidator"]
 
 LIGHT_WORK: Final = 4_096
 """Expanded size x value nodes up to which dispatch validates on the event loop (tens of
 microseconds); anything heavier runs in a worker thread."""
-COLLECT_WORK: Final = 1_024
-"""Up to this much work (expanded size x value nodes) every error is collected (then
-the first ``max_errors``); above it only the first error is reported, so an argument with
-thousands of errors costs no time or memory. jsonschema-rs's ``iter_errors`` builds every error
-before the first is returned and fastjsonschema's collecting run raises one exception per
-error."""
-COLLECT_QUOTED: Final = 262_144
-"""And up to this much expanded size x value nodes x ``weigh`` units: each of up to expanded
-size x nodes errors may quote the whole value (jsonschema-rs quotes the instance in every
-message, a whole object for ``propertyNames``), so what collecting quotes stays within
-this x 64 characters (16 MiB)."""
-
-
-RS_QUOTED: Final = 524_288
-"""Characters of strings and property names (shared ones counted each time) in a failing value
-whose jsonschema-rs errors are built: each error's message, and a Python copy of its instance,
-quote it in full (~43 bytes per quoted astral character measured: 171 MiB for 4 million). Above
-this the value gets Prism's own error instead, so error details cost at most ~22 MiB; errors
-are collected only while expanded size x these characters stay within it too."""
 
 
 class JsonSchemaArgumentValidator:
@@ -172,10 +158,10 @@ class JsonSchemaArgumentValidator:
                 short = None
             if short is not None:
                 try:
-                    proven = short(value)
+                    fits = short(value)
                 except Exception:  # not plain JSON for jsonschema-rs: counted, below
-                    proven = False
-                if proven:
+                    fits = False
+                if fits:
                     return self._run_proven(entry, value)
         return self._counted(entry, value)
 
@@ -286,7 +272,7 @@ class JsonSchemaArgumentValidator:
             bounds = self._short[most] = self._rs_bounds(most).is_valid
             return (
                 make_rs_run(bounds, self._rs_invalid, self._rs_slow),
-                make_rs_run(_proven, self._rs_invalid, self._rs_slow),
+                make_rs_run(proven, self._rs_invalid, self._rs_slow),
             )
         run = make_fastjsonschema_run(
             self._bounds,
@@ -318,7 +304,7 @@ class JsonSchemaArgumentValidator:
             if entry.fast(instance):  # the bounds schema is stricter than JSON (huge integers)
                 return OK
         except Exception as exc:  # an engine bug must not escape as a crash
-            return _rs_failed(exc, instance)
+            return rs_failed(exc, instance)
         return self._rs_invalid(entry, instance)
 
     def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
@@ -331,14 +317,14 @@ class JsonSchemaArgumentValidator:
                 return failure(exc.error)
             quoted = text_of(instance, 1 << 62, RS_QUOTED)[1]
         if quoted > RS_QUOTED:
-            return failure(_unquoted(quoted))
+            return failure(unquoted(quoted))
         try:
             if max(entry.expanded, 1) * quoted <= RS_QUOTED and self._collects(entry, instance):
                 errors = rs_errors(entry.rs_validator.iter_errors(instance), self._max_errors)
             else:  # iter_errors builds them all, eagerly
                 errors = rs_first_error(entry.rs_validator, instance)
         except Exception as exc:  # an engine bug must not escape as a crash
-            return _rs_failed(exc, instance)
+            return rs_failed(exc, instance)
         return failure(*errors)
 
     def _engine_failure(
@@ -351,7 +337,7 @@ class JsonSchemaArgumentValidator:
             return failure(*first, ToolArgumentValidationIssue(path=None, message=MORE))
         if isinstance(exc, PatternInputRefused | ExactChecksExceeded):
             return failure(ToolArgumentValidationIssue(path=None, message=str(exc)))
-        return failure(ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
+        return failure(ToolArgumentValidationIssue(path=None, message=engine_crash(exc)))
 
     def _fastjsonschema_failure(
         self, first: Exception, collect_all: Any, instance: object
@@ -381,10 +367,10 @@ class JsonSchemaArgumentValidator:
             built, keep = self._build(checked)
             found = cache.store(built, keep=keep)
         if found.rejected is None:  # a rejection is remembered by its hash only
-            size = _alias_size(schema, found)
+            size = alias_size(schema, found)
             if size is not None:
                 cache.alias(schema, found, size)
-            elif _weakly_referable(schema):
+            elif weakly_referable(schema):
                 cache.alias(schema, found, WEAK_ALIAS_BYTES, weak=True)
         return found
 
@@ -393,7 +379,7 @@ class JsonSchemaArgumentValidator:
         refuses it again is bounded by the schema bounds)."""
         with self._cache.lock:
             self._cache.misses += 1
-        return Entry(key=None, rejected=_rejection(reason))
+        return Entry(key=None, rejected=rejection(reason))
 
     def _build(self, checked: Any) -> tuple[Entry, bool]:
         """Compile ``checked``: the entry, and whether to cache it (the schema's own outcome)."""
@@ -403,11 +389,11 @@ class JsonSchemaArgumentValidator:
         try:
             compiled = compile_checked(checked, self.options)
         except SchemaRejected as exc:
-            return Entry(key=digest, rejected=_rejection(str(exc))), True
+            return Entry(key=digest, rejected=rejection(str(exc))), True
         except (SystemError, CompileFault) as exc:  # an interpreter or child fault: this call only
-            return Entry(key=digest, rejected=_rejection(_engine_crash(exc))), False
+            return Entry(key=digest, rejected=rejection(engine_crash(exc))), False
         except Exception as exc:  # an engine failing on an odd schema: reject, never crash
-            return Entry(key=digest, rejected=_rejection(_engine_crash(exc))), True
+            return Entry(key=digest, rejected=rejection(engine_crash(exc))), True
         fast, collect_all, rs_validator = compiled
         entry = Entry(
             key=digest, fast=fast, collect_all=collect_all, rs_validator=rs_validator,
@@ -436,57 +422,3 @@ UNIQUE_CHARS_PER_WORK: Final = 512
 """Characters per work unit under jsonschema-rs ``uniqueItems``, which hashes them: 9 GB (one
 shared 1 MB string in 9,000 items) took 605 ms, about 15 characters per ns; at 512 per unit
 (1 unit ~ 1 µs) the default budget admits 51 MB, about 4 ms of hashing: over 20x margin."""
-
-
-ALIAS_SLACK: Final = 65_536
-"""Bytes an identity alias may keep alive beyond its entry's own estimate (dropped ``default``,
-``examples``, descriptions); heavier schema objects take the hash path on every call."""
-
-
-def _alias_size(schema: object, entry: Entry) -> int | None:
-    """The bytes ``schema`` keeps alive if aliased (counted in ``cache_bytes``), or ``None``
-    when it is too heavy to keep alive (then it is aliased weakly when it can be, else every
-    call on it takes the hash path)."""
-    try:
-        return retained_bytes(schema, entry.cost + ALIAS_SLACK)
-    except Exception:  # a hostile object: never kept
-        return None
-
-
-def _unquoted(quoted: int) -> ToolArgumentValidationIssue:
-    message = (
-        "value does not match the schema; the jsonschema-rs engine quotes the value in its "
-        f"error details, and this value holds {quoted:,} or more characters of text, over "
-        f"{RS_QUOTED:,}: details not built"
-    )
-    return ToolArgumentValidationIssue(path=None, message=message)
-
-
-def _weakly_referable(schema: object) -> bool:
-    """Whether ``schema`` can be named by a weak reference (not an exact ``dict``)."""
-    try:
-        weakref.ref(schema)
-    except TypeError:
-        return False
-    return True
-
-
-def _proven(value: object) -> bool:
-    """The bounds of a value a short-strings bounds schema (stricter) already accepted."""
-    return True
-
-
-def _rejection(reason: str) -> ToolArgumentValidationResult:
-    message = clip(f"tool parameter schema rejected: {reason}", 600)
-    return failure(ToolArgumentValidationIssue(path=None, message=message))
-
-
-def _rs_failed(exc: Exception, instance: object) -> ToolArgumentValidationResult:
-    """jsonschema-rs raised: a lone surrogate is the value's fault (named where it is), any
-    other exception the engine's."""
-    issue = lone_surrogate(instance) if isinstance(exc, UnicodeEncodeError) else None
-    return failure(issue or ToolArgumentValidationIssue(path=None, message=_engine_crash(exc)))
-
-
-def _engine_crash(exc: BaseException) -> str:
-    return clip(f"schema engine failed: {type(exc).__name__}: {exc}")
