@@ -196,14 +196,10 @@ class JsonSchemaArgumentValidator:
         expanded, scan = max(entry.expanded, 1), entry.scan
         char_limit = budget * CHARS_PER_WORK // scan
         names = entry.name_patterns
-        try:
-            nodes, chars, longest = text_of(value, entry.node_limit, char_limit, names)
-        except Impure:  # subclasses, Mappings, tuples: count the canonical copy
-            try:
-                value = self._bounds.check(value)
-            except InstanceRejected as exc:
-                return failure(exc.error)
-            nodes, chars, longest = text_of(value, entry.node_limit, char_limit, names)
+        counted = self._text(value, entry.node_limit, char_limit, names)
+        if isinstance(counted, ToolArgumentValidationResult):
+            return counted
+        value, (nodes, chars, longest) = counted
         if expanded * nodes + scan * chars // CHARS_PER_WORK > budget:
             return self._too_much_scan(entry, nodes, chars)
         limit = options.max_pattern_input_length
@@ -221,14 +217,10 @@ class JsonSchemaArgumentValidator:
         budget = self.options.max_validation_work
         expanded = max(entry.expanded, 1)
         char_limit = budget * UNIQUE_CHARS_PER_WORK
-        try:
-            nodes, chars, _ = text_of(value, entry.node_limit, char_limit)
-        except Impure:  # subclasses, Mappings, tuples: count the canonical copy
-            try:
-                value = self._bounds.check(value)
-            except InstanceRejected as exc:
-                return failure(exc.error)
-            nodes, chars, _ = text_of(value, entry.node_limit, char_limit)
+        counted = self._text(value, entry.node_limit, char_limit, False)
+        if isinstance(counted, ToolArgumentValidationResult):
+            return counted
+        value, (nodes, chars, _) = counted
         if expanded * nodes + chars // UNIQUE_CHARS_PER_WORK > budget:
             message = (
                 f"value has {nodes:,} JSON nodes and {chars:,} characters of strings and "
@@ -238,6 +230,20 @@ class JsonSchemaArgumentValidator:
             )
             return failure(ToolArgumentValidationIssue(path=None, message=message))
         return self._run(entry, value)
+
+    def _text(
+        self, value: object, node_limit: int, char_limit: int, names: bool
+    ) -> tuple[object, tuple[int, int, int]] | ToolArgumentValidationResult:
+        """``text_of`` the value, or of its canonical copy when it is not plain JSON (subclasses,
+        Mappings, tuples): the value counted with its counts, or the copy's refusal."""
+        try:
+            return value, text_of(value, node_limit, char_limit, names)
+        except Impure:
+            try:
+                value = self._bounds.check(value)
+            except InstanceRejected as exc:
+                return failure(exc.error)
+            return value, text_of(value, node_limit, char_limit, names)
 
     def _too_much_scan(self, entry: Entry, nodes: int, chars: int) -> ToolArgumentValidationResult:
         budget = self.options.max_validation_work
