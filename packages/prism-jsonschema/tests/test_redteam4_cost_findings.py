@@ -218,17 +218,7 @@ def test_a_compiling_child_killed_from_outside_is_not_cached_as_the_schemas_faul
     is not cached. With finding 1's memory the OOM killer is a likely such killer."""
     validator = JsonSchemaArgumentValidator()
     schema: dict[str, Any] = _big_schema(0, 600)
-    first: list[Any] = []
-    worker = threading.Thread(target=lambda: first.append(validator.validate(schema, {})))
-    worker.start()
-    ends = time.monotonic() + scaled(30)
-    while not attacks.compile_children() and time.monotonic() < ends:
-        time.sleep(0.002)
-    time.sleep(0.1)
-    for pid, _ in attacks.compile_children():
-        os.kill(pid, signal.SIGKILL)
-    worker.join(scaled(60))
-    assert not worker.is_alive()
+    _signal_first_child(validator, schema, signal.SIGKILL)
     again = validator.validate(schema, {"p0_5": 5})
     assert again.ok, again
 
