@@ -58,11 +58,11 @@ def _unpacked(options: DispatchOptions) -> dict[str, object]:
 
 def test_leaving_gates_out_is_exactly_the_default_tool_gates() -> None:
     registry = ToolRegistry([])
-    assert _unpacked(DispatchOptions({"registry": registry})) == _unpacked(
-        DispatchOptions({"registry": registry, "gates": ToolGates()})
+    assert _unpacked(DispatchOptions.of({"registry": registry})) == _unpacked(
+        DispatchOptions.of({"registry": registry, "gates": ToolGates()})
     )
-    assert _unpacked(DispatchOptions({"registry": registry, "gates": None})) == _unpacked(
-        DispatchOptions({"registry": registry, "gates": ToolGates()})
+    assert _unpacked(DispatchOptions.of({"registry": registry, "gates": None})) == _unpacked(
+        DispatchOptions.of({"registry": registry, "gates": ToolGates()})
     )
 
 

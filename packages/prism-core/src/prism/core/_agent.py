@@ -194,7 +194,7 @@ class _Run:
         self.agent = agent
         self.options = options
         self.settings = settings
-        self.dispatch = DispatchOptions(settings)
+        self.dispatch = DispatchOptions.of(settings)
         self.messages = messages
         self.signal = signal
         self.concurrency = resolve_tool_concurrency(options.loop, agent.loop)
@@ -246,7 +246,7 @@ class _Run:
         hook = self.options.step_hook
         steps = None if hook is None else await hook.open_batch(calls)
         for index, call in enumerate(calls):
-            report = self.dispatch.reporter(self.dispatch.context)
+            report = self.dispatch.reporter(self.settings.get("context"))
             refuse = functools.partial(blocked_outcome, report, call, "tool_round_limit", message)
             if steps is None:
                 result = await refuse()

@@ -94,8 +94,8 @@ async def dispatch_tool_calls_in_order(
     check_count("tool_concurrency", tool_concurrency, cap=MAX_TOOL_CONCURRENCY)
     grace = check_seconds("abort_grace_seconds", abort_grace_seconds, cap=MAX_ABORT_GRACE_SECONDS)
     check_step_hook("step_hook", step_hook)
-    opts = DispatchOptions(settings)
-    base = opts.context
+    opts = DispatchOptions.of(settings)
+    base = settings.get("context")
     batch_signal = _batch_signal(signal, base)
     slots = await _prepare(calls, opts, base)
     if not slots:

@@ -50,8 +50,8 @@ async def dispatch_tool_call(call: ToolCall, **settings: Unpack[DispatchSettings
     validator → execute → ``tool_result`` middleware → redaction, events, ledger.
     ``settings`` are the gates (see ``DispatchSettings``); only ``registry`` is required.
     """
-    opts = DispatchOptions(settings)
-    context = opts.context
+    opts = DispatchOptions.of(settings)
+    context = settings.get("context")
     return await run_dispatch(call, opts, opts.reporter(context), context)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import MethodType
 from typing import TYPE_CHECKING, Required, TypedDict
 
 from . import _on_demand
@@ -33,17 +34,23 @@ _NAMES = frozenset(DispatchSettings.__annotations__)
 
 
 class DispatchOptions:
-    """``DispatchSettings`` checked once, with the gates unpacked for the pipeline.
+    """``DispatchSettings`` checked, with the gates unpacked for the pipeline; the call's
+    ``context`` stays in the settings (it changes per call, these do not).
 
-    A plain slotted class rather than a frozen dataclass: it is built on every dispatch.
+    A plain slotted class rather than a frozen dataclass: it is built on every dispatch that
+    does not find it held (``of``).
     """
 
     __slots__ = (
-        "admits", "context", "emit", "ledger", "max_argument_bytes", "middleware", "permission",
+        "admits", "emit", "ledger", "max_argument_bytes", "middleware", "permission",
         "permission_by_key", "redactor", "registry", "validator",
     )  # fmt: skip
 
-    def __init__(self, settings: DispatchSettings) -> None:
+    @classmethod
+    def of(cls, settings: DispatchSettings) -> DispatchOptions:
+        """``settings`` checked and unpacked. The options unpacked from one ``ToolGates`` are
+        held on it and reused while the same registry and event sink come with it, as a
+        ``ToolPipeline`` holds them: a host passing keyword settings pays the unpacking once."""
         if not _NAMES.issuperset(settings):
             unknown = ", ".join(sorted(settings.keys() - _NAMES))
             raise TypeError(
@@ -54,18 +61,22 @@ class DispatchOptions:
                 "dispatch.registry must be a ToolLookup (see ToolRegistry), got no registry="
             )
         registry = settings["registry"]
-        if not callable(getattr(registry, "get", None)):
-            raise TypeError(
-                f"dispatch.registry must be a ToolLookup with get(name), got {registry!r:.200}"
-            )
         gates = settings.get("gates")
+        emit = settings.get("emit")
         if gates is None:
-            self._unpack_no_gates(registry, settings.get("context"), settings.get("emit"))
-            return
+            options = cls.__new__(cls)
+            options._unpack_no_gates(_checked(registry), emit)
+            return options
         gates_type = _on_demand.ToolGates  # loaded with the gates themselves
         if type(gates) is not gates_type and not isinstance(gates, gates_type):
             raise TypeError(f"dispatch.gates must be a ToolGates, got {gates!r:.200}")
-        self._unpack(registry, gates, settings.get("context"), settings.get("emit"))
+        last = gates._dispatch
+        if last is not None and last[0] is registry and _same_sink(last[1], emit):
+            held: DispatchOptions = last[2]
+            return held
+        options = cls.held(registry, gates, emit)
+        object.__setattr__(gates, "_dispatch", (registry, emit, options))
+        return options
 
     @classmethod
     def held(
@@ -73,23 +84,12 @@ class DispatchOptions:
     ) -> DispatchOptions:
         """Options a holder checked once (``ToolPipeline``: ``gates`` and ``emit``), for every
         call it makes without a settings dict; only ``registry`` is checked here."""
-        if not callable(getattr(registry, "get", None)):
-            raise TypeError(
-                f"dispatch.registry must be a ToolLookup with get(name), got {registry!r:.200}"
-            )
         options = cls.__new__(cls)
-        options._unpack(registry, gates, None, emit)
+        options._unpack(_checked(registry), gates, emit)
         return options
 
-    def _unpack(
-        self,
-        registry: ToolLookup,
-        gates: ToolGates,
-        context: ToolExecutionContext | None,
-        emit: EventSink | None,
-    ) -> None:
+    def _unpack(self, registry: ToolLookup, gates: ToolGates, emit: EventSink | None) -> None:
         self.registry = registry
-        self.context = context
         self.emit = emit
         self.admits = _on_demand.admission(gates.tool_filter)
         self.middleware = gates.middleware
@@ -102,12 +102,9 @@ class DispatchOptions:
         self.redactor = gates.redactor
         self.max_argument_bytes = gates.max_argument_bytes
 
-    def _unpack_no_gates(
-        self, registry: ToolLookup, context: ToolExecutionContext | None, emit: EventSink | None
-    ) -> None:
+    def _unpack_no_gates(self, registry: ToolLookup, emit: EventSink | None) -> None:
         """What ``_unpack`` makes of ``ToolGates()``, without loading the gate modules."""
         self.registry = registry
-        self.context = context
         self.emit = emit
         self.admits = self.middleware = self.permission = self.permission_by_key = None
         self.validator = self.ledger = self.redactor = None
@@ -118,3 +115,25 @@ class DispatchOptions:
         session_id = context.session_id if context is not None else ""
         run_id = context.run_id if context is not None else ""
         return CallReporter(session_id, run_id, self.emit, self.ledger, self.redactor)
+
+
+def _checked(registry: ToolLookup) -> ToolLookup:
+    if not callable(getattr(registry, "get", None)):
+        raise TypeError(
+            f"dispatch.registry must be a ToolLookup with get(name), got {registry!r:.200}"
+        )
+    return registry
+
+
+def _same_sink(held: EventSink | None, emit: EventSink | None) -> bool:
+    """Whether ``emit`` is the held sink: the same object, or the same object's same bound
+    method (``sink.append`` is a new object each time it is read). Never the sink's ``==``: two
+    equal sinks are still two places events must go."""
+    if held is emit:
+        return True
+    return (
+        type(emit) is MethodType
+        and type(held) is MethodType
+        and emit.__self__ is held.__self__
+        and emit.__func__ is held.__func__
+    )

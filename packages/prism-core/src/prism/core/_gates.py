@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ._arguments import DEFAULT_MAX_ARGUMENT_BYTES, MAX_ARGUMENT_BYTES_CAP
 from ._filter import ToolFilter
@@ -13,6 +14,11 @@ from ._permission import PermissionPolicy
 from ._redact import Redactor
 from ._validation import ToolValidator
 from .options import check_callable, check_count, check_items
+
+if TYPE_CHECKING:  # annotations only: the options module needs this one, not the reverse
+    from ._dispatch_options import DispatchOptions
+    from ._registry import ToolLookup
+    from .events import EventSink
 
 __all__ = ["NO_GATES", "ToolGates"]
 
@@ -33,6 +39,11 @@ class ToolGates:
     redactor: Redactor | None = None
     ledger: RunLedger | None = None
     max_argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES
+    _dispatch: tuple[ToolLookup, EventSink | None, DispatchOptions] | None = field(
+        init=False, default=None, repr=False, compare=False
+    )
+    """``(registry, emit, DispatchOptions)`` of the last keyword dispatch through these gates:
+    its unpacked options, reused while the same registry and sink come with them."""
 
     def __post_init__(self) -> None:
         if self.middleware is not None and not isinstance(self.middleware, MiddlewareRegistry):

@@ -93,8 +93,8 @@ def check_step_hook(where: str, hook: object) -> None:
 def prepare_call(call: ToolCall, **settings: Unpack[DispatchSettings]) -> CallUnit:
     """One call, after its ``tool_call`` middleware, as a unit outside any batch: ``run()``
     is the rest of ``dispatch_tool_call``'s pipeline under ``settings``."""
-    opts = DispatchOptions(settings)
-    context = opts.context
+    opts = DispatchOptions.of(settings)
+    context = settings.get("context")
     report = opts.reporter(context)
 
     async def run() -> ToolResult:
