@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from opentelemetry import trace
 
@@ -13,12 +13,18 @@ from prism.core import ToolDefinition, ToolExecutionContext, ToolLookup
 
 from ._attributes import tool_attributes
 
-if TYPE_CHECKING:
-    from ._telemetry import ToolTelemetry  # which imports this module: a type only, no cycle
-
-__all__ = ["TracedTools"]
+__all__ = ["SpanSource", "TracedTools"]
 
 _CACHE_LIMIT = 4096
+
+
+class SpanSource(Protocol):
+    """Where a running call's span is found (``ToolTelemetry``): all this module needs of it,
+    so it does not import the module that imports it."""
+
+    def current_span(self, session_id: str, run_id: str, call_id: str) -> trace.Span | None:
+        """The open span of this call, ``None`` when it has none."""
+        ...
 
 
 class TracedTools:
@@ -30,7 +36,7 @@ class TracedTools:
 
     __slots__ = ("_cache", "_inner", "_telemetry")
 
-    def __init__(self, inner: ToolLookup, telemetry: ToolTelemetry) -> None:
+    def __init__(self, inner: ToolLookup, telemetry: SpanSource) -> None:
         self._inner = inner
         self._telemetry = telemetry
         self._cache: dict[int, tuple[ToolDefinition, ToolDefinition]] = {}
@@ -60,7 +66,7 @@ class TracedTools:
         return iter(self.list())
 
 
-def _wrap(tool: ToolDefinition, telemetry: ToolTelemetry) -> ToolDefinition:
+def _wrap(tool: ToolDefinition, telemetry: SpanSource) -> ToolDefinition:
     execute: Any = tool.execute
     extra = tool_attributes(tool.description, tool.metadata)
 
