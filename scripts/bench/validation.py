@@ -184,7 +184,7 @@ def cache_hit_table(quick: bool) -> str:
                 return v.validate(c[next(k) % 64], i)
 
             if engine == "jsonschema-rs":
-                bounds = validator._rs_bounds().is_valid
+                bounds = validator._rs_bounds(validator.options.max_string_length).is_valid
                 alone: Thunk = lambda b=bounds, i=valid: b(i)  # noqa: E731
             else:
                 alone = lambda w=validator._bounds.walk, i=valid: w(i, 1)  # noqa: E731
