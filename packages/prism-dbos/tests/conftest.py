@@ -327,7 +327,13 @@ def each_app(request: pytest.FixtureRequest) -> App:
 
 
 @pytest.fixture(scope="session")
-def durable_host() -> Iterator[None]:
+def durable_host_poll_seconds() -> float:
+    """The ``notification_poll_seconds`` the session's ``durable_host`` launches with."""
+    return 0.05
+
+
+@pytest.fixture(scope="session")
+def durable_host(durable_host_poll_seconds: float) -> Iterator[None]:
     """DBOS in this process on a SQLite file, launched once for the session (DBOS keeps one
     instance per process); for tests that run durable turns here rather than in children."""
     from dbos import DBOS
@@ -336,7 +342,11 @@ def durable_host() -> Iterator[None]:
 
     with memory_folder("prism-durable-host-") as folder:
         url = f"sqlite:///{folder / 'dbos.sqlite'}"
-        launch_dbos(app_name="prism-tests", database_url=url, notification_poll_seconds=0.05)
+        launch_dbos(
+            app_name="prism-tests",
+            database_url=url,
+            notification_poll_seconds=durable_host_poll_seconds,
+        )
         try:
             yield
         finally:

@@ -39,7 +39,8 @@ def launch_dbos(
     restart, so the restarted process recovers its runs; left out, the id is unique to this
     process (see ``default_executor_id``) and launch recovers nothing. ``listen_queues=False``
     makes a host that runs agents but executes no queued calls. ``notification_poll_seconds``:
-    how often a SQLite database is polled for what workflows wait on (``DbosBackendOptions``).
+    how often this process polls a SQLite database for what its runs wait on (unused on
+    Postgres, which notifies; see ``DbosBackendOptions``).
     """
     if executor_id is None:
         executor_id = default_executor_id()

@@ -33,8 +33,9 @@ class DbosBackendOptions:
     never share one (the second would recover the first's live runs). Workers only run queued
     calls of their own ``app_version`` (by default DBOS derives it from the registered
     workflow code): set it when hosts and workers load different code.
-    ``notification_poll_seconds`` is how often DBOS checks a SQLite database for the messages
-    and events a workflow waits on (an approval's wake-up latency; DBOS's default is 1 s).
+    ``notification_poll_seconds`` (0.001 to 60; default 1, DBOS's own): on SQLite nothing wakes
+    a waiting run, so this process's DBOS looks for what its runs wait on (an approval's
+    decision, a queued call's result under a deadline) once per poll: up to a poll late.
     """
 
     app_name: str
