@@ -15,15 +15,7 @@ from ._errors import MORE, fastjsonschema_errors, rs_errors, rs_first_error
 from ._exact import ExactChecksExceeded
 from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
 from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
-from ._instance import (
-    SCALARS,
-    InstanceBounds,
-    InstanceRejected,
-    count_nodes,
-    nodes_and_weight,
-    rs_weight,
-    weigh,
-)
+from ._instance import InstanceBounds, InstanceRejected
 from ._options import JsonSchemaValidatorOptions
 from ._regex import PatternInputRefused
 from ._rs import compile_rs_bounds, rs_available
@@ -41,6 +33,7 @@ from ._verdicts import (
     weakly_referable,
 )
 from ._walk import SchemaRejected
+from ._weight import SCALARS, count_nodes, nodes_and_weight, rs_weight, weigh
 
 __all__ = ["LIGHT_WORK", "JsonSchemaArgumentValidator"]
 
