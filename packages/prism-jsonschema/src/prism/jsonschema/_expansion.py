@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
-from ._instance import weigh
 from ._refgraph import Targets
 from ._walk import Json, SchemaRejected
+from ._weight import weigh
 
 __all__ = ["compare_weight", "expanded_size", "expanded_weight"]
 

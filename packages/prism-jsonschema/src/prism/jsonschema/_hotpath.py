@@ -13,15 +13,9 @@ from typing import TYPE_CHECKING, Any, Final
 from prism.core import ToolArgumentValidationIssue, ToolArgumentValidationResult
 
 from ._exact import OVERFLOW, reset_exact_checks
-from ._instance import (
-    MAX_INSTANCE_INT_BITS,
-    InstanceBounds,
-    InstanceRejected,
-    Slow,
-    Violation,
-    count_nodes,
-)
+from ._instance import MAX_INSTANCE_INT_BITS, InstanceBounds, InstanceRejected, Slow, Violation
 from ._scan import CHARS_PER_WORK, text_of
+from ._weight import count_nodes
 
 if TYPE_CHECKING:
     from ._cache import Entry

@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ._instance import SCALARS
 from ._regex import Re2Pattern
 from ._walk import Json, SchemaRejected
+from ._weight import SCALARS
 
 __all__ = [
     "CHARS_PER_WORK",

@@ -11,36 +11,24 @@ from ._cache import WEAK_ALIAS_BYTES, CacheInfo, CompileCache, Entry, names
 from ._childcompile import CompileFault
 from ._compile import check_schema, compile_checked
 from ._cost import held_bytes
-from ._errors import MORE, fastjsonschema_errors, rs_errors, rs_first_error
-from ._exact import ExactChecksExceeded
-from ._fastjsonschema import FASTJSONSCHEMA_EXCEPTIONS
-from ._hotpath import OK, EngineRun, failure, make_fastjsonschema_run, make_rs_run
-from ._instance import (
-    SCALARS,
-    InstanceBounds,
-    InstanceRejected,
-    count_nodes,
-    nodes_and_weight,
-    rs_weight,
-    weigh,
-)
+from ._explain import Explainer
+from ._hotpath import EngineRun, failure, make_fastjsonschema_run, make_rs_run
+from ._instance import InstanceBounds, InstanceRejected
 from ._options import JsonSchemaValidatorOptions
-from ._regex import PatternInputRefused
 from ._rs import compile_rs_bounds, rs_available
 from ._scan import CHARS_PER_WORK, SHORT_TIERS, Impure, longest_within, plain_nodes, text_of
 from ._verdicts import (
-    COLLECT_QUOTED,
     COLLECT_WORK,
-    RS_QUOTED,
     alias_size,
     engine_crash,
+    nodes_over_budget,
     proven,
     rejection,
-    rs_failed,
-    unquoted,
+    text_over_budget,
     weakly_referable,
 )
 from ._walk import SchemaRejected
+from ._weight import SCALARS, count_nodes, weigh
 
 __all__ = ["LIGHT_WORK", "JsonSchemaArgumentValidator"]
 
@@ -69,7 +57,9 @@ class JsonSchemaArgumentValidator:
             )
         self._cache = cache = CompileCache(self.options.cache_size, self.options.max_cache_bytes)
         self._bounds = InstanceBounds(self.options)
-        self._max_errors = self.options.max_errors
+        self._explain = Explainer(
+            self._bounds, self.options.max_errors, self.options.max_validation_work
+        )
         self._by_id_get = cache.by_id.get
         self._touch = cache.touch
         self._newest: object = None
@@ -222,13 +212,11 @@ class JsonSchemaArgumentValidator:
             return counted
         value, (nodes, chars, _) = counted
         if expanded * nodes + chars // UNIQUE_CHARS_PER_WORK > budget:
-            message = (
-                f"value has {nodes:,} JSON nodes and {chars:,} characters of strings and "
-                f"property names (or more): against this schema (expanded size {expanded:,}; "
-                f"its uniqueItems reads every character, {UNIQUE_CHARS_PER_WORK} per unit) "
-                f"that is more than max_validation_work={budget:,}"
+            schema = (
+                f"expanded size {expanded:,}; "
+                f"its uniqueItems reads every character, {UNIQUE_CHARS_PER_WORK} per unit"
             )
-            return failure(ToolArgumentValidationIssue(path=None, message=message))
+            return text_over_budget(nodes, chars, schema, budget)
         return self._run(entry, value)
 
     def _text(
@@ -246,43 +234,25 @@ class JsonSchemaArgumentValidator:
             return value, text_of(value, node_limit, char_limit, names)
 
     def _too_much_scan(self, entry: Entry, nodes: int, chars: int) -> ToolArgumentValidationResult:
-        budget = self.options.max_validation_work
-        message = (
-            f"value has {nodes:,} JSON nodes and {chars:,} characters of strings and "
-            f"property names (or more): against this schema (expanded size "
-            f"{max(entry.expanded, 1):,}, scan weight {entry.scan:,}) that is more than "
-            f"max_validation_work={budget:,}"
-        )
-        return failure(ToolArgumentValidationIssue(path=None, message=message))
+        schema = f"expanded size {max(entry.expanded, 1):,}, scan weight {entry.scan:,}"
+        return text_over_budget(nodes, chars, schema, self.options.max_validation_work)
 
     def _too_much_work(self, entry: Entry, weighing: str = "") -> ToolArgumentValidationResult:
-        work = self.options.max_validation_work
-        message = (
-            f"value has more than {entry.node_limit:,} JSON nodes{weighing}: against this "
-            f"schema (expanded size {entry.expanded:,}) that is more than "
-            f"max_validation_work={work:,}"
-        )
-        return failure(ToolArgumentValidationIssue(path=None, message=message))
-
-    def _collects(self, entry: Entry, instance: object) -> bool:
-        """Whether collecting every error is cheap for this pair (else: the first only)."""
-        cap = entry.collect_limit
-        errors = max(entry.expanded, 1)  # errors per value node, at most
-        nodes, weight = nodes_and_weight(instance, cap, COLLECT_QUOTED // errors)
-        return nodes <= cap and errors * nodes * weight <= COLLECT_QUOTED
+        return nodes_over_budget(entry, self.options.max_validation_work, weighing)
 
     def _make_runs(self) -> tuple[EngineRun, EngineRun]:
         """The engine's run, and (jsonschema-rs) the run once bounds are proven."""
         if self.options.engine == "jsonschema-rs":
             most = self.options.max_string_length
             bounds = self._short[most] = self._rs_bounds(most).is_valid
+            explain = self._explain
             return (
-                make_rs_run(bounds, self._rs_invalid, self._rs_slow),
-                make_rs_run(proven, self._rs_invalid, self._rs_slow),
+                make_rs_run(bounds, explain.rs_invalid, explain.rs_slow),
+                make_rs_run(proven, explain.rs_invalid, explain.rs_slow),
             )
         run = make_fastjsonschema_run(
             self._bounds,
-            self._engine_failure,
+            self._explain.engine_failure,
             self._too_much_work,
             self._too_much_scan,
             self.options.max_validation_work,
@@ -297,66 +267,6 @@ class JsonSchemaArgumentValidator:
             max_string=max_string,
             max_items=options.max_array_items,
         )
-
-    def _rs_slow(self, entry: Entry, value: object) -> ToolArgumentValidationResult:
-        """jsonschema-rs said no (or could not read the value): find out why, precisely."""
-        try:
-            instance = self._bounds.check(value)
-        except InstanceRejected as exc:
-            return failure(exc.error)
-        if rs_weight(instance, entry.node_limit) > entry.node_limit:
-            return self._too_much_work(entry, " (an integer past 64 bits weighs (bits/64)**2)")
-        try:
-            if entry.fast(instance):  # the bounds schema is stricter than JSON (huge integers)
-                return OK
-        except Exception as exc:  # an engine bug must not escape as a crash
-            return rs_failed(exc, instance)
-        return self._rs_invalid(entry, instance)
-
-    def _rs_invalid(self, entry: Entry, instance: object) -> ToolArgumentValidationResult:
-        try:  # every jsonschema-rs error quotes its instance, the whole value at worst
-            quoted = text_of(instance, 1 << 62, RS_QUOTED)[1]
-        except Impure:  # tuples, subclasses: count (and quote) the plain copy
-            try:
-                instance = self._bounds.check(instance)
-            except InstanceRejected as exc:
-                return failure(exc.error)
-            quoted = text_of(instance, 1 << 62, RS_QUOTED)[1]
-        if quoted > RS_QUOTED:
-            return failure(unquoted(quoted))
-        try:
-            if max(entry.expanded, 1) * quoted <= RS_QUOTED and self._collects(entry, instance):
-                errors = rs_errors(entry.rs_validator.iter_errors(instance), self._max_errors)
-            else:  # iter_errors builds them all, eagerly
-                errors = rs_first_error(entry.rs_validator, instance)
-        except Exception as exc:  # an engine bug must not escape as a crash
-            return rs_failed(exc, instance)
-        return failure(*errors)
-
-    def _engine_failure(
-        self, entry: Entry, instance: object, exc: Exception
-    ) -> ToolArgumentValidationResult:
-        if isinstance(exc, FASTJSONSCHEMA_EXCEPTIONS):
-            if entry.collect_all is None or self._collects(entry, instance):
-                return self._fastjsonschema_failure(exc, entry.collect_all, instance)
-            first = fastjsonschema_errors(exc, instance, 1)
-            return failure(*first, ToolArgumentValidationIssue(path=None, message=MORE))
-        if isinstance(exc, PatternInputRefused | ExactChecksExceeded):
-            return failure(ToolArgumentValidationIssue(path=None, message=str(exc)))
-        return failure(ToolArgumentValidationIssue(path=None, message=engine_crash(exc)))
-
-    def _fastjsonschema_failure(
-        self, first: Exception, collect_all: Any, instance: object
-    ) -> ToolArgumentValidationResult:
-        found: Exception = first
-        if collect_all is not None:
-            try:
-                collect_all(instance)
-            except FASTJSONSCHEMA_EXCEPTIONS as exc:
-                found = exc
-            except Exception:  # keep the first error rather than lose it
-                pass
-        return failure(*fastjsonschema_errors(found, instance, self._max_errors))
 
     def _miss(self, schema: object) -> Entry:
         cache = self._cache

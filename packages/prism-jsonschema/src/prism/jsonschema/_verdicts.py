@@ -1,5 +1,6 @@
-"""What the validator answers besides a verdict: the budgets of error details, refusals and
-engine failures as results, and what an identity alias may keep alive."""
+"""What the validator answers besides a verdict: the budgets of error details, refusals (a
+schema, a value over the work budget) and engine failures as results, and what an identity
+alias may keep alive."""
 
 from __future__ import annotations
 
@@ -20,9 +21,12 @@ __all__ = [
     "RS_QUOTED",
     "alias_size",
     "engine_crash",
+    "nodes_over_budget",
+    "over_budget",
     "proven",
     "rejection",
     "rs_failed",
+    "text_over_budget",
     "unquoted",
     "weakly_referable",
 ]
@@ -100,3 +104,29 @@ def rs_failed(exc: Exception, instance: object) -> ToolArgumentValidationResult:
 
 def engine_crash(exc: BaseException) -> str:
     return clip(f"schema engine failed: {type(exc).__name__}: {exc}")
+
+
+def over_budget(value: str, schema: str, budget: int) -> ToolArgumentValidationResult:
+    """The refusal of a value whose work is over ``max_validation_work`` (``budget``):
+    ``value`` says what it holds, ``schema`` what of the schema multiplies it."""
+    message = (
+        f"value has {value}: against this schema ({schema}) that is more than "
+        f"max_validation_work={budget:,}"
+    )
+    return failure(ToolArgumentValidationIssue(path=None, message=message))
+
+
+def text_over_budget(
+    nodes: int, chars: int, schema: str, budget: int
+) -> ToolArgumentValidationResult:
+    """``over_budget`` for a value whose characters were counted too (scan work, uniqueItems)."""
+    value = f"{nodes:,} JSON nodes and {chars:,} characters of strings and property names (or more)"
+    return over_budget(value, schema, budget)
+
+
+def nodes_over_budget(
+    entry: Entry, budget: int, weighing: str = ""
+) -> ToolArgumentValidationResult:
+    """``over_budget`` for a value past ``entry.node_limit`` nodes (``weighing``: how weighed)."""
+    value = f"more than {entry.node_limit:,} JSON nodes{weighing}"
+    return over_budget(value, f"expanded size {entry.expanded:,}", budget)

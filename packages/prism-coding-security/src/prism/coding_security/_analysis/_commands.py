@@ -27,15 +27,9 @@ from typing import Literal, final
 from .._paths import DEFAULT_PROTECTED
 from .._protected import ProtectedPaths
 from ._allow import allow_reason
-from ._check import PathChecker, Unverified
-from ._deny import invocation_denials
-from ._flow import (
-    code_denials,
-    exfiltration_denials,
-    fork_bomb,
-    from_output_denials,
-    reverse_shell_code,
-)
+from ._check import PathChecker
+from ._command_denials import command_denial
+from ._flow import fork_bomb
 from ._model import MAX_STEPS, AnalysisLimit, Budget, Collector, Redirect, SimpleCommand
 from ._parse import parse_into
 from ._render import render
@@ -43,7 +37,6 @@ from ._rules import CommandRule, normalized_text, rule_matches
 from ._unwrap import (
     INTERPRETERS,
     SHELLS,
-    Invocation,
     Reparse,
     Unwrapped,
     empty_expansion_variants,
@@ -52,9 +45,7 @@ from ._unwrap import (
     literals,
     shell_mode,
 )
-from ._words import Arg
 from ._wrappers import unwrap
-from ._writes import Target, effects
 
 __all__ = ["CommandVerdict", "analyze_command"]
 
@@ -220,7 +211,14 @@ class _Analysis:
     def _denial(self) -> str | None:
         for command in self.out.commands:
             self.out.budget.spend(COMMAND_STEPS)
-            reason = self._deny_command(command)
+            reason = command_denial(
+                command,
+                commands=self.out.commands,
+                table=self.table,
+                checker=self.checker,
+                rules=self.rules,
+                home=self.home,
+            )
             if reason is not None:
                 where = f" (inside {command.origin})" if command.origin else ""
                 return f"denied: `{_clip(command.text)}`{where} {reason}"
@@ -230,67 +228,6 @@ class _Analysis:
                 f"denied: `{_clip(self.command)}` is a fork bomb: the function `{bomb.function}` "
                 "runs copies of itself in a pipeline or in the background"
             )
-        return None
-
-    def _deny_command(self, command: SimpleCommand) -> str | None:
-        for redirect in command.redirects:
-            for arg in redirect.target.guess if redirect.target is not None else ():
-                reason = self._deny_redirect(redirect.kind, arg, command.cwd)
-                if reason is not None:
-                    return reason
-        unwrapped = self.table.get(command.index, Unwrapped())
-        for reason in from_output_denials(unwrapped, self.table):
-            return reason
-        for code, _ in unwrapped.literals:
-            if reverse_shell_code(code):
-                return "runs interpreter code that connects a socket to a shell (a reverse shell)"
-        for inv in unwrapped.invocations:
-            texts = [normalized_text(inv.argv, canonical=True)]
-            for rule in self.rules:
-                if rule.action == "deny" and rule_matches(rule, texts, canonical=True):
-                    return rule.reason or f"matches the host deny rule `{rule.pattern}`"
-            reasons = invocation_denials(inv, self.home) + code_denials(inv)
-            reasons += exfiltration_denials(
-                inv, command, self.out.commands, self.table, self.checker
-            )
-            if reasons:
-                return reasons[0]
-            reason = self._deny_effects(inv)
-            if reason is not None:
-                return reason
-        return None
-
-    def _deny_redirect(self, kind: str, arg: Arg, cwd: str | None) -> str | None:
-        if kind == "write":
-            try:
-                return self.checker.write(Target(arg), cwd)
-            except Unverified:
-                return None
-        if kind == "read":
-            if arg.text.startswith(("/dev/tcp/", "/dev/udp/")):
-                return f"opens a network connection through {arg.text} (a reverse-shell pattern)"
-            return self.checker.secret_outside(arg, cwd)
-        return None
-
-    def _deny_effects(self, inv: Invocation) -> str | None:
-        found = effects(inv)
-        if found.deny:
-            return found.deny[0]
-        for write in found.writes:
-            try:
-                reason = self.checker.write(write, inv.cwd)
-            except Unverified:
-                continue
-            if reason is not None:
-                return reason
-        for link, target, symbolic in found.links:
-            reason = self.checker.register_link(link, target, symbolic, inv.cwd)
-            if reason is not None:
-                return reason
-        for read in found.reads:
-            reason = self.checker.secret_outside(read, inv.cwd)
-            if reason is not None:
-                return reason
         return None
 
     # -- rendering ----------------------------------------------------------------------------

@@ -8,27 +8,21 @@ Substitutions met inside words are visited, so the commands they run are extract
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from ._fields import EXPANDS_AFTER_DOLLAR, exact_fields
+from ._fields import exact_fields
+from ._wordacc import Acc, guess_fields, stray_dollars, tilde
 from ._words import (
     EXPANDED,
     QUOTED,
     UNKNOWN,
-    Arg,
-    Chars,
     Word,
-    brace_expand,
-    brace_sample,
     chars_text,
     decode_ansi_c,
-    has_glob,
     lit,
-    split_fields,
     unescape_double,
     unescape_unquoted,
 )
@@ -54,56 +48,6 @@ def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace")
 
 
-def _fields(chars: Chars, ifs: str, subst: tuple[int, ...], procsub: bool) -> tuple[Arg, ...]:
-    """Field-split and brace-expand the speculative view (a too-large expansion is sampled)."""
-    result: list[Arg] = []
-    for field in split_fields(chars, ifs):
-        expanded = brace_expand(field)
-        if expanded is None:
-            expanded = brace_sample(field)
-        result.extend(Arg(chars_text(item), has_glob(item), subst, procsub) for item in expanded)
-    return tuple(result)
-
-
-def _stray_dollars(acc: _Acc) -> None:
-    """A literal ``$`` that tree-sitter left before ``!``, a name … (``a$!b``) is an expansion."""
-    guess = acc.guess
-    out: Chars = []
-    index = 0
-    while index < len(guess):
-        ch, flags = guess[index]
-        if ch == "$" and not flags and index + 1 < len(guess):
-            after, after_flags = guess[index + 1]
-            if not after_flags and (after in EXPANDS_AFTER_DOLLAR or after.isalpha()):
-                out.append((UNKNOWN, QUOTED))
-                acc.exact = None
-                acc.dynamic = acc.dynamic or f"`${after}`, whose value is only known at run time"
-                index += 2
-                continue
-        out.append((ch, flags))
-        index += 1
-    acc.guess = out
-
-
-@dataclass(slots=True)
-class _Acc:
-    exact: Chars | None = dataclasses.field(default_factory=list)
-    guess: Chars = dataclasses.field(default_factory=list)
-    subst: list[int] = dataclasses.field(default_factory=list)
-    procsub: bool = False
-    dynamic: str | None = None
-
-    def add(self, chars: Chars) -> None:
-        if self.exact is not None:
-            self.exact.extend(chars)
-        self.guess.extend(chars)
-
-    def unknown(self, reason: str, guess: Chars | None = None) -> None:
-        self.exact = None
-        self.dynamic = self.dynamic or reason
-        self.guess.extend(guess if guess is not None else [(UNKNOWN, QUOTED)])
-
-
 class WordBuilder:
     """Evaluate word-level nodes in the walker's current scope."""
 
@@ -114,7 +58,7 @@ class WordBuilder:
     # -- words ------------------------------------------------------------------------------
     def build(self, nodes: list[Node], ctx: Ctx) -> Word:
         self.walker.out.budget.spend(WORD_STEPS)
-        acc = _Acc()
+        acc = Acc()
         data = self.walker.data
         for position, node in enumerate(nodes):
             following = nodes[position + 1] if position + 1 < len(nodes) else None
@@ -128,8 +72,8 @@ class WordBuilder:
                 acc.add(unescape_unquoted(gap.decode("utf-8", "replace")))
             self.node(node, ctx, acc, quoted=False)
         raw = "".join(_text(node) for node in nodes)
-        _stray_dollars(acc)
-        self._tilde(raw, acc, ctx)
+        stray_dollars(acc)
+        tilde(raw, acc, ctx)
         ifs = ctx.scope.vars.get("IFS")
         guess_ifs = ifs if isinstance(ifs, str) else DEFAULT_IFS
         subst = tuple(acc.subst)
@@ -154,36 +98,10 @@ class WordBuilder:
             exact, dynamic = found.args, found.dynamic
             if exact is not None and any(arg.globbed for arg in exact):
                 self.walker.out.budget.spend(sum(len(arg.text) for arg in exact))
-        guess = _fields(acc.guess, guess_ifs, subst, acc.procsub) or ()
+        guess = guess_fields(acc.guess, guess_ifs, subst, acc.procsub) or ()
         return Word(raw, exact, guess, subst, acc.procsub, None if exact is not None else dynamic)
 
-    def _tilde(self, raw: str, acc: _Acc, ctx: Ctx) -> None:
-        if not raw.startswith("~") or not acc.guess or acc.guess[0] != ("~", 0):
-            return
-        end = 0
-        while end < len(acc.guess) and acc.guess[end] != ("/", 0):
-            end += 1
-        name = chars_text(acc.guess[1:end])
-        if not all(ch.isalnum() or ch in "._+-" for ch in name):
-            return
-        home = ctx.scope.vars.get("HOME")
-        value: str | None
-        if name == "":
-            value = home
-        elif name == "+":
-            value = ctx.scope.cwd
-        else:
-            value = "/root" if name == "root" else None
-        replacement = lit(value if value is not None else UNKNOWN, QUOTED)
-        acc.guess[:end] = replacement
-        if acc.exact is not None:
-            if value is None or name not in ("", "+"):
-                acc.exact = None
-                acc.dynamic = acc.dynamic or f"`~{name}`, another user's home directory"
-            else:
-                acc.exact[:end] = replacement
-
-    def node(self, node: Node, ctx: Ctx, acc: _Acc, *, quoted: bool) -> None:
+    def node(self, node: Node, ctx: Ctx, acc: Acc, *, quoted: bool) -> None:
         self.walker.out.budget.tick()
         kind = node.type
         text = _text(node)
@@ -244,7 +162,7 @@ class WordBuilder:
             acc.unknown(f"`{text[:40]}`, whose value is only known at run time")
 
     @staticmethod
-    def _gap(text: str, acc: _Acc, *, quoted: bool) -> None:
+    def _gap(text: str, acc: Acc, *, quoted: bool) -> None:
         if quoted:
             acc.add(unescape_double(text))
             return
@@ -275,7 +193,7 @@ class WordBuilder:
             return argv[1]
         return None
 
-    def _nested(self, node: Node, ctx: Ctx, acc: _Acc) -> None:
+    def _nested(self, node: Node, ctx: Ctx, acc: Acc) -> None:
         """Visit substitutions anywhere below ``node`` (they run even if the value is unknown)."""
         for child in node.named_children:
             if child.type in ("command_substitution", "process_substitution"):
@@ -283,7 +201,7 @@ class WordBuilder:
             else:
                 self._nested(child, ctx, acc)
 
-    def _sequence(self, node: Node, ctx: Ctx, acc: _Acc, *, quoted: bool, inner: bool) -> None:
+    def _sequence(self, node: Node, ctx: Ctx, acc: Acc, *, quoted: bool, inner: bool) -> None:
         children = node.children
         cursor = node.start_byte + (1 if inner else 0)
         source = node.text or b""
@@ -314,7 +232,7 @@ class WordBuilder:
             self.node(child, ctx, acc, quoted=quoted)
             cursor = child.end_byte
 
-    def _variable(self, name: str, ctx: Ctx, acc: _Acc, quoted: bool) -> None:
+    def _variable(self, name: str, ctx: Ctx, acc: Acc, quoted: bool) -> None:
         flags = EXPANDED | (QUOTED if quoted else 0)
         value = ctx.scope.vars.get(name)
         if value is not None:
@@ -326,7 +244,7 @@ class WordBuilder:
         else:
             acc.unknown(f"`${name}`, whose value is only known at run time", [(UNKNOWN, flags)])
 
-    def _expansion(self, node: Node, ctx: Ctx, acc: _Acc, quoted: bool) -> None:
+    def _expansion(self, node: Node, ctx: Ctx, acc: Acc, quoted: bool) -> None:
         children = node.named_children
         names = [c for c in children if c.type in ("variable_name", "special_variable_name")]
         operators = [
@@ -343,7 +261,7 @@ class WordBuilder:
             self._variable(name, ctx, acc, quoted)
             return
         operator = _text(operators[0])
-        default = _Acc()
+        default = Acc()
         after = [c for c in children if c.start_byte >= operators[0].end_byte]
         for child in after:
             self.node(child, ctx, default, quoted=quoted)
@@ -387,7 +305,7 @@ class WordBuilder:
         """Evaluate ``NAME=value`` (visiting substitutions); return the name and guessed value."""
         name_node = node.child_by_field_name("name")
         value_node = node.child_by_field_name("value")
-        acc = _Acc()
+        acc = Acc()
         if name_node is not None and name_node.type == "subscript":
             self._nested(name_node, ctx, acc)
             name = None
@@ -405,4 +323,4 @@ class WordBuilder:
 
     def visit_substitutions(self, node: Node, ctx: Ctx) -> None:
         """Run the walker over substitutions below ``node`` (a heredoc body, say)."""
-        self._nested(node, ctx, _Acc())
+        self._nested(node, ctx, Acc())
