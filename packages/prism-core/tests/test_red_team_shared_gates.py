@@ -43,7 +43,7 @@ from prism.core import (
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
 )
-from prism.core.agent import Agent, ModelRequest, ModelResponse, RunOptions
+from prism.core.agent import Agent, ModelRequest, ModelResponse, RunOptions, ToolMessage
 from prism.core.events import AgentEvent
 from prism.core.lowlevel import prepare_call, sleep
 from prism.core.testing import scaled
@@ -196,10 +196,17 @@ async def test_look_alike_registries_answer_their_own_calls_and_changes_are_seen
         assert await _send("3", mutable, gates) == "!unknown_tool"
         assert await _send("4", lookups[0], gates) == "a"
         assert gates.middleware is not None
-        gates.middleware.use("tool_call", lambda call: dataclasses.replace(call, name="sync"))
+        gates.middleware.use("tool_call", lambda call: _call(call.id, "sync"))
         assert await _send("5", lookups[0], gates) == "a"  # now by its plain-def tool
-        gates.middleware.use("tool_call", lambda call: dataclasses.replace(call, name="gone"))
+        gates.middleware.use("tool_call", lambda call: _call(call.id, "gone"))
         assert await _send("6", lookups[0], gates) == "!unknown_tool"
+        stop = AbortController()
+        stop.abort("tenant A pressed stop")
+        for signal, wanted in ((stop.signal, "!aborted"), (None, "b")):  # one batch's signal only
+            (got,) = await dispatch_tool_calls_in_order(
+                [_call("7")], signal=signal, registry=lookups[1], gates=ToolGates()
+            )
+            assert _text(got) == wanted
 
 
 @pytest.mark.anyio
@@ -221,8 +228,10 @@ async def test_equal_gates_apply_their_own_gates_and_each_call_its_own_context()
         for n in range(4):
             await _send(str(n), registry, ToolGates(ledger=ledgers[n % 2]), sink)
         for tenant in ("t1", "t2", "t1"):
-            scope = {"session_id": tenant, "run_id": tenant, "tool_call_id": tenant}
-            context = ToolExecutionContext(**scope, signal=AbortController().signal)
+            signal = AbortController().signal
+            context = ToolExecutionContext(
+                session_id=tenant, run_id=tenant, tool_call_id=tenant, signal=signal
+            )
             got = await dispatch_tool_call(
                 _call(tenant), registry=registry, gates=pairs[0][0], context=context, emit=sink
             )
@@ -330,7 +339,9 @@ class _Model:
         await sleep(0)
         if any(m.role == "tool" for m in request.messages):
             return ModelResponse(content=(TextContent(text="done"),))
-        call = ToolCall(id=str(request.messages[0].content), name="which", arguments={})
+        call = ToolCall(
+            id=str(getattr(request.messages[0], "content", "")), name="which", arguments={}
+        )
         return ModelResponse(tool_calls=(call,))
 
 
@@ -348,7 +359,7 @@ async def test_concurrent_agent_runs_on_shared_gates_keep_their_validator_tools_
     async def run(n: int) -> None:
         options = RunOptions(validator=_Hostile("refused") if n % 2 else None)
         done = await agents[n % 4 // 2].run(f"p{n}", options=options, emit=sinks[n].record)
-        outcomes[n] = [_text(m.result) for m in done.messages if m.role == "tool"]  # type: ignore[union-attr]
+        outcomes[n] = [_text(m.result) for m in done.messages if isinstance(m, ToolMessage)]
 
     with anyio.fail_after(scaled(10)):
         async with anyio.create_task_group() as tasks:
@@ -364,7 +375,7 @@ def test_threads_each_with_its_own_loop_and_tenants_never_cross() -> None:
     through one ``ToolGates`` (redacting), the interpreter switching threads as often as it can.
     An asyncio thread and a trio thread share each pair, so what one backend's call left held
     is met by the other's; every fifth call is a plain-``def`` tool (a worker thread)."""
-    ledger, errors, per_thread = InMemoryRunLedger(), [], 1000
+    ledger, errors, per_thread = InMemoryRunLedger(), list[tuple[object, ...]](), 1000
     gates = ToolGates(ledger=ledger, redactor=SecretRedactor(["s3cret"]))
     pairs = [([_registry(f"{p}.{k}") for k in (0, 1)], [_Hostile(), _Hostile()]) for p in (0, 1)]
 
@@ -459,15 +470,23 @@ def test_a_long_lived_gates_stays_small_whatever_tool_names_come_through() -> No
 
 @pytest.mark.anyio
 async def test_copies_and_replacements_of_a_used_gates_route_by_their_own_calls() -> None:
-    """``copy.copy`` and ``dataclasses.replace`` after use; ``==``, ``hash`` and ``repr`` are what
-    they were before any call."""
+    """``copy.copy`` and ``dataclasses.replace`` of a used ``ToolGates`` subclass; ``==``, ``hash``
+    and ``repr`` are what they were before any call."""
+
+    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+    class TenantGates(ToolGates):  # a host's subclass with a field of its own
+        tenant: str = "a"
+
     ledger, other_ledger = InMemoryRunLedger(), InMemoryRunLedger()
-    gates = ToolGates(ledger=ledger)
+    gates = TenantGates(ledger=ledger)
     before = (repr(gates), hash(gates))
     a, b, sink_a, sink_b = _registry("a"), _registry("b"), _Hostile(), _Hostile()
     with anyio.fail_after(scaled(10)):
         assert await _send("a1", a, gates, sink_a) == "a"
-        copied, replaced = copy.copy(gates), dataclasses.replace(gates, ledger=other_ledger)
+        copied, replaced = (
+            copy.copy(gates),
+            dataclasses.replace(gates, ledger=other_ledger, tenant="b"),
+        )
         assert await _send("b1", b, copied, sink_b) == "b"
         assert await _send("a2", a, gates, sink_a) == "a"
         assert await _send("a3", a, replaced, sink_a) == "a"
@@ -478,7 +497,7 @@ async def test_copies_and_replacements_of_a_used_gates_route_by_their_own_calls(
         ["a3"] * 2,
     )
     assert len(ledger.records) == 8
-    assert (repr(gates), hash(gates)) == before and gates == copied == ToolGates(ledger=ledger)
+    assert (repr(gates), hash(gates)) == before and gates == copied == TenantGates(ledger=ledger)
 
 
 @dataclasses.dataclass
