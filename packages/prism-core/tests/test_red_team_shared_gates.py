@@ -87,6 +87,10 @@ async def _send(call_id: str, registry: Any, gates: ToolGates, emit: Any = None)
     return await _via("keyword", _call(call_id), registry, gates, emit)
 
 
+async def _later(value: object) -> object:
+    return value
+
+
 class _Hostile:
     """Equal to every object, one hash for all: only identity tells two apart."""
 
@@ -213,7 +217,8 @@ async def test_look_alike_registries_answer_their_own_calls_and_changes_are_seen
 async def test_equal_gates_apply_their_own_gates_and_each_call_its_own_context() -> None:
     """``ToolGates`` that compare and hash equal (each gate equal to every other), one registry,
     one sink: each call is gated and recorded by its own gates; calls on the same gates,
-    registry and sink keep their own context; a sink that raises changes nothing after it."""
+    registry and sink keep their own context; a sink that raises changes nothing after it; a
+    policy answering now directly, now through an awaitable, is asked anew every call."""
     pairs = [
         (ToolGates(permission=_Hostile(True)), ToolGates(permission=_Hostile(False))),
         (ToolGates(validator=_Hostile(None)), ToolGates(validator=_Hostile("no"))),
@@ -238,6 +243,12 @@ async def test_equal_gates_apply_their_own_gates_and_each_call_its_own_context()
             assert _text(got) == f"ran{tenant}"
         for emit in (sink.boom, sink.arecord, sink.boom, sink):
             assert await _send("z", registry, pairs[0][0], emit) == "ran"
+        policy = _Hostile()
+        flipping = ToolGates(permission=policy)  # one policy answering sync, then async, ...
+        for n, answer in enumerate((True, False, True, True, False)):
+            policy.verdict = _later(answer) if n % 2 else answer
+            wanted = "ran" if answer else "!permission_denied"
+            assert await _send("v", registry, flipping, None) == wanted
     assert (ledgers[0].ids, ledgers[1].ids) == (["0", "0", "2", "2"], ["1", "1", "3", "3"])
     assert sink.ids[-10:] == ["t1", "t1", "t2", "t2", "t1", "t1", *["z"] * 4]
     assert sink.sessions == {"", "t1", "t2"}
