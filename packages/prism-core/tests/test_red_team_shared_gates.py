@@ -362,7 +362,9 @@ async def test_concurrent_agent_runs_on_shared_gates_keep_their_validator_tools_
     that refuses, all at once: each run gated by its own options and reported to its sink."""
     gates = ToolGates(ledger=InMemoryRunLedger())
     agents = [
-        Agent(provider=_Model(), model="m", tools=_registry("a"), gates=gates, session_id=f"{a}")
+        Agent(
+            provider=_Model(), model="m", tools=_registry(f"t{a}/"), gates=gates, session_id=f"s{a}"
+        )
         for a in (0, 1)
     ]
     sinks, outcomes = [_Hostile() for _ in range(16)], {}
@@ -376,8 +378,10 @@ async def test_concurrent_agent_runs_on_shared_gates_keep_their_validator_tools_
         async with anyio.create_task_group() as tasks:
             for n in range(16):
                 tasks.start_soon(run, n)
-    assert outcomes == {n: ["!validation_failed" if n % 2 else f"a{n % 4 // 2}"] for n in range(16)}
-    assert all(sink.sessions == {f"{n % 4 // 2}"} for n, sink in enumerate(sinks))
+    agent_of = [n % 4 // 2 for n in range(16)]
+    refused = ["!validation_failed"]
+    assert outcomes == {n: refused if n % 2 else [f"t{a}/s{a}"] for n, a in enumerate(agent_of)}
+    assert all(sink.sessions == {f"s{a}"} for sink, a in zip(sinks, agent_of, strict=True))
     assert all(set(sink.ids) == {f"p{n}"} for n, sink in enumerate(sinks))
 
 
