@@ -11,6 +11,7 @@ from prism.core import (
     ToolDefinition,
     ToolExecutionContext,
     ToolGates,
+    ToolPipeline,
     ToolRegistry,
     dispatch_tool_call,
     dispatch_tool_calls_in_order,
@@ -33,6 +34,11 @@ async def _single(**settings: Any) -> object:
 
 async def _batch(**settings: Any) -> object:
     return await dispatch_tool_calls_in_order([CALL], **settings)
+
+
+async def _pipeline(**settings: Any) -> object:
+    pipeline = ToolPipeline(registry=settings["registry"], gates=settings["gates"] or ToolGates())
+    return await pipeline.dispatch(CALL, settings["context"])
 
 
 ENTRY_POINTS = [_single, _batch]
@@ -76,6 +82,27 @@ async def test_an_unknown_setting_is_named(entry: Any) -> None:
 async def test_a_missing_registry_is_named(entry: Any) -> None:
     with pytest.raises(TypeError, match=r"^dispatch\.registry must be a ToolLookup"):
         await entry()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("entry", [*ENTRY_POINTS, _pipeline])
+@pytest.mark.parametrize("gates", [None, ToolGates()])
+@pytest.mark.parametrize("context", [{"session_id": "s"}, "ctx", object()])
+async def test_a_context_that_is_not_a_tool_execution_context_is_named(
+    entry: Any, gates: ToolGates | None, context: object
+) -> None:
+    with pytest.raises(TypeError, match=r"^dispatch\.context must be a ToolExecutionContext"):
+        await entry(registry=REGISTRY, gates=gates, context=context)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+@pytest.mark.parametrize("gates", [None, ToolGates()])
+async def test_an_event_sink_that_cannot_be_called_is_named(
+    entry: Any, gates: ToolGates | None
+) -> None:
+    with pytest.raises(TypeError, match=r"^dispatch\.emit must be callable"):
+        await entry(registry=REGISTRY, gates=gates, emit=[])
 
 
 @pytest.mark.anyio

@@ -10,12 +10,13 @@ from ._arguments import DEFAULT_MAX_ARGUMENT_BYTES
 from ._registry import ToolLookup
 from ._reporting import CallReporter
 from ._types import ToolExecutionContext
+from .options import check_callable
 
 if TYPE_CHECKING:  # names for annotations only: a dispatch without gates loads neither module
     from ._gates import ToolGates
     from .events import EventSink
 
-__all__ = ["DispatchOptions", "DispatchSettings"]
+__all__ = ["DispatchOptions", "DispatchSettings", "check_context"]
 
 
 class DispatchSettings(TypedDict, total=False):
@@ -61,17 +62,28 @@ class DispatchOptions:
                 "dispatch.registry must be a ToolLookup (see ToolRegistry), got no registry="
             )
         registry = settings["registry"]
+        context = settings.get("context")
+        if context is not None and type(context) is not ToolExecutionContext:
+            check_context(context)
         gates = settings.get("gates")
         emit = settings.get("emit")
         if gates is None:
             options = cls.__new__(cls)
-            options._unpack_no_gates(_checked(registry), emit)
+            options._unpack_no_gates(_checked(registry, emit), emit)
             return options
         gates_type = _on_demand.ToolGates  # loaded with the gates themselves
         if type(gates) is not gates_type and not isinstance(gates, gates_type):
             raise TypeError(f"dispatch.gates must be a ToolGates, got {gates!r:.200}")
-        last = gates._dispatch
-        if last is not None and last[0] is registry and _same_sink(last[1], emit):
+        try:
+            last = gates._dispatch
+        except AttributeError:  # never dispatched through, or a copy (copies leave it behind)
+            last = None
+        if (
+            last is not None
+            and last[0] is registry
+            and _same_sink(last[1], emit)
+            and callable(getattr(registry, "get", None))  # as checked anew on fresh gates
+        ):
             held: DispatchOptions = last[2]
             return held
         options = cls.held(registry, gates, emit)
@@ -85,7 +97,7 @@ class DispatchOptions:
         """Options a holder checked once (``ToolPipeline``: ``gates`` and ``emit``), for every
         call it makes without a settings dict; only ``registry`` is checked here."""
         options = cls.__new__(cls)
-        options._unpack(_checked(registry), gates, emit)
+        options._unpack(_checked(registry, emit), gates, emit)
         return options
 
     def _unpack(self, registry: ToolLookup, gates: ToolGates, emit: EventSink | None) -> None:
@@ -117,12 +129,21 @@ class DispatchOptions:
         return CallReporter(session_id, run_id, self.emit, self.ledger, self.redactor)
 
 
-def _checked(registry: ToolLookup) -> ToolLookup:
+def _checked(registry: ToolLookup, emit: EventSink | None) -> ToolLookup:
     if not callable(getattr(registry, "get", None)):
         raise TypeError(
             f"dispatch.registry must be a ToolLookup with get(name), got {registry!r:.200}"
         )
+    check_callable("dispatch.emit", emit, optional=True)
     return registry
+
+
+def check_context(context: object) -> None:
+    """Refuse a ``context`` that is not a ``ToolExecutionContext`` (or ``None``), by name."""
+    if context is not None and not isinstance(context, ToolExecutionContext):
+        raise TypeError(
+            f"dispatch.context must be a ToolExecutionContext or None, got {context!r:.200}"
+        )
 
 
 def _same_sink(held: EventSink | None, emit: EventSink | None) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._arguments import DEFAULT_MAX_ARGUMENT_BYTES, MAX_ARGUMENT_BYTES_CAP
@@ -23,8 +23,17 @@ if TYPE_CHECKING:  # annotations only: the options module needs this one, not th
 __all__ = ["NO_GATES", "ToolGates"]
 
 
+class _Held:
+    """A slot outside the dataclass fields: what keyword dispatch last unpacked from these
+    gates, ``(registry, emit, DispatchOptions)``, reused while the same registry and sink come
+    with them. Being no field, ``==``, ``repr``, copies, pickles and ``asdict`` never see it."""
+
+    __slots__ = ("_dispatch",)
+    _dispatch: tuple[ToolLookup, EventSink | None, DispatchOptions]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolGates:
+class ToolGates(_Held):
     """The gates of dispatch and what records each call, checked once when built.
 
     ``dispatch_tool_call``, batch dispatch, ``ToolPipeline``, ``Agent`` and durable tool sets
@@ -39,11 +48,6 @@ class ToolGates:
     redactor: Redactor | None = None
     ledger: RunLedger | None = None
     max_argument_bytes: int = DEFAULT_MAX_ARGUMENT_BYTES
-    _dispatch: tuple[ToolLookup, EventSink | None, DispatchOptions] | None = field(
-        init=False, default=None, repr=False, compare=False
-    )
-    """``(registry, emit, DispatchOptions)`` of the last keyword dispatch through these gates:
-    its unpacked options, reused while the same registry and sink come with them."""
 
     def __post_init__(self) -> None:
         if self.middleware is not None and not isinstance(self.middleware, MiddlewareRegistry):

@@ -12,7 +12,7 @@ from typing import Any
 
 from ._abort import NEVER_ABORTED, AbortSignal
 from ._dispatch import run_dispatch
-from ._dispatch_options import DispatchOptions
+from ._dispatch_options import DispatchOptions, check_context
 from ._filter import filter_tools, tool_allowed
 from ._gates import NO_GATES, ToolGates
 from ._registry import ToolLookup
@@ -130,6 +130,8 @@ class ToolPipeline:
                 "ToolPipeline.dispatch.registry must be a ToolLookup when the pipeline has none, "
                 "got None"
             )
+        if context is not None and type(context) is not ToolExecutionContext:
+            check_context(context)
         return await run_dispatch(call, options, options.reporter(context), context)
 
     async def dispatch_external(
