@@ -31,11 +31,13 @@ from typing import Any
 from _common import (
     Batch,
     Figures,
+    Target,
     bench_parser,
     header,
     measure_async,
     measure_sync,
     median,
+    targets_table,
     time_async_calls,
 )
 
@@ -122,9 +124,14 @@ def _fresh(name: str) -> dict[str, float]:
     return dict(json.loads(out.stdout))
 
 
-def shell_table(repeats: int) -> str:
+SHELL_THROUGHPUT, SHELL_RSS_MIB, READ_RATIO = 0.5, 32.0, 2.0
+"""Targets: the shell tool's throughput ≥ 0.5x a raw os.read loop with peak RSS growth
+≤ 32 MiB; the read tool's first page of a 1 GB file ≤ 2x that of a 1 MB file."""
+
+
+def shell_table(repeats: int) -> tuple[str, list[Target]]:
     """Each subject in a fresh interpreter per batch, interleaved; median seconds beside the
-    best, and the median peak RSS growth."""
+    best, and the median peak RSS growth; with the shell targets per backend."""
     names = ["os.read", "subprocess.run", "asyncio", "trio"]
     rss: dict[str, list[float]] = {name: [] for name in names}
 
@@ -155,11 +162,23 @@ def shell_table(repeats: int) -> str:
             f"| {labels[name]} | {sec:.2f} | {best:.2f} | {TOTAL / sec / 1e6:.0f} "
             f"| {raw / sec:.2f}× | {median(rss[name]):.1f} MiB |"
         )
-    return "\n".join(rows)
+    goal = (
+        f"shell, 200 MB of output: throughput ≥ {SHELL_THROUGHPUT}× a raw `os.read` loop, "
+        f"peak RSS growth ≤ {SHELL_RSS_MIB:.0f} MiB"
+    )
+    targets = [
+        (f"{goal} ({backend})",
+         f"{raw / figures[backend].median:.2f}× / {median(rss[backend]):.1f} MiB",
+         raw / figures[backend].median >= SHELL_THROUGHPUT
+         and median(rss[backend]) <= SHELL_RSS_MIB)
+        for backend in ("asyncio", "trio")
+    ]  # fmt: skip
+    return "\n".join(rows), targets
 
 
-def read_table(iterations: int, repeats: int, big_bytes: int) -> str:
-    """First page of a 1 MB and a 1 GB file through the ``read`` tool, asyncio and trio."""
+def read_table(iterations: int, repeats: int, big_bytes: int) -> tuple[str, list[Target]]:
+    """First page of a 1 MB and a 1 GB file through the ``read`` tool, asyncio and trio; with
+    the read target per backend."""
     import anyio
 
     from prism.coding_tools import create_read_tool
@@ -191,6 +210,7 @@ def read_table(iterations: int, repeats: int, big_bytes: int) -> str:
             "| 1 GB ÷ 1 MB |",
             "| --- | ---: | ---: | ---: |",
         ]
+        targets: list[Target] = []
         for backend in ("asyncio", "trio"):
             figures = anyio.run(measure, backend=backend)
             small, big = figures["small.txt"], figures["big.txt"]
@@ -199,7 +219,10 @@ def read_table(iterations: int, repeats: int, big_bytes: int) -> str:
                 f"({small.best * 1e6:.0f}) | {big.median * 1e6:.0f} µs ({big.best * 1e6:.0f}) "
                 f"| {big.median / small.median:.2f}× |"
             )
-    return "\n".join(rows)
+            ratio = big.median / small.median
+            goal = f"`read`, first page of a 1 GB file ≤ {READ_RATIO:.0f}× that of a 1 MB file"
+            targets.append((f"{goal} ({backend})", f"{ratio:.2f}×", ratio <= READ_RATIO))
+    return "\n".join(rows), targets
 
 
 def _per_call_subjects(directory: str, iterations: int) -> dict[str, Batch]:
@@ -296,9 +319,13 @@ def main() -> None:
     print()
     if args.calls_only:
         return
-    print(shell_table(1 if args.quick else 5))
-    print()
-    print(read_table(50 if args.quick else 500, 2 if args.quick else 5, 1_000_000_000))
+    shell, shell_targets = shell_table(1 if args.quick else 5)
+    print(shell + "\n")
+    read, read_targets = read_table(
+        50 if args.quick else 500, 2 if args.quick else 5, 1_000_000_000
+    )
+    print(read + "\n\n**Targets**\n")
+    print(targets_table([*shell_targets, *read_targets]))
 
 
 if __name__ == "__main__":

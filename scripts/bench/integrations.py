@@ -27,6 +27,7 @@ from _common import (
     header,
     markdown_table,
     measure_async,
+    targets_table,
     time_async_calls,
 )
 
@@ -126,11 +127,23 @@ def openai_agents_subjects(calls: int, rounds: int) -> dict[str, Batch]:
     }
 
 
+def _framework(figures: dict[str, Figures], prefix: str) -> float:
+    """The framework's own cost of the calls (plain tools minus no call), whole-run medians."""
+    none, plain, _ = (figures[k] for k in figures if k.startswith(prefix))
+    return plain.median - none.median
+
+
+def _added(figures: dict[str, Figures], prefix: str) -> float:
+    """What Prism adds to the calls (Prism's tools minus plain tools), whole-run medians."""
+    _, plain, prism = (figures[k] for k in figures if k.startswith(prefix))
+    return prism.median - plain.median
+
+
 def _row(figures: dict[str, Figures], prefix: str, calls: int) -> list[str]:
     """Framework per-call cost and what Prism adds, from medians (best batches beside)."""
-    none, plain, prism = (figures[k] for k in figures if k.startswith(prefix))
-    framework = (plain.median - none.median) / calls
-    added = (prism.median - plain.median) / calls
+    _, plain, prism = (figures[k] for k in figures if k.startswith(prefix))
+    framework = _framework(figures, prefix) / calls
+    added = _added(figures, prefix) / calls
     best_added = (prism.best - plain.best) / calls
     return [prefix, fmt_us(framework), fmt_us(added), fmt_ratio(added / framework),
             fmt_us(best_added)]  # fmt: skip
@@ -141,6 +154,11 @@ async def run(calls: int, repeats: int, rounds: int) -> str:
     subjects = {**pydantic_ai_subjects(calls, rounds), **openai_agents_subjects(calls, rounds)}
     figures = await measure_async(subjects, repeats)
     rows = [_row(figures, "pydantic-ai", calls), _row(figures, "openai-agents", calls)]
+    goals = [
+        (f"{row[0]}: what Prism adds per call < the framework's own per-call cost", row[3],
+         _added(figures, row[0]) < _framework(figures, row[0]))
+        for row in rows
+    ]  # fmt: skip
     table = markdown_table(
         ["framework", "framework µs/call", "Prism adds µs/call", "added ÷ framework",
          "Prism adds, best batches"],
@@ -150,7 +168,7 @@ async def run(calls: int, repeats: int, rounds: int) -> str:
         [f"run of K={calls} calls", "ms (median)", "ms (best batch)"],
         [[k, fmt_ms(f.median), fmt_ms(f.best)] for k, f in figures.items()],
     )
-    return f"{table}\n\n{raw}"
+    return f"{table}\n\n{raw}\n\n**Targets**\n\n{targets_table(goals)}"
 
 
 def main() -> None:
