@@ -112,6 +112,8 @@ class QueueOptions:
     queued call's result (queueing included, durable across restarts): past it the call's
     result is ``outcome_unknown`` (a lost worker never stalls the run). ``None`` waits without
     a deadline (two fewer writes per call; a lost worker's calls then wait for its restart).
+    ``polling_interval_seconds`` is how often workers look for queued calls and, without a
+    deadline, how often a turn checks a queued call's result.
     """
 
     name: str = "prism-tools"

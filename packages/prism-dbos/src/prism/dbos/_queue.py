@@ -131,7 +131,7 @@ async def collect(spec: CallSpec, handle: Any, options: QueueOptions, key: str) 
     message: Any
     if deadline is None:
         try:
-            message = await handle.get_result()
+            message = await handle.get_result(polling_interval_sec=options.polling_interval_seconds)
         except Exception as exc:
             return _worker_failed(spec, f"{type(exc).__name__}: {exc}")
     else:
