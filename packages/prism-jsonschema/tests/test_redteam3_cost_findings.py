@@ -91,24 +91,34 @@ async def _ran(args: Any, ctx: ToolExecutionContext) -> str:
 @pytest.mark.anyio
 @pytest.mark.alone  # a loop-gap bound
 async def test_a_first_compile_of_a_large_enum_never_stalls_the_loop() -> None:
-    schema: dict[str, Any] = {"type": "object", "properties": {"a": {"enum": list(range(9_990))}}}
-    tool = ToolDefinition(name="t", execute=_ran, parameters=schema)
-    registry = ToolRegistry([tool])
     validate = create_json_schema_tool_argument_validator(
         options=JsonSchemaValidatorOptions(engine="fastjsonschema")
     )
 
-    async def work() -> Any:
-        return await dispatch_tool_call(
-            ToolCall(id="1", name="t", arguments={"a": 5}),
-            registry=registry,
-            gates=ToolGates(validator=validate),
-        )
+    async def first_compile(size: int) -> float:
+        schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {"a": {"enum": list(range(size))}},
+        }
+        registry = ToolRegistry([ToolDefinition(name="t", execute=_ran, parameters=schema)])
 
-    with anyio.fail_after(scaled(60)):
+        async def work() -> Any:
+            return await dispatch_tool_call(
+                ToolCall(id="1", name="t", arguments={"a": 5}),
+                registry=registry,
+                gates=ToolGates(validator=validate),
+            )
+
         result, gap = await longest_loop_gap(work)
-    assert result.error is None
-    assert gap < scaled(LOOP_GAP_BUDGET), f"the loop stalled for {gap * 1000:.0f} ms"
+        assert result.error is None
+        return gap
+
+    # Three first compiles (three schemas): a compile holding the GIL stalls every one of
+    # them (400 ms each, unfixed); a thread of an earlier test in this process may take the
+    # CPU during one (91 ms seen once in a full suite run), not during all three.
+    with anyio.fail_after(scaled(60)):
+        gaps = [await first_compile(9_990 - n) for n in range(3)]
+    assert min(gaps) < scaled(LOOP_GAP_BUDGET), f"the loop stalled for {gaps} s"
 
 
 # --- finding 3 -------------------------------------------------------------------------------
