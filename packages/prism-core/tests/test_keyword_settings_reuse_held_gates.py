@@ -4,9 +4,10 @@ registry, events to its own sink and ledger rows to the gates' ledger."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 
+import anyio
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,6 +55,7 @@ def _text(result: ToolResult) -> str:
 REGISTRIES = tuple(_registry(label) for label in "ab")
 
 
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(
     st.lists(
@@ -68,7 +70,7 @@ REGISTRIES = tuple(_registry(label) for label in "ab")
     )
 )
 def test_each_keyword_call_uses_its_own_registry_sink_and_gates(
-    plan: list[tuple[int, int, str, bool]],
+    backend: str, plan: list[tuple[int, int, str, bool]]
 ) -> None:
     """Whatever mix of registries, equal-looking sinks and gates comes in, each call answers
     from its registry and reports to its sink and its gates' ledger, never to the last one."""
@@ -99,7 +101,7 @@ def test_each_keyword_call_uses_its_own_registry_sink_and_gates(
             elif kind == "bound":
                 assert lists[sink][-1].call.id == call.id
 
-    asyncio.run(run())
+    anyio.run(run, backend=backend)
     for g, ledger in enumerate(ledgers):
         assert len(ledger.records) == expected_rows[g]
     every = [e.call.id for s in sinks for e in s.events] + [

@@ -536,32 +536,35 @@ _COPIES: dict[str, Callable[[ToolGates], object]] = {
 }
 
 
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
 @pytest.mark.parametrize("how", sorted(_COPIES))
-def test_a_used_gates_copies_and_serializes_like_an_unused_one(how: str) -> None:
+def test_a_used_gates_copies_and_serializes_like_an_unused_one(how: str, backend: str) -> None:
     gates = ToolGates(max_argument_bytes=4096)  # no ledger: its records are not picklable
     _COPIES[how](gates)  # fine before any call
-    assert anyio.run(_send, "1", _registry("a"), gates) == "a"
+    assert anyio.run(_send, "1", _registry("a"), gates, backend=backend) == "a"
     _COPIES[how](gates)  # the held registry (a tool's metadata) is not copied along
 
 
-def test_serialized_shared_gates_carry_nothing_of_the_last_tenant() -> None:
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_serialized_shared_gates_carry_nothing_of_the_last_tenant(backend: str) -> None:
     gates = ToolGates()
     registry, sink = _Tenant("tenant-a-registry-secret"), _Tenant("tenant-a-sink-secret")
-    assert anyio.run(_send, "1", registry, gates, sink) == "!unknown_tool"
+    assert anyio.run(_send, "1", registry, gates, sink, backend=backend) == "!unknown_tool"
     blob = pickle.dumps(gates)  # the gates alone, as a host would ship its configuration
     assert b"tenant-a-registry-secret" not in blob
     assert b"tenant-a-sink-secret" not in blob
 
 
-def test_a_registry_that_lost_get_is_refused_as_on_fresh_gates() -> None:
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_a_registry_that_lost_get_is_refused_as_on_fresh_gates(backend: str) -> None:
     class Lookup:
         def __init__(self) -> None:
             self.get = _registry("a").get
 
     fresh, used, registry = ToolGates(), ToolGates(), Lookup()
-    assert anyio.run(_send, "1", registry, used) == "a"
+    assert anyio.run(_send, "1", registry, used, backend=backend) == "a"
     del registry.get
     with pytest.raises(TypeError, match=r"^dispatch\.registry must be a ToolLookup"):
-        anyio.run(_send, "2", registry, fresh)
+        anyio.run(_send, "2", registry, fresh, backend=backend)
     with pytest.raises(TypeError, match=r"^dispatch\.registry must be a ToolLookup"):
-        anyio.run(_send, "3", registry, used)
+        anyio.run(_send, "3", registry, used, backend=backend)
